@@ -1,0 +1,123 @@
+"""The ``normal`` CPU: the seeds' strategy tips as heuristics.
+
+Classic: lead the longest suit (weighted towards suits opponents are likely void in, by counting
+the cards already seen), keep the joker for when an opponent is low, always call, catch missed
+calls. Qdan: stack draw cards, shed the biggest group, hit a low next player with action cards,
+keep change-colour cards for when nothing else plays, pick the colour it holds most of.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from ..engine.cards import (
+    JOKER,
+    KIND_CHANGE,
+    KIND_DRAW2,
+    KIND_DRAW3,
+    KIND_SKIP,
+    QDAN_COLOURED,
+)
+from ..engine.moves import Call, Catch, Draw, Move, Play
+from ..engine.settings import ClassicSettings
+from ..engine.view import SeatView
+
+
+class NormalBot:
+    name = "normal"
+
+    def choose(self, view: SeatView, rng: random.Random) -> Move | None:
+        moves = view.legal_moves()
+        if not moves:
+            return None
+        for move in moves:
+            if isinstance(move, Catch | Call):
+                return move  # catch every missed call; make every call owed
+        if view.deal.turn != view.seat:
+            return None
+        if view.family == "classic":
+            return self._classic(view, moves, rng)
+        return self._qdan(view, moves, rng)
+
+    # --- classic --------------------------------------------------------------------------------
+
+    def _classic(self, view: SeatView, moves: list[Move], rng: random.Random) -> Move:
+        plays = [m for m in moves if isinstance(m, Play) and (m.call or not _has_call_twin(m, moves))]
+        if not plays:
+            return moves[0]
+        opponent_low = min(n for s, n in view.counts().items() if s != view.seat) <= 2
+        jokers = [p for p in plays if p.cards[0] >= JOKER]
+        suited = [p for p in plays if p.cards[0] < JOKER]
+        if not view.trick():
+            return self._lead(view, suited or jokers, opponent_low)
+        if not suited:  # only a joker follows: use it now if it matters, else draw and keep it
+            draw = next((m for m in moves if isinstance(m, Draw)), None)
+            if draw is not None and not opponent_low and len(view.hand()) > 2:
+                return draw
+            return jokers[0]
+        if opponent_low and jokers:
+            return jokers[0]
+        return self._follow(view, suited)
+
+    def _lead(self, view: SeatView, plays: list[Play], opponent_low: bool) -> Play:
+        hand = view.hand()
+        counts = Counter(c // 13 for c in hand if c < JOKER)
+        seen = Counter(c // 13 for c in view.played_cards() if c < JOKER)
+        jokers = [p for p in plays if p.cards[0] >= JOKER]
+        if opponent_low and jokers:
+            return jokers[0]
+        suited = [p for p in plays if p.cards[0] < JOKER] or plays
+
+        def value(play: Play) -> tuple[int, int]:
+            suit = play.cards[0] // 13
+            return (counts[suit] * 3 + seen[suit], play.cards[0] % 13)
+
+        best_suit = max(suited, key=value).cards[0] // 13
+        in_suit = [p for p in suited if p.cards[0] // 13 == best_suit]
+        settings = view.settings
+        low_first = isinstance(settings, ClassicSettings) and settings.reverse_lead
+        pick = min if low_first else max
+        return pick(in_suit, key=lambda p: p.cards[0] % 13)
+
+    def _follow(self, view: SeatView, plays: list[Play]) -> Play:
+        led = view.led_suit()
+        best = max((c % 13 for _, c in view.trick() if c < JOKER and c // 13 == led), default=-1)
+        if any(c >= JOKER for _, c in view.trick()):
+            best = 99
+        winners = [p for p in plays if p.cards[0] % 13 > best]
+        if winners:  # take the lead with the cheapest winning card
+            return min(winners, key=lambda p: p.cards[0] % 13)
+        return min(plays, key=lambda p: p.cards[0] % 13)
+
+    # --- qdan -----------------------------------------------------------------------------------
+
+    def _qdan(self, view: SeatView, moves: list[Move], rng: random.Random) -> Move:
+        plays = [m for m in moves if isinstance(m, Play) and (m.call or not _has_call_twin(m, moves))]
+        if not plays:
+            return next(m for m in moves if isinstance(m, Draw))
+        hand = view.hand()
+        colours = Counter(c // 26 for c in hand if c < QDAN_COLOURED)
+        next_count = view.counts().get(view.next_seat(), 99)
+
+        def value(play: Play) -> float:
+            kind = (play.cards[0] % 26) // 2 if play.cards[0] < QDAN_COLOURED else KIND_CHANGE
+            score = 10.0 * len(play.cards)
+            if kind in (KIND_DRAW2, KIND_DRAW3, KIND_SKIP) and next_count <= 3:
+                score += 15
+            if kind == KIND_CHANGE:
+                score -= 25
+                left = Counter(colours)
+                score += 2 * left[play.colour]
+            else:
+                last = play.cards[-1] // 26
+                remaining = colours[last] - sum(1 for c in play.cards if c // 26 == last)
+                score += 2 * remaining
+            return score + rng.random()
+
+        return max(plays, key=value)
+
+
+def _has_call_twin(play: Play, moves: list[Move]) -> bool:
+    """True when the same play also appears with the call attached (then prefer calling)."""
+    return any(isinstance(m, Play) and m.call and m.slots == play.slots for m in moves)

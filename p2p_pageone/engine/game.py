@@ -1,0 +1,139 @@
+"""A whole game: deals in turn, dealer rotation, scoring, end of game (RULINGS C12, Q10)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .classic import ClassicDeal
+from .deal import Deal
+from .moves import Chance, DealRequest, IllegalMove, Move, ReshuffleRequest, TurnUpRequest
+from .qdan import QdanDeal
+from .settings import ELIMINATION_LIMIT, ClassicSettings, QdanSettings, Settings
+
+
+@dataclass(frozen=True, slots=True)
+class DealResult:
+    """One finished deal: classic penalty points, or qdan places, per seat."""
+
+    number: int
+    dealer: int
+    scores: dict[int, int]
+    drawn: bool = False
+
+
+class Game:
+    """Deals one after another until the game ends. Chance steps and moves go through here."""
+
+    def __init__(self, settings: Settings, seats: int, first_dealer: int) -> None:
+        settings.check_players(seats)
+        if not 0 <= first_dealer < seats:
+            raise ValueError(f"first dealer {first_dealer} is not a seat")
+        self.settings = settings
+        self.seats = seats
+        self.totals = [0] * seats
+        self.out_at = [0] * seats  # classic elimination: the deal number a seat went out at
+        self.results: list[DealResult] = []
+        self.over = False
+        self.places: list[int] = []
+        self.deal: Deal = self._new_deal(first_dealer)
+
+    # --- driving ------------------------------------------------------------------------------
+
+    @property
+    def chance(self) -> Chance | None:
+        return None if self.over else self.deal.chance
+
+    def deal_cards(self, cards: Sequence[int]) -> None:
+        self.deal.deal(cards)
+        self._after_step()
+
+    def reshuffle(self, cards: Sequence[int]) -> None:
+        self.deal.reshuffle(cards)
+        self._after_step()
+
+    def turn_up(self, card: int) -> None:
+        if not isinstance(self.deal, QdanDeal):
+            raise IllegalMove("classic deals turn up no start card")
+        self.deal.turn_up(card)
+        self._after_step()
+
+    def apply(self, move: Move) -> None:
+        if self.over:
+            raise IllegalMove("the game is over")
+        self.deal.apply(move)
+        self._after_step()
+
+    def legal_moves(self, seat: int) -> list[Move]:
+        return [] if self.over else self.deal.legal_moves(seat)
+
+    @property
+    def players(self) -> tuple[int, ...]:
+        return self.deal.players
+
+    # --- deals and scoring --------------------------------------------------------------------
+
+    def _new_deal(self, dealer: int) -> Deal:
+        players = [s for s in range(self.seats) if not self.out_at[s]]
+        if isinstance(self.settings, ClassicSettings):
+            return ClassicDeal(self.settings, players, dealer, self.seats)
+        return QdanDeal(self.settings, players, dealer, self.seats)
+
+    def _after_step(self) -> None:
+        if self.deal.over and not self.over:
+            self._finish_deal()
+
+    def _finish_deal(self) -> None:
+        deal = self.deal
+        scores = deal.scores()
+        drawn = isinstance(deal, ClassicDeal) and deal.drawn_deal
+        self.results.append(DealResult(len(self.results) + 1, deal.dealer, scores, drawn))
+        settings = self.settings
+        if isinstance(settings, QdanSettings):
+            self.places = [scores.get(s, 0) for s in range(self.seats)]
+            self.over = True
+            return
+        for seat, points in scores.items():
+            self.totals[seat] += points
+        if settings.scoring == "elimination":
+            for seat in deal.players:
+                if self.totals[seat] > ELIMINATION_LIMIT:
+                    self.out_at[seat] = len(self.results)
+            standing = [s for s in range(self.seats) if not self.out_at[s]]
+            if len(standing) <= 1:
+                self._finish_game()
+                return
+        elif len(self.results) >= settings.deals:
+            self._finish_game()
+            return
+        self.deal = self._new_deal(self._next_dealer(deal.dealer))
+
+    def _next_dealer(self, dealer: int) -> int:
+        for step in range(1, self.seats + 1):
+            seat = (dealer + step) % self.seats
+            if not self.out_at[seat]:
+                return seat
+        raise AssertionError("no player left to deal")
+
+    def _finish_game(self) -> None:
+        """Places: lowest total first, ties share; in elimination, later elimination is better."""
+        self.over = True
+
+        def standing(seat: int) -> tuple[int, int]:
+            out = self.out_at[seat]
+            return (-(out or len(self.results) + 1), self.totals[seat])
+
+        keys = [standing(s) for s in range(self.seats)]
+        self.places = [1 + sum(1 for other in keys if other < keys[s]) for s in range(self.seats)]
+
+    def winners(self) -> list[int]:
+        return [s for s in range(self.seats) if self.places and self.places[s] == 1]
+
+
+def chance_kind(request: Chance) -> str:
+    if isinstance(request, DealRequest):
+        return "deal"
+    if isinstance(request, ReshuffleRequest):
+        return "reshuffle"
+    assert isinstance(request, TurnUpRequest)
+    return "turn_up"

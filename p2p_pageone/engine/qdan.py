@@ -1,0 +1,300 @@
+"""Qdan Page One (seed 002): match colour or rank, play same ranks together, draw cards, places."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from .cards import (
+    COLOUR_NAMES,
+    KIND_CHANGE,
+    KIND_DRAW2,
+    KIND_DRAW3,
+    KIND_NAMES,
+    KIND_REVERSE,
+    KIND_SKIP,
+    QDAN_COLOURED,
+    is_number,
+    qdan_label,
+)
+from .deal import NOBODY, PASS, PENALTY, PENDING, UNKNOWN, Deal
+from .moves import Call, Catch, ChanceError, Draw, IllegalMove, Move, Play, TurnUpRequest
+from .settings import QdanSettings
+
+
+def _kind(card: int) -> int:
+    return KIND_CHANGE if card >= QDAN_COLOURED else (card % 26) >> 1
+
+
+def _colour(card: int) -> int:
+    return -1 if card >= QDAN_COLOURED else card // 26
+
+
+def _face(card: int) -> int:
+    """Identical copies share a face."""
+    return 52 if card >= QDAN_COLOURED else card >> 1
+
+
+class QdanDeal(Deal):
+    """A whole Qdan game (one deal). ``places[seat]`` is 1 for first, 0 while still playing."""
+
+    family = "qdan"
+    settings: QdanSettings
+
+    def __init__(
+        self, settings: QdanSettings, players: tuple[int, ...] | list[int], dealer: int,
+        seats: int,
+    ) -> None:
+        super().__init__(settings, players, dealer, seats)
+        self.discard: list[int] = []
+        self.top_group = 0  # the last move's cards: the top of the discard pile
+        self.top_colour = -1
+        self.top_kind = -1
+        self.direction = 1
+        self.pending = 0  # cards the player to move must draw unless they stack (Q4)
+        self.pending_kind = -1
+        self.announced = NOBODY  # the player to move said Page One before playing (Q9)
+        self.places = [0] * seats
+        self.active = list(self.players)
+        self._best_free = 1
+        self._worst_free = len(self.players)
+
+    def _hand_size(self) -> int:
+        return self.settings.start_cards
+
+    def _call_due_at(self) -> int:
+        return 1
+
+    def _start(self) -> None:
+        self.chance = TurnUpRequest(self.stock[-1])
+
+    def turn_up(self, card: int) -> None:
+        """Open the stock's top card for the start pile (Q2); repeat until a number card."""
+        request = self.chance
+        if not isinstance(request, TurnUpRequest):
+            raise ChanceError("no card is being turned up")
+        self.reveal(request.slot, card)
+        self.discard.append(self.stock.pop())
+        if not is_number(card):
+            self.chance = TurnUpRequest(self.stock[-1])
+            return
+        self.chance = None
+        self.top_group = 1
+        self.top_colour, self.top_kind = _colour(card), _kind(card)
+        self.turn = self._after[self.dealer]
+        self.events.append(("start", card))
+
+    # --- verify ---------------------------------------------------------------------------------
+
+    def verify_play(self, move: Play) -> None:
+        if move.seat != self.turn:
+            raise IllegalMove("it is not your turn")
+        self._check_holding(move)
+        cards = move.cards
+        kind = _kind(cards[0])
+        for card in cards[1:]:
+            if _kind(card) != kind:
+                raise IllegalMove("cards played together must share a number or an action (Q3)")
+        first = cards[0]
+        if self.pending:
+            if kind != self.pending_kind:
+                need = KIND_NAMES[self.pending_kind]
+                raise IllegalMove(
+                    f"draw {self.pending} or stack another {need}: nothing else answers it (Q4)"
+                )
+        elif kind != KIND_CHANGE and kind != self.top_kind and _colour(first) != self.top_colour:
+            raise IllegalMove(
+                f"{qdan_label(first)} matches neither the colour "
+                f"({COLOUR_NAMES[self.top_colour]}) nor the number or action on top"
+            )
+        if _kind(cards[-1]) == KIND_CHANGE:
+            if not 0 <= move.colour < 4:
+                raise IllegalMove("choose the next colour: red, yellow, green or blue")
+        elif move.colour != -1:
+            raise IllegalMove("only a change-colour card chooses a colour")
+        if move.call:
+            self._verify_call_allowed()
+            if len(self.hands[move.seat]) - len(cards) != 1:
+                raise IllegalMove("call Page One with a play that leaves you one card (Q9)")
+
+    def verify_draw(self, move: Draw) -> None:
+        if move.seat != self.turn:
+            raise IllegalMove("it is not your turn")
+
+    def verify_call(self, move: Call) -> None:
+        self._verify_call_allowed()
+        if move.seat != self.turn:
+            raise IllegalMove("say Page One on your own turn, before the play (Q9)")
+        if self.announced == move.seat:
+            raise IllegalMove("you have already said Page One")
+        if len(self.hands[move.seat]) < 2:
+            raise IllegalMove("Page One is said before a play that leaves you one card")
+
+    def _verify_call_allowed(self) -> None:
+        if not self.settings.announce:
+            raise IllegalMove("this table plays without the announce rule")
+
+    # --- apply ----------------------------------------------------------------------------------
+
+    def _apply_play(self, move: Play) -> None:
+        seat, cards = move.seat, move.cards
+        hand = self.hands[seat]
+        for slot in move.slots:
+            hand.remove(slot)
+        self.discard.extend(move.slots)
+        self.top_group = len(cards)
+        kind = _kind(cards[-1])
+        self.top_kind = kind
+        self.top_colour = move.colour if kind == KIND_CHANGE else cards[-1] // 26
+        self.events.append(("play", seat, cards))
+        if self.settings.announce:
+            self._note_call_state(seat, move.call or self.announced == seat, len(hand), 1)
+        self.announced = NOBODY
+        steps = 1
+        if kind == KIND_DRAW2 or kind == KIND_DRAW3:
+            self.pending += (2 if kind == KIND_DRAW2 else 3) * len(cards)
+            self.pending_kind = kind
+        elif kind == KIND_REVERSE and len(cards) % 2:
+            self.direction = -self.direction
+        elif kind == KIND_SKIP:
+            steps += len(cards)
+        if not hand:
+            self._place(seat, best=True)
+        if not self.over:
+            self.turn = self._step(seat, steps)
+
+    def _step(self, seat: int, steps: int) -> int:
+        """The seat ``steps`` active players on from ``seat`` in the current direction."""
+        order = self.players
+        index = order.index(seat)
+        count = len(order)
+        places = self.places
+        while steps:
+            index = (index + self.direction) % count
+            if not places[order[index]]:
+                steps -= 1
+        return order[index]
+
+    def _apply_draw(self, move: Draw) -> None:
+        self.announced = NOBODY
+        if self.pending:
+            total = self.pending
+            self.pending, self.pending_kind = 0, -1
+            self._owe(move.seat, total, PENDING)
+        else:
+            self._owe(move.seat, 1, PASS)
+
+    def _apply_call(self, move: Call) -> None:
+        self.announced = move.seat
+        self.events.append(("call", move.seat))
+
+    def _recyclable(self) -> list[int]:
+        return self.discard[: len(self.discard) - self.top_group]
+
+    def _take_recyclable(self) -> None:
+        self.discard = self.discard[len(self.discard) - self.top_group :]
+
+    def _draws_done(self, seat: int, why: str, short: int) -> None:
+        hand = self.hands[seat]
+        if len(hand) > self.settings.hand_limit:  # (Q8)
+            cut = len(self.discard) - self.top_group
+            self.discard[cut:cut] = hand
+            self.hands[seat] = []
+            self.events.append(("eliminated", seat))
+            self._place(seat, best=False)
+            if seat == self.turn and not self.over:
+                self.turn = self._step(seat, 1)
+            return
+        if why != PENALTY and not self.over:
+            self.turn = self._step(seat, 1)
+
+    def _place(self, seat: int, best: bool) -> None:
+        if best:
+            self.places[seat] = self._best_free
+            self._best_free += 1
+        else:
+            self.places[seat] = self._worst_free
+            self._worst_free -= 1
+        self.active.remove(seat)
+        if self.open_miss == seat:
+            self.open_miss = NOBODY
+        if len(self.active) == 1:  # the last player takes the last free place (Q10)
+            self.places[self.active.pop()] = self._best_free
+            self.over = True
+            self.turn = NOBODY
+            self.open_miss = NOBODY
+
+    # --- listing and scoring ------------------------------------------------------------------
+
+    def legal_moves(self, seat: int) -> list[Move]:
+        moves: list[Move] = []
+        if self.over or self.chance is not None:
+            return moves
+        if self.open_miss != NOBODY and self.open_miss != seat and self.settings.forget_penalty:
+            moves.append(Catch(seat, self.open_miss))
+        if seat != self.turn:
+            return moves
+        plays = self._legal_plays(seat)
+        moves.extend(plays)
+        moves.append(Draw(seat))
+        if self.settings.announce and self.announced != seat and len(self.hands[seat]) >= 2:
+            moves.append(Call(seat))
+        return moves
+
+    def _legal_plays(self, seat: int) -> list[Play]:
+        known = self.known
+        by_face: dict[int, int] = {}  # one slot per distinct card face
+        for slot in self.hands[seat]:
+            card = known[slot]
+            if card == UNKNOWN:
+                raise IllegalMove(f"seat {seat}'s hand is hidden from this viewer")
+            face = _face(card)
+            if face not in by_face or card < known[by_face[face]]:
+                by_face[face] = slot
+        groups: dict[int, list[int]] = {}
+        for slot in self.hands[seat]:
+            groups.setdefault(_kind(known[slot]), []).append(slot)
+        plays: list[Play] = []
+        leave = len(self.hands[seat])
+        announce = self.settings.announce
+        for kind, slots in groups.items():
+            if self.pending and kind != self.pending_kind:
+                continue
+            for first in slots:
+                card = known[first]
+                if by_face[_face(card)] != first:
+                    continue  # an identical copy gives the same moves
+                if not self.pending and kind != KIND_CHANGE and kind != self.top_kind and (
+                    card // 26 != self.top_colour
+                ):
+                    continue
+                rest = [s for s in slots if s != first]
+                for group in _groups(first, rest, known):
+                    colours = range(4) if kind == KIND_CHANGE else (-1,)
+                    cards = tuple(known[s] for s in group)
+                    for colour in colours:
+                        plays.append(Play(seat, group, cards, False, colour))
+                        if announce and leave - len(group) == 1:
+                            plays.append(Play(seat, group, cards, True, colour))
+        return plays
+
+    def scores(self) -> dict[int, int]:
+        """Places: 1 is best."""
+        if not self.over:
+            raise IllegalMove("the game is not over")
+        return {p: self.places[p] for p in self.players}
+
+
+def _groups(first: int, rest: list[int], known: list[int]) -> list[tuple[int, ...]]:
+    """Groups starting with ``first``: any subset of ``rest``, each distinct last card on top."""
+    out: list[tuple[int, ...]] = [(first,)]
+    seen: set[tuple[int, ...]] = set()
+    for size in range(1, len(rest) + 1):
+        for subset in combinations(rest, size):
+            for last in subset:
+                middle = sorted((s for s in subset if s != last), key=known.__getitem__)
+                key = (*(_face(known[s]) for s in middle), _face(known[last]))
+                if key in seen:
+                    continue
+                seen.add(key)
+                out.append((first, *middle, last))
+    return out
