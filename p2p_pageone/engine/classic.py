@@ -187,7 +187,7 @@ class ClassicDeal(Deal):
 
     # --- listing and scoring ------------------------------------------------------------------
 
-    def legal_moves(self, seat: int) -> list[Move]:
+    def _list_moves(self, seat: int) -> list[Move]:
         moves: list[Move] = []
         if self.over or self.chance is not None:
             return moves

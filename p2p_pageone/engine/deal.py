@@ -57,6 +57,9 @@ class Deal:
         self.called = [False] * seats
         self.open_miss = NOBODY  # seat whose missed call can be caught right now
         self.moves = 0
+        self.version = 0  # bumped by every change of state
+        self._listed: list[Move] = []
+        self._listed_version = -1
         self.events: list[tuple[object, ...]] = []
         self._owed_seat = NOBODY
         self._owed_count = 0
@@ -82,6 +85,7 @@ class Deal:
             self.hands[order[slot % len(order)]].append(slot)
         self.stock = list(range(len(cards) - 1, count - 1, -1))
         self.chance = None
+        self.version += 1
         self._start()
 
     def reveal(self, slot: int, card: int) -> None:
@@ -92,6 +96,7 @@ class Deal:
         if held != UNKNOWN and held != card:
             raise ChanceError(f"position {slot} was shown as {held}, now as {card}")
         self.known[slot] = card
+        self.version += 1
 
     def reshuffle(self, cards: Sequence[int]) -> None:
         """New stock for a pending reshuffle: ``cards[i]`` is new position ``i`` or ``UNKNOWN``."""
@@ -108,6 +113,7 @@ class Deal:
         self._take_recyclable()
         self.stock = list(range(first + len(cards) - 1, first - 1, -1))
         self.chance = None
+        self.version += 1
         self.events.append(("reshuffle", len(cards)))
         self._continue_draw()
 
@@ -146,12 +152,17 @@ class Deal:
         return True
 
     def apply(self, move: Move) -> None:
-        """Verify ``move`` with what this viewer knows, then play it."""
-        self.verify(move)
+        """Verify ``move`` with what this viewer knows, then play it.
+
+        A move object taken from ``legal_moves`` for this very state is already known legal.
+        """
+        if self._listed_version != self.version or not any(m is move for m in self._listed):
+            self.verify(move)
         self._apply_checked(move)
 
     def _apply_checked(self, move: Move) -> None:
         self.moves += 1
+        self.version += 1
         if self.open_miss not in (NOBODY, move.seat):
             if isinstance(move, Catch):
                 self._apply_catch(move)
@@ -199,6 +210,11 @@ class Deal:
 
     def legal_moves(self, seat: int) -> list[Move]:
         """Every legal move for ``seat``; needs that seat's hand to be known to this viewer."""
+        moves = self._list_moves(seat)
+        self._listed, self._listed_version = moves, self.version
+        return moves
+
+    def _list_moves(self, seat: int) -> list[Move]:
         raise NotImplementedError
 
     # --- shared helpers -----------------------------------------------------------------------

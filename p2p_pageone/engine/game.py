@@ -61,8 +61,10 @@ class Game:
     def apply(self, move: Move) -> None:
         if self.over:
             raise IllegalMove("the game is over")
-        self.deal.apply(move)
-        self._after_step()
+        deal = self.deal
+        deal.apply(move)
+        if deal.over:
+            self._finish_deal()
 
     def legal_moves(self, seat: int) -> list[Move]:
         return [] if self.over else self.deal.legal_moves(seat)

@@ -1,4 +1,8 @@
-"""Player moves and chance requests, shared by both rule families."""
+"""Player moves and chance requests, shared by both rule families.
+
+Moves are treated as immutable values; they are not frozen only because frozen dataclasses cost
+four times as much to build, and the engine lists thousands of them per game.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ class ChanceError(ValueError):
     """A chance outcome (deal, reshuffle, turned card) that does not fit the request."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Play:
     """Play cards from hand. ``slots`` are deck positions, ``cards`` what they hold.
 
@@ -32,21 +36,21 @@ class Play:
     colour: int = -1
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Draw:
     """Classic: draw one card to try to follow. Qdan: draw one card (or a pending total), pass."""
 
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Call:
     """Say "Page One!" as a move of its own."""
 
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Catch:
     """Flag ``target``'s missed Page One call while its window is open."""
 

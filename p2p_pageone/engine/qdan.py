@@ -34,6 +34,13 @@ def _face(card: int) -> int:
     return 52 if card >= QDAN_COLOURED else card >> 1
 
 
+_MAX_CARDS = QDAN_COLOURED + 8
+KIND = tuple(_kind(c) for c in range(_MAX_CARDS))
+FACE = tuple(_face(c) for c in range(_MAX_CARDS))
+_ALL_COLOURS = (0, 1, 2, 3)
+_NO_COLOUR = (-1,)
+
+
 class QdanDeal(Deal):
     """A whole Qdan game (one deal). ``places[seat]`` is 1 for first, 0 while still playing."""
 
@@ -73,11 +80,13 @@ class QdanDeal(Deal):
         if not isinstance(request, TurnUpRequest):
             raise ChanceError("no card is being turned up")
         self.reveal(request.slot, card)
+        self.version += 1
         self.discard.append(self.stock.pop())
         if not is_number(card):
             self.chance = TurnUpRequest(self.stock[-1])
             return
         self.chance = None
+        self.version += 1
         self.top_group = 1
         self.top_colour, self.top_kind = _colour(card), _kind(card)
         self.turn = self._after[self.dealer]
@@ -126,8 +135,12 @@ class QdanDeal(Deal):
             raise IllegalMove("say Page One on your own turn, before the play (Q9)")
         if self.announced == move.seat:
             raise IllegalMove("you have already said Page One")
-        if len(self.hands[move.seat]) < 2:
-            raise IllegalMove("Page One is said before a play that leaves you one card")
+        hand = self.hands[move.seat]
+        if len(hand) < 2 or (
+            UNKNOWN not in (self.known[s] for s in hand)
+            and not any(len(hand) - len(p.slots) == 1 for p in self._legal_plays(move.seat))
+        ):
+            raise IllegalMove("Page One is said just before a play that leaves you one card")
 
     def _verify_call_allowed(self) -> None:
         if not self.settings.announce:
@@ -225,7 +238,7 @@ class QdanDeal(Deal):
 
     # --- listing and scoring ------------------------------------------------------------------
 
-    def legal_moves(self, seat: int) -> list[Move]:
+    def _list_moves(self, seat: int) -> list[Move]:
         moves: list[Move] = []
         if self.over or self.chance is not None:
             return moves
@@ -236,46 +249,65 @@ class QdanDeal(Deal):
         plays = self._legal_plays(seat)
         moves.extend(plays)
         moves.append(Draw(seat))
-        if self.settings.announce and self.announced != seat and len(self.hands[seat]) >= 2:
+        leave_one = len(self.hands[seat]) - 1
+        if self.settings.announce and self.announced != seat and plays and (
+            leave_one == 1 or any(len(p.slots) == leave_one for p in plays)
+        ):
             moves.append(Call(seat))
         return moves
 
     def _legal_plays(self, seat: int) -> list[Play]:
-        known = self.known
-        by_face: dict[int, int] = {}  # one slot per distinct card face
-        for slot in self.hands[seat]:
-            card = known[slot]
-            if card == UNKNOWN:
-                raise IllegalMove(f"seat {seat}'s hand is hidden from this viewer")
-            face = _face(card)
-            if face not in by_face or card < known[by_face[face]]:
-                by_face[face] = slot
-        groups: dict[int, list[int]] = {}
-        for slot in self.hands[seat]:
-            groups.setdefault(_kind(known[slot]), []).append(slot)
+        known, hand = self.known, self.hands[seat]
+        cards = [known[s] for s in hand]
+        if UNKNOWN in cards:
+            raise IllegalMove(f"seat {seat}'s hand is hidden from this viewer")
+        kinds = [KIND[c] for c in cards]
         plays: list[Play] = []
+        pending, top_kind, top_colour = self.pending, self.top_kind, self.top_colour
+        call_after_one = self.settings.announce and len(hand) == 2
+        done: set[int] = set()
+        for index, kind in enumerate(kinds):
+            card = cards[index]
+            if pending:
+                if kind != self.pending_kind:
+                    continue
+            elif kind != top_kind and kind != KIND_CHANGE and card // 26 != top_colour:
+                continue
+            colours = _ALL_COLOURS if kind == KIND_CHANGE else _NO_COLOUR
+            if kinds.count(kind) == 1:  # the common case, kept cheap
+                slot = hand[index]
+                for colour in colours:
+                    plays.append(Play(seat, (slot,), (card,), False, colour))
+                    if call_after_one:
+                        plays.append(Play(seat, (slot,), (card,), True, colour))
+            elif kind not in done:
+                done.add(kind)
+                slots = [hand[i] for i, k in enumerate(kinds) if k == kind]
+                self._group_plays(seat, kind, slots, colours, plays)
+        return plays
+
+    def _group_plays(
+        self, seat: int, kind: int, slots: list[int], colours: tuple[int, ...], plays: list[Play]
+    ) -> None:
+        """Plays from several cards of one kind: each matching first card, then any subset."""
+        known = self.known
         leave = len(self.hands[seat])
         announce = self.settings.announce
-        for kind, slots in groups.items():
-            if self.pending and kind != self.pending_kind:
-                continue
-            for first in slots:
-                card = known[first]
-                if by_face[_face(card)] != first:
-                    continue  # an identical copy gives the same moves
-                if not self.pending and kind != KIND_CHANGE and kind != self.top_kind and (
-                    card // 26 != self.top_colour
-                ):
-                    continue
-                rest = [s for s in slots if s != first]
-                for group in _groups(first, rest, known):
-                    colours = range(4) if kind == KIND_CHANGE else (-1,)
-                    cards = tuple(known[s] for s in group)
-                    for colour in colours:
-                        plays.append(Play(seat, group, cards, False, colour))
-                        if announce and leave - len(group) == 1:
-                            plays.append(Play(seat, group, cards, True, colour))
-        return plays
+        firsts: dict[int, int] = {}  # one slot per distinct face: identical copies play alike
+        for slot in slots:
+            card = known[slot]
+            if self.pending or kind == KIND_CHANGE or kind == self.top_kind or (
+                card // 26 == self.top_colour
+            ):
+                firsts.setdefault(FACE[card], slot)
+        for first in firsts.values():
+            rest = [s for s in slots if s != first]
+            for group in _groups(first, rest, known):
+                cards = tuple(known[s] for s in group)
+                for colour in colours:
+                    plays.append(Play(seat, group, cards, False, colour))
+                    if announce and leave - len(group) == 1:
+                        plays.append(Play(seat, group, cards, True, colour))
 
     def scores(self) -> dict[int, int]:
         """Places: 1 is best."""
@@ -286,13 +318,15 @@ class QdanDeal(Deal):
 
 def _groups(first: int, rest: list[int], known: list[int]) -> list[tuple[int, ...]]:
     """Groups starting with ``first``: any subset of ``rest``, each distinct last card on top."""
+    if len(rest) == 1:
+        return [(first,), (first, rest[0])]
     out: list[tuple[int, ...]] = [(first,)]
     seen: set[tuple[int, ...]] = set()
     for size in range(1, len(rest) + 1):
         for subset in combinations(rest, size):
             for last in subset:
                 middle = sorted((s for s in subset if s != last), key=known.__getitem__)
-                key = (*(_face(known[s]) for s in middle), _face(known[last]))
+                key = (*(FACE[known[s]] for s in middle), FACE[known[last]])
                 if key in seen:
                     continue
                 seen.add(key)
