@@ -43,7 +43,7 @@ class NormalBot:
     # --- classic --------------------------------------------------------------------------------
 
     def _classic(self, view: SeatView, moves: list[Move], rng: random.Random) -> Move:
-        plays = [m for m in moves if isinstance(m, Play) and (m.call or not _has_call_twin(m, moves))]
+        plays = _preferred_plays(moves)
         if not plays:
             return moves[0]
         opponent_low = min(n for s, n in view.counts().items() if s != view.seat) <= 2
@@ -93,7 +93,7 @@ class NormalBot:
     # --- qdan -----------------------------------------------------------------------------------
 
     def _qdan(self, view: SeatView, moves: list[Move], rng: random.Random) -> Move:
-        plays = [m for m in moves if isinstance(m, Play) and (m.call or not _has_call_twin(m, moves))]
+        plays = _preferred_plays(moves)
         if not plays:
             return next(m for m in moves if isinstance(m, Draw))
         hand = view.hand()
@@ -116,6 +116,11 @@ class NormalBot:
             return score + rng.random()
 
         return max(plays, key=value)
+
+
+def _preferred_plays(moves: list[Move]) -> list[Play]:
+    """The plays, each with the Page One call attached wherever the rules allow it."""
+    return [m for m in moves if isinstance(m, Play) and (m.call or not _has_call_twin(m, moves))]
 
 
 def _has_call_twin(play: Play, moves: list[Move]) -> bool:

@@ -1,4 +1,4 @@
-"""Classic Page One (seeds 000/001/003/004): follow suit or draw until you can; tricks; penalties."""
+"""Classic Page One (seeds 000/001/003/004): follow suit or draw until you can; tricks."""
 
 from __future__ import annotations
 
@@ -108,6 +108,7 @@ class ClassicDeal(Deal):
         hand = self.hands[seat]
         hand.remove(slot)
         self.trick.append((seat, slot, card))
+        self.events.append(("play", seat, (card,)))
         if self.led_suit == -1 and card < JOKER:
             self.led_suit = card // 13
         self.drawn_slot = -1

@@ -273,7 +273,8 @@ class Deal:
                 recyclable = self._recyclable()
                 if recyclable:
                     self.chance = ReshuffleRequest(tuple(self.known[s] for s in recyclable))
-                    self.events.append(("draw", seat, drawn, self._owed_why))
+                    if drawn:
+                        self.events.append(("draw", seat, drawn, self._owed_why))
                     return
                 break
             hand.append(stock.pop())
@@ -281,7 +282,8 @@ class Deal:
             drawn += 1
         short = self._owed_count
         self._owed_count = 0
-        self.events.append(("draw", seat, drawn, self._owed_why))
+        if drawn:
+            self.events.append(("draw", seat, drawn, self._owed_why))
         if len(hand) > self._call_due_at():
             self.called[seat] = False  # drawing back above the count clears a made call (C1)
         self._draws_done(seat, self._owed_why, short)

@@ -163,7 +163,7 @@ class QdanDeal(Deal):
             self._note_call_state(seat, move.call or self.announced == seat, len(hand), 1)
         self.announced = NOBODY
         steps = 1
-        if kind == KIND_DRAW2 or kind == KIND_DRAW3:
+        if kind in (KIND_DRAW2, KIND_DRAW3):
             self.pending += (2 if kind == KIND_DRAW2 else 3) * len(cards)
             self.pending_kind = kind
         elif kind == KIND_REVERSE and len(cards) % 2:

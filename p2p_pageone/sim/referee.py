@@ -75,10 +75,12 @@ def conservation_errors(deal: Deal) -> list[str]:
 
 
 def _candidates(deal: Deal, seat: int) -> list[Move]:
-    """Moves to test against the listing: every single card in hand, draw, call, catches."""
+    """Moves to test against the listing: draw, call, catches, and single cards from hand
+    (every card for the player to move, the first card for the others)."""
     out: list[Move] = [Draw(seat), Call(seat)]
     out += [Catch(seat, other) for other in deal.players if other != seat]
-    for slot in deal.hands[seat]:
+    hand = deal.hands[seat] if seat == deal.turn else deal.hands[seat][:1]
+    for slot in hand:
         card = deal.known[slot]
         out += [Play(seat, (slot,), (card,)), Play(seat, (slot,), (card,), True)]
         if deal.family == "qdan":

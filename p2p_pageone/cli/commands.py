@@ -1,0 +1,124 @@
+"""Typed card commands → engine moves. Errors say what to type instead."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+from ..engine.cards import (
+    CardError,
+    is_joker,
+    parse_classic,
+    parse_colour,
+    parse_qdan,
+    same_face,
+)
+from ..engine.moves import Call, Catch, Draw, IllegalMove, Move, Play
+from ..engine.view import SeatView
+
+HELP = """\
+play CARD [CARD ...] [COLOUR] [!]   play cards (classic: 7h 10s qd ac jk; qdan: 5r d2b d3g revy
+                                    skipr cc); several qdan cards of one rank go together, the
+                                    last on top; a colour after cc chooses it; ! calls Page One
+draw                                draw a card (classic: to follow; qdan: draw and pass)
+pass                                qdan: same as draw
+pageone                             say "Page One!"
+catch NAME                          flag a player's missed Page One call
+hand, table, scores                 show your hand, the table, the scores
+auto                                let the CPU play the rest of the game for you
+help, quit"""
+
+INFO_COMMANDS = ("hand", "table", "scores", "help", "auto", "quit", "log")
+
+
+class CommandError(ValueError):
+    """A command that could not be understood; the message says what to type."""
+
+
+@dataclass(frozen=True)
+class Info:
+    """A command that shows something or changes the client, not the game."""
+
+    name: str
+
+
+def parse_command(text: str, view: SeatView, names: list[str]) -> Move | Info:
+    words = text.strip().split()
+    if not words:
+        raise CommandError("type a command, or help")
+    verb, args = words[0].lower(), words[1:]
+    seat = view.seat
+    if verb in INFO_COMMANDS:
+        return Info(verb)
+    if verb == "draw" or (verb == "pass" and view.family == "qdan"):
+        return Draw(seat)
+    if verb in ("pageone", "call", "page-one", "!"):
+        return Call(seat)
+    if verb == "catch":
+        return Catch(seat, _seat_named(" ".join(args), names, seat))
+    if verb in ("play", "p"):
+        return _parse_play(args, view)
+    raise CommandError(f"unknown command {verb!r}: type help for the list")
+
+
+def _seat_named(name: str, names: list[str], me: int) -> int:
+    if not name:
+        raise CommandError("catch whom? e.g. catch bob")
+    lowered = name.lower()
+    if lowered.isdigit() and int(lowered) < len(names):
+        return int(lowered)
+    matches = [i for i, n in enumerate(names) if n.lower().startswith(lowered) and i != me]
+    if len(matches) != 1:
+        raise CommandError(f"no single player is called {name!r}: players are {', '.join(names)}")
+    return matches[0]
+
+
+def _parse_play(args: list[str], view: SeatView) -> Play:
+    call = False
+    colour = -1
+    words = list(args)
+    if words and words[-1] in ("!", "pageone"):
+        call, words = True, words[:-1]
+    if words and words[-1].endswith("!"):
+        call, words[-1] = True, words[-1][:-1]
+    if view.family == "qdan" and len(words) >= 2:
+        with contextlib.suppress(CardError):
+            colour, words = parse_colour(words[-1]), words[:-1]
+    if not words:
+        raise CommandError("play which card? e.g. play 7h (type hand to see yours)")
+    parse = parse_classic if view.family == "classic" else parse_qdan
+    slots = view.hand_slots()
+    cards = view.hand()
+    taken: list[int] = []
+    for word in words:
+        try:
+            wanted = parse(word)
+        except CardError as error:
+            raise CommandError(str(error)) from None
+        index = _find(wanted, cards, slots, taken, view.family)
+        if index < 0:
+            raise CommandError(f"you do not hold {word}: type hand to see your cards")
+        taken.append(index)
+    return Play(
+        view.seat, tuple(slots[i] for i in taken), tuple(cards[i] for i in taken), call, colour
+    )
+
+
+def _find(wanted: int, cards: list[int], slots: list[int], taken: list[int], family: str) -> int:
+    for index, card in enumerate(cards):
+        if index in taken:
+            continue
+        if family == "classic":
+            if card == wanted or (is_joker(card) and is_joker(wanted)):
+                return index
+        elif same_face(card, wanted):
+            return index
+    return -1
+
+
+def check_move(view: SeatView, move: Move) -> None:
+    """Raise ``IllegalMove`` with the engine's reason if ``move`` is not legal now."""
+    view.deal.verify(move)
+
+
+__all__ = ["HELP", "CommandError", "IllegalMove", "Info", "check_move", "parse_command"]

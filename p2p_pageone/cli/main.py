@@ -1,0 +1,72 @@
+"""`pageone` command line: argument parsing only; each subcommand lives in its own module."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from ..engine.settings import SettingError, Settings, parse_options
+
+
+def _add_rules(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rules", choices=("classic", "qdan"), default="classic")
+    parser.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE",
+        help="a table setting, e.g. hand_size=5 (repeatable; see docs/RULES.md)",
+    )
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    options = list(args.option)
+    if getattr(args, "deals", None) is not None:
+        options.append(f"deals={args.deals}")
+    return parse_options(args.rules, options)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pageone", description="Page One (classic and Qdan) with no trusted dealer."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sim = sub.add_parser("sim", help="play engine-only games between CPU players")
+    _add_rules(sim)
+    sim.add_argument("--players", type=int, default=4)
+    sim.add_argument("--games", type=int, default=100)
+    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--bots", default="normal,random",
+                     help="bot per seat, comma-separated; the last repeats (default normal,random)")
+    sim.add_argument("--no-check", action="store_true",
+                     help="skip the referee's per-move cross-checks (faster)")
+    sim.add_argument("--json", action="store_true", help="print one JSON object")
+
+    host = sub.add_parser("host", help="host a table (for now: a local game against CPU players)")
+    _add_rules(host)
+    host.add_argument("--bots", type=int, default=3, help="CPU players besides you")
+    host.add_argument("--level", default="normal", choices=("normal", "random"))
+    host.add_argument("--autoplay", action="store_true", help="let the CPU play your seat too")
+    host.add_argument("--deals", type=int, default=None, help="classic: short for --option deals=N")
+    host.add_argument("--seed", type=int, default=None, help="seed the local shuffle (testing)")
+    host.add_argument("--name", default="you", help="your name at the table")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = settings_from(args)
+    except SettingError as error:
+        print(f"pageone: {error}", file=sys.stderr)
+        return 2
+    if args.command == "sim":
+        from .sim_cmd import run_sim
+
+        return run_sim(args, settings)
+    from .local import run_local
+
+    return run_local(args, settings)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
