@@ -59,11 +59,7 @@ class QdanSettings:
     family = "qdan"
 
     def __post_init__(self) -> None:
-        _check(self)
-        if self.hand_limit < self.start_cards:
-            raise SettingError(
-                f"hand_limit ({self.hand_limit}) must be at least start_cards ({self.start_cards})"
-            )
+        _check(self)  # the ranges keep hand_limit >= start_cards
 
     @property
     def deck_size(self) -> int:

@@ -1,0 +1,96 @@
+"""Rigged deals for rules tests: choose every hand and the stock order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from p2p_pageone.engine import ClassicSettings, Game, QdanSettings
+from p2p_pageone.engine.cards import parse_classic, parse_qdan, same_face
+from p2p_pageone.engine.moves import Play
+
+
+def cards_of(family: str, text: str, taken: list[int] | None = None) -> list[int]:
+    """``"7h 10s jk"`` → card ids; a repeated qdan name (or joker) takes the next copy."""
+    parse = parse_classic if family == "classic" else parse_qdan
+    taken = [] if taken is None else taken
+    out: list[int] = []
+    for word in text.split():
+        card = parse(word)
+        if family == "qdan" or word.startswith("jk"):
+            while card in taken:
+                card += 1
+        out.append(card)
+        taken.append(card)
+    return out
+
+
+def rig(
+    settings: ClassicSettings | QdanSettings,
+    hands: Sequence[str],
+    stock: str = "",
+    dealer: int | None = None,
+) -> Game:
+    """A game whose first deal gives seat ``i`` the cards ``hands[i]``; ``stock`` is drawn first.
+
+    The dealer defaults to the last seat, so seat 0 leads (classic) or plays first (qdan).
+    """
+    family = settings.family
+    players = len(hands)
+    dealer = players - 1 if dealer is None else dealer
+    taken: list[int] = []
+    per_seat = [cards_of(family, h, taken) for h in hands]
+    size = len(per_seat[0])
+    assert all(len(h) == size for h in per_seat)
+    top = cards_of(family, stock, taken)
+    used = {c for h in per_seat for c in h} | set(top)
+    assert len(used) == size * players + len(top), "a card is used twice"
+    rest = [c for c in range(settings.deck_size) if c not in used]
+    order = [(dealer + 1 + i) % players for i in range(players)]
+    dealt = [per_seat[order[i % players]][i // players] for i in range(size * players)]
+    if family == "classic":
+        settings = ClassicSettings(**{**_fields(settings), "hand_size": size})
+    else:
+        settings = QdanSettings(**{**_fields(settings), "start_cards": size})
+    game = Game(settings, players, dealer)
+    game.deal_cards(dealt + top + rest)
+    while game.chance is not None:  # qdan: turn up until a number card
+        game.turn_up(game.deal.known[game.deal.stock[-1]])
+    return game
+
+
+def _fields(settings: ClassicSettings | QdanSettings) -> dict[str, object]:
+    import dataclasses
+
+    return {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}
+
+
+def play(game: Game, seat: int, text: str, call: bool = False, colour: int = -1) -> None:
+    """Play the named cards from ``seat``'s hand."""
+    game.apply(play_move(game, seat, text, call, colour))
+
+
+def play_move(game: Game, seat: int, text: str, call: bool = False, colour: int = -1) -> Play:
+    deal = game.deal
+    family = game.settings.family
+    parse = parse_classic if family == "classic" else parse_qdan
+    slots: list[int] = []
+    cards: list[int] = []
+    for word in text.split():
+        want = parse(word)
+        slot = next(
+            s for s in deal.hands[seat]
+            if s not in slots and _same(deal.known[s], want, family)
+        )
+        slots.append(slot)
+        cards.append(deal.known[slot])
+    return Play(seat, tuple(slots), tuple(cards), call, colour)
+
+
+def _same(card: int, want: int, family: str) -> bool:
+    if family == "classic":
+        return card == want or (card >= 52 and want >= 52)
+    return same_face(card, want)
+
+
+def hand(game: Game, seat: int) -> list[int]:
+    return sorted(game.deal.hand_cards(seat))
