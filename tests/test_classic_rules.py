@@ -30,7 +30,7 @@ def c(text: str) -> int:
     return parse_classic(text)
 
 
-# --- the seeds' core mechanics -------------------------------------------------------------------
+# --- the seeds' core mechanics ---
 
 
 def test_lead_any_card_then_follow_suit_and_highest_wins() -> None:
@@ -64,7 +64,7 @@ def test_penalty_points() -> None:
     assert classic_points(c("jk"), 50) == 50 and classic_points(c("jk"), 20) == 20
 
 
-# --- C1 / C2: the Page One call and its window ------------------------------------------------
+# --- C1 / C2: the Page One call and its window ---
 
 
 def test_c1_call_due_at_two_cards_and_c2_catch_in_window() -> None:
@@ -168,7 +168,7 @@ def test_c1_call_at_one_variant() -> None:
         game.apply(play_move(game, 2, "2s", call=True))
 
 
-# --- C3 / C4 / C5: jokers and drawing to follow ----------------------------------------------
+# --- C3 / C4 / C5: jokers and drawing to follow ---
 
 
 def test_c3_joker_led_next_card_sets_suit_and_joker_wins() -> None:
@@ -217,7 +217,7 @@ def test_c5_drawn_card_of_led_suit_must_be_played() -> None:
     play(game, 1, "9h")
 
 
-# --- C6 / C9: the stock runs out ---------------------------------------------------------------
+# --- C6 / C9: the stock runs out ---
 
 
 def _drain_stock(game: Game) -> None:
@@ -278,7 +278,7 @@ def test_c9_penalty_larger_than_stock_reshuffles_then_forgives() -> None:
     assert len(deal2.hands[1]) == 3 and ("forgiven", 1, 4) in deal2.events
 
 
-# --- C7 / C8 ---------------------------------------------------------------------------------------
+# --- C7 / C8 ---
 
 
 def test_c7_first_joker_played_wins() -> None:
@@ -303,7 +303,7 @@ def test_c8_going_out_mid_trick_ends_the_deal_and_forgives_missed_call() -> None
         deal.apply(Catch(2, 1))
 
 
-# --- C10 / C11 -------------------------------------------------------------------------------------
+# --- C10 / C11 ---
 
 
 def test_c10_reverse_lead_lowest_of_led_suit_leads() -> None:
@@ -342,7 +342,7 @@ def test_c11_without_the_variant_an_eight_is_plain() -> None:
     assert deal_of(game).turn == 1
 
 
-# --- C12 / C13: scoring modes and settings ----------------------------------------------------
+# --- C12 / C13: scoring modes and settings ---
 
 
 def _finish_deal_quickly(game: Game) -> None:

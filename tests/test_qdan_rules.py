@@ -41,7 +41,7 @@ def top_name(game: Game) -> tuple[int, int]:
     return deal.top_colour, deal.top_kind
 
 
-# --- Q1 / Q2 ---------------------------------------------------------------------------------------
+# --- Q1 / Q2 ---
 
 
 def test_q1_deck_is_104_plus_change_colour_cards() -> None:
@@ -64,7 +64,7 @@ def test_q2_start_card_is_first_number_and_action_cards_go_under_it() -> None:
     assert deal.turn == 0
 
 
-# --- Q3: playing together -------------------------------------------------------------------------
+# --- Q3: playing together ---
 
 
 def test_q3_same_number_together_last_on_top_sets_colour() -> None:
@@ -96,7 +96,7 @@ def test_q3_change_colour_always_playable_and_chooses_colour() -> None:
     play(game, 1, "2y")
 
 
-# --- Q4: draw cards --------------------------------------------------------------------------------
+# --- Q4: draw cards ---
 
 
 def test_q4_draw_two_makes_next_draw_and_lose_turn() -> None:
@@ -129,7 +129,7 @@ def test_q4_change_colour_does_not_answer_a_pending_draw() -> None:
         play(game, 1, "cc", colour=0)
 
 
-# --- Q5 / Q6 ---------------------------------------------------------------------------------------
+# --- Q5 / Q6 ---
 
 
 def test_q5_reverse_changes_direction_even_count_does_not() -> None:
@@ -158,7 +158,7 @@ def test_q6_skip_skips_one_each_and_two_players_play_again() -> None:
     assert deal_of(game2).turn == 0
 
 
-# --- Q7 / Q8 ---------------------------------------------------------------------------------------
+# --- Q7 / Q8 ---
 
 
 def test_q7_draw_one_and_pass_even_when_able_to_play() -> None:
@@ -185,7 +185,7 @@ def test_q8_over_the_hand_limit_is_eliminated_at_lowest_place() -> None:
     assert deal.turn == 1
 
 
-# --- Q9: the call --------------------------------------------------------------------------------
+# --- Q9: the call ---
 
 
 def test_q9_call_said_before_the_play() -> None:
@@ -274,7 +274,7 @@ def test_q9_forget_penalty_setting(penalty: int) -> None:
             game.apply(Catch(1, 0))
 
 
-# --- Q10 / Q11 ------------------------------------------------------------------------------------
+# --- Q10 / Q11 ---
 
 
 def test_q10_places_in_order_and_last_player_takes_last_place() -> None:
@@ -311,14 +311,14 @@ def test_q11_nothing_to_reshuffle_skips_the_draw() -> None:
     assert game.chance is None and len(deal.hands[0]) == 3 and deal.turn == 1
 
 
-# --- settings ----------------------------------------------------------------------------------
+# --- settings ---
 
 
 def test_start_cards_and_hand_limit_settings() -> None:
     game = Game(QdanSettings(start_cards=5), 3, 0)
     game.deal_cards(list(range(108)))
     assert all(len(game.deal.hands[s]) == 5 for s in range(3))
-    with pytest.raises(SettingError, match="hand_limit must be one of 10..25"):
+    with pytest.raises(SettingError, match=r"hand_limit must be one of 10\.\.25"):
         QdanSettings(hand_limit=9)
     with pytest.raises(SettingError, match="too large for 6 players"):
         QdanSettings(hand_limit=20).check_players(6)

@@ -14,6 +14,7 @@ from .moves import (
     Move,
     Play,
     ReshuffleRequest,
+    RevealRequest,
     TurnUpRequest,
     UnknownCard,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "QdanDeal",
     "QdanSettings",
     "ReshuffleRequest",
+    "RevealRequest",
     "SeatView",
     "SettingError",
     "Settings",

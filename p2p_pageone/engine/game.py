@@ -6,8 +6,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .classic import ClassicDeal
-from .deal import Deal
-from .moves import Chance, DealRequest, IllegalMove, Move, ReshuffleRequest, TurnUpRequest
+from .deal import UNKNOWN, Deal
+from .moves import (
+    Chance,
+    ChanceError,
+    DealRequest,
+    IllegalMove,
+    Move,
+    ReshuffleRequest,
+    RevealRequest,
+    TurnUpRequest,
+)
 from .qdan import QdanDeal
 from .settings import ELIMINATION_LIMIT, ClassicSettings, QdanSettings, Settings
 
@@ -36,13 +45,25 @@ class Game:
         self.results: list[DealResult] = []
         self.over = False
         self.places: list[int] = []
+        self.to_reveal: tuple[int, ...] = ()  # hand slots this viewer must see before scoring
         self.deal: Deal = self._new_deal(first_dealer)
 
     # --- driving ------------------------------------------------------------------------------
 
     @property
     def chance(self) -> Chance | None:
+        if self.to_reveal:
+            return RevealRequest(self.to_reveal)
         return None if self.over else self.deal.chance
+
+    def reveal_hands(self, cards: Sequence[int]) -> None:
+        """The cards at ``to_reveal`` (opened at the end of a classic deal); then score it."""
+        if len(cards) != len(self.to_reveal) or UNKNOWN in cards:
+            raise ChanceError(f"scoring needs the {len(self.to_reveal)} cards left in hands")
+        for slot, card in zip(self.to_reveal, cards, strict=True):
+            self.deal.reveal(slot, card)
+        self.to_reveal = ()
+        self._finish_deal()
 
     def deal_cards(self, cards: Sequence[int]) -> None:
         self.deal.deal(cards)
@@ -61,6 +82,8 @@ class Game:
     def apply(self, move: Move) -> None:
         if self.over:
             raise IllegalMove("the game is over")
+        if self.to_reveal:
+            raise IllegalMove("wait: the hands are being opened for scoring")
         deal = self.deal
         deal.apply(move)
         if deal.over:
@@ -82,11 +105,16 @@ class Game:
         return QdanDeal(self.settings, players, dealer, self.seats)
 
     def _after_step(self) -> None:
-        if self.deal.over and not self.over:
+        if self.deal.over and not self.over and not self.to_reveal:
             self._finish_deal()
 
     def _finish_deal(self) -> None:
         deal = self.deal
+        if isinstance(deal, ClassicDeal) and not deal.drawn_deal:
+            hidden = [s for p in deal.players for s in deal.hands[p] if deal.known[s] == UNKNOWN]
+            if hidden:
+                self.to_reveal = tuple(hidden)
+                return
         scores = deal.scores()
         drawn = isinstance(deal, ClassicDeal) and deal.drawn_deal
         self.results.append(DealResult(len(self.results) + 1, deal.dealer, scores, drawn))
@@ -137,5 +165,6 @@ def chance_kind(request: Chance) -> str:
         return "deal"
     if isinstance(request, ReshuffleRequest):
         return "reshuffle"
-    assert isinstance(request, TurnUpRequest)
-    return "turn_up"
+    if isinstance(request, TurnUpRequest):
+        return "turn_up"
+    return "reveal"

@@ -82,4 +82,11 @@ class TurnUpRequest:
     slot: int
 
 
-Chance = DealRequest | ReshuffleRequest | TurnUpRequest
+@dataclass(frozen=True, slots=True)
+class RevealRequest:
+    """Classic scoring: the hands left at the end of a deal must be opened (the seed reveal)."""
+
+    slots: tuple[int, ...]
+
+
+Chance = DealRequest | ReshuffleRequest | TurnUpRequest | RevealRequest

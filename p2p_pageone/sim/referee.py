@@ -25,6 +25,7 @@ from ..engine.moves import (
     Move,
     Play,
     ReshuffleRequest,
+    RevealRequest,
     TurnUpRequest,
 )
 from ..engine.qdan import QdanDeal
@@ -56,6 +57,8 @@ def resolve_chance(game: Game, rng: random.Random) -> None:
         game.reshuffle(cards)
     elif isinstance(request, TurnUpRequest):
         game.turn_up(game.deal.known[request.slot])
+    elif isinstance(request, RevealRequest):
+        game.reveal_hands([game.deal.known[s] for s in request.slots])
 
 
 def conservation_errors(deal: Deal) -> list[str]:
