@@ -14,13 +14,13 @@ class ClassicDeal(Deal):
     """One classic deal. ``trick`` holds ``(seat, slot, card)`` in play order."""
 
     family = "classic"
-    settings: ClassicSettings
 
     def __init__(
         self, settings: ClassicSettings, players: tuple[int, ...] | list[int], dealer: int,
         seats: int,
     ) -> None:
         super().__init__(settings, players, dealer, seats)
+        self.rules = settings
         self.trick: list[tuple[int, int, int]] = []
         self.led_suit = -1
         self.leader = NOBODY
@@ -32,10 +32,10 @@ class ClassicDeal(Deal):
         self.tricks = 0
 
     def _hand_size(self) -> int:
-        return self.settings.hand_size
+        return self.rules.hand_size
 
     def _call_due_at(self) -> int:
-        return self.settings.call_at
+        return self.rules.call_at
 
     def _start(self) -> None:
         self._new_trick(self._after[self.dealer])
@@ -58,9 +58,9 @@ class ClassicDeal(Deal):
             raise IllegalMove("classic cards have no colour to choose")
         self._check_holding(move)
         card = move.cards[0]
-        if move.call and len(self.hands[move.seat]) - 1 != self.settings.call_at:
+        if move.call and len(self.hands[move.seat]) - 1 != self.rules.call_at:
             raise IllegalMove(
-                f"call Page One with the play that leaves you {self.settings.call_at} cards"
+                f"call Page One with the play that leaves you {self.rules.call_at} cards"
             )
         led = self.led_suit
         if not self.trick or led == -1:
@@ -94,7 +94,7 @@ class ClassicDeal(Deal):
     def verify_call(self, move: Call) -> None:
         if self.open_miss != move.seat:
             raise IllegalMove(
-                f"call Page One when a play leaves you {self.settings.call_at} cards "
+                f"call Page One when a play leaves you {self.rules.call_at} cards "
                 "(attach it to the play, or call before the next player acts)"
             )
 
@@ -112,14 +112,14 @@ class ClassicDeal(Deal):
         if self.led_suit == -1 and card < JOKER:
             self.led_suit = card // 13
         self.drawn_slot = -1
-        self._note_call_state(seat, move.call, len(hand), self.settings.call_at)
+        self._note_call_state(seat, move.call, len(hand), self.rules.call_at)
         if not hand:  # going out ends the deal at once, even mid-trick (C8)
             self.winner = seat
             self._end()
             return
         self.trick_left -= 1
         self.turn = self._after[seat]
-        if self.settings.stop_eight and card < JOKER and card % 13 == RANK_EIGHT and (
+        if self.rules.stop_eight and card < JOKER and card % 13 == RANK_EIGHT and (
             self.trick_left > 0
         ):
             self.events.append(("stopped", self.turn))
@@ -130,7 +130,7 @@ class ClassicDeal(Deal):
 
     def _finish_trick(self) -> None:
         winner, leader = self.trick_winner(), NOBODY
-        if self.settings.reverse_lead:
+        if self.rules.reverse_lead:
             leader = self._lowest_of_led()
         if leader == NOBODY:
             leader = winner
@@ -194,13 +194,13 @@ class ClassicDeal(Deal):
             return moves
         if self.open_miss == seat:
             moves.append(Call(seat))
-        elif self.open_miss != NOBODY and self.settings.forget_penalty > 0:
+        elif self.open_miss != NOBODY and self.rules.forget_penalty > 0:
             moves.append(Catch(seat, self.open_miss))
         if seat != self.turn:
             return moves
         hand, known = self.hands[seat], self.known
         leaves = len(hand) - 1
-        call_due = leaves == self.settings.call_at
+        call_due = leaves == self.rules.call_at
         led = self.led_suit if self.trick else -1
         must = self.drawn_slot if self.drawn_slot >= 0 else -1
         if must >= 0 and not (known[must] < JOKER and known[must] // 13 == led):
@@ -223,7 +223,7 @@ class ClassicDeal(Deal):
         return moves
 
     def hand_points(self, seat: int) -> int:
-        points = self.settings.joker_points
+        points = self.rules.joker_points
         return sum(classic_points(self.known[s], points) for s in self.hands[seat])
 
     def scores(self) -> dict[int, int]:

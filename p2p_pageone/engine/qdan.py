@@ -45,13 +45,13 @@ class QdanDeal(Deal):
     """A whole Qdan game (one deal). ``places[seat]`` is 1 for first, 0 while still playing."""
 
     family = "qdan"
-    settings: QdanSettings
 
     def __init__(
         self, settings: QdanSettings, players: tuple[int, ...] | list[int], dealer: int,
         seats: int,
     ) -> None:
         super().__init__(settings, players, dealer, seats)
+        self.rules = settings
         self.discard: list[int] = []
         self.top_group = 0  # the last move's cards: the top of the discard pile
         self.top_colour = -1
@@ -66,7 +66,7 @@ class QdanDeal(Deal):
         self._worst_free = len(self.players)
 
     def _hand_size(self) -> int:
-        return self.settings.start_cards
+        return self.rules.start_cards
 
     def _call_due_at(self) -> int:
         return 1
@@ -143,7 +143,7 @@ class QdanDeal(Deal):
             raise IllegalMove("Page One is said just before a play that leaves you one card")
 
     def _verify_call_allowed(self) -> None:
-        if not self.settings.announce:
+        if not self.rules.announce:
             raise IllegalMove("this table plays without the announce rule")
 
     # --- apply ----------------------------------------------------------------------------------
@@ -159,7 +159,7 @@ class QdanDeal(Deal):
         self.top_kind = kind
         self.top_colour = move.colour if kind == KIND_CHANGE else cards[-1] // 26
         self.events.append(("play", seat, cards))
-        if self.settings.announce:
+        if self.rules.announce:
             self._note_call_state(seat, move.call or self.announced == seat, len(hand), 1)
         self.announced = NOBODY
         steps = 1
@@ -208,7 +208,7 @@ class QdanDeal(Deal):
 
     def _draws_done(self, seat: int, why: str, short: int) -> None:
         hand = self.hands[seat]
-        if len(hand) > self.settings.hand_limit:  # (Q8)
+        if len(hand) > self.rules.hand_limit:  # (Q8)
             cut = len(self.discard) - self.top_group
             self.discard[cut:cut] = hand
             self.hands[seat] = []
@@ -242,7 +242,7 @@ class QdanDeal(Deal):
         moves: list[Move] = []
         if self.over or self.chance is not None:
             return moves
-        if self.open_miss != NOBODY and self.open_miss != seat and self.settings.forget_penalty:
+        if self.open_miss != NOBODY and self.open_miss != seat and self.rules.forget_penalty:
             moves.append(Catch(seat, self.open_miss))
         if seat != self.turn:
             return moves
@@ -250,7 +250,7 @@ class QdanDeal(Deal):
         moves.extend(plays)
         moves.append(Draw(seat))
         leave_one = len(self.hands[seat]) - 1
-        if self.settings.announce and self.announced != seat and plays and (
+        if self.rules.announce and self.announced != seat and plays and (
             leave_one == 1 or any(len(p.slots) == leave_one for p in plays)
         ):
             moves.append(Call(seat))
@@ -264,7 +264,7 @@ class QdanDeal(Deal):
         kinds = [KIND[c] for c in cards]
         plays: list[Play] = []
         pending, top_kind, top_colour = self.pending, self.top_kind, self.top_colour
-        call_after_one = self.settings.announce and len(hand) == 2
+        call_after_one = self.rules.announce and len(hand) == 2
         done: set[int] = set()
         for index, kind in enumerate(kinds):
             card = cards[index]
@@ -292,7 +292,7 @@ class QdanDeal(Deal):
         """Plays from several cards of one kind: each matching first card, then any subset."""
         known = self.known
         leave = len(self.hands[seat])
-        announce = self.settings.announce
+        announce = self.rules.announce
         firsts: dict[int, int] = {}  # one slot per distinct face: identical copies play alike
         for slot in slots:
             card = known[slot]
