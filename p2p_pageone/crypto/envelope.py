@@ -1,0 +1,163 @@
+"""Signed, hash-chained envelopes (protocol/SPEC.md §3).
+
+On the wire an envelope is ``msgpack([body, signature])``: ``body`` is the msgpack encoding of the
+header and message, and ``signature`` is Ed25519 over ``pageone/v1/envelope`` and the **exact**
+body bytes received; nothing is re-encoded before it is verified.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..wire.codec import ProtocolError, pack, unpack
+from ..wire.messages import validate
+from .identity import Identity, fingerprint, verify_signature
+from .kdf import label, tagged_hash
+
+VERSION = 1
+SIGNING_TAG = label("envelope")
+HEADER_FIELDS = ("v", "table", "hand", "from", "seq", "prev", "type", "data")
+
+
+class BadSignature(ProtocolError):
+    """The signature does not verify for the claimed sender: forged or corrupted."""
+
+
+class Replayed(ProtocolError):
+    """A sequence number the sender has used already."""
+
+
+class OutOfOrder(ProtocolError):
+    """A sequence number beyond the next one: a message of this sender is missing."""
+
+
+class WrongTable(ProtocolError):
+    """A message signed for another table."""
+
+
+class OldHand(ProtocolError):
+    """A message signed for an earlier (or later) hand than the current one."""
+
+
+class UnknownSender(ProtocolError):
+    """A signer who is not seated at this table."""
+
+
+class BrokenChain(ProtocolError):
+    """A message extending a log head this peer never saw: dropped, reordered or forked."""
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    raw: bytes
+    sender: bytes
+    table: bytes
+    hand: int
+    seq: int
+    prev: bytes
+    kind: str
+    data: dict[str, Any]
+
+
+def seal(
+    identity: Identity, table: bytes, hand: int, seq: int, prev: bytes, kind: str,
+    data: dict[str, Any],
+) -> bytes:
+    """Sign and encode one message; the result is a frame payload."""
+    validate(kind, data)
+    body = pack({"v": VERSION, "table": table, "hand": hand, "from": identity.public,
+                 "seq": seq, "prev": prev, "type": kind, "data": data})
+    return pack([body, identity.sign(SIGNING_TAG + body)])
+
+
+def open_envelope(raw: bytes) -> Envelope:
+    """Decode and check one envelope on its own: signature first, then every field."""
+    outer = unpack(raw)
+    if (type(outer) is not list or len(outer) != 2 or type(outer[0]) is not bytes
+            or type(outer[1]) is not bytes or len(outer[1]) != 64):
+        raise ProtocolError("an envelope is [body, 64-byte signature]")
+    body, signature = outer
+    header = unpack(body)
+    if type(header) is not dict or tuple(sorted(header)) != tuple(sorted(HEADER_FIELDS)):
+        raise ProtocolError("an envelope body has exactly the fields " + ", ".join(HEADER_FIELDS))
+    sender = header["from"]
+    if type(sender) is not bytes or len(sender) != 32:
+        raise ProtocolError("the sender is a 32-byte public key")
+    who = fingerprint(sender)
+    if not verify_signature(sender, signature, SIGNING_TAG + body):
+        raise BadSignature("the signature does not match: forged or corrupted message", who)
+    if header["v"] != VERSION:
+        raise ProtocolError(f"protocol version {header['v']!r}; this client speaks {VERSION}", who)
+    for name, size in (("table", 16), ("prev", 32)):
+        if type(header[name]) is not bytes or len(header[name]) != size:
+            raise ProtocolError(f"the {name} field is {size} bytes", who)
+    for name in ("hand", "seq"):
+        if type(header[name]) is not int or not 0 <= header[name] < 2**32:
+            raise ProtocolError(f"the {name} field is a counter", who)
+    try:
+        data = validate(header["type"], header["data"])
+    except ProtocolError as error:
+        raise ProtocolError(error.reason, who) from None
+    return Envelope(raw, sender, header["table"], header["hand"], header["seq"], header["prev"],
+                    header["type"], data)
+
+
+def genesis(table: bytes) -> bytes:
+    return tagged_hash(label("genesis"), table)
+
+
+def extend(head: bytes, raw: bytes) -> bytes:
+    """The log head after appending the envelope ``raw``."""
+    return tagged_hash(label("chain"), head, raw)
+
+
+class ChainVerifier:
+    """Checks each envelope of one table in log order: sender, table, hand, sequence, chain."""
+
+    def __init__(self, table: bytes, members: list[bytes]) -> None:
+        self.table = table
+        self.members = set(members)
+        self.hand = 0
+        self.head = genesis(table)
+        self._heads: dict[bytes, int] = {self.head: 0}
+        self._next_seq = dict.fromkeys(members, 0)
+        self._last_prev = dict.fromkeys(members, 0)
+        self.length = 0
+
+    def admit(self, member: bytes) -> None:
+        self.members.add(member)
+        self._next_seq.setdefault(member, 0)
+        self._last_prev.setdefault(member, 0)
+
+    def start_hand(self, hand: int) -> None:
+        self.hand = hand
+
+    def accept(self, raw: bytes) -> Envelope:
+        """Open, check and append; raises a ``ProtocolError`` subclass naming the sender."""
+        env = open_envelope(raw)
+        who = fingerprint(env.sender)
+        if env.sender not in self.members:
+            raise UnknownSender("is not seated at this table", who)
+        if env.table != self.table:
+            raise WrongTable("signed this message for another table", who)
+        if env.hand != self.hand:
+            raise OldHand(f"signed this message for hand {env.hand}; this is hand {self.hand}",
+                          who)
+        expected = self._next_seq[env.sender]
+        if env.seq < expected:
+            raise Replayed(f"sequence number {env.seq} was used already (next is {expected})",
+                           who)
+        if env.seq > expected:
+            raise OutOfOrder(f"sequence number {env.seq} skips {expected}: a message is missing",
+                             who)
+        at = self._heads.get(env.prev)
+        if at is None or at < self._last_prev[env.sender]:
+            raise BrokenChain("extends a log head this peer never saw: the host dropped or "
+                              "reordered messages, or the log forked", who)
+        self._next_seq[env.sender] = expected + 1
+        self._last_prev[env.sender] = at
+        self.head = extend(self.head, raw)
+        self.length += 1
+        self._heads[self.head] = self.length
+        return env

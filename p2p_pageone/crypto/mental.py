@@ -1,0 +1,185 @@
+"""One peer's side of the deck protocol for one hand, sans-I/O (protocol/SPEC.md §5).
+
+A ``DeckPeer`` holds its own seed and a copy of the public record. Messages between peers are
+plain values (lists of 32-byte points, 32-byte keys), ready to be wrapped in envelopes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from . import ec
+from .deck import (
+    Cheat,
+    DeckRound,
+    DeckSecrets,
+    Violation,
+    card_at,
+    open_point,
+    seed_commitment,
+    start_points,
+)
+
+
+class DeckPeer:
+    """Seat ``seat`` of ``len(contexts)`` peers; ``contexts[j]`` binds peer j's derivations
+    (table id, hand number and peer key)."""
+
+    def __init__(self, seat: int, seed: bytes, contexts: Sequence[bytes], deck_size: int) -> None:
+        if len(seed) != 32:
+            raise ValueError("a hand seed is 32 bytes")
+        self.seat = seat
+        self.peers = len(contexts)
+        self.contexts = list(contexts)
+        self.deck_size = deck_size
+        self._seed = seed
+        self.commitments: dict[int, bytes] = {seat: seed_commitment(seed, contexts[seat])}
+        self.rounds: dict[str, DeckRound] = {}
+        self.owner: dict[tuple[str, int], int] = {}  # (deck, position) -> seat it was dealt to
+        self.published: dict[tuple[str, int, int], int] = {}  # (deck, position, peer) -> key
+        self.known: dict[tuple[str, int], int] = {}  # positions whose card this peer has seen
+        self._secrets: dict[str, DeckSecrets] = {}
+
+    @property
+    def commitment(self) -> bytes:
+        return self.commitments[self.seat]
+
+    def record_commitment(self, peer: int, commitment: bytes) -> None:
+        if peer in self.commitments and self.commitments[peer] != commitment:
+            raise Violation(peer, f"peer {peer} sent two different seed commitments")
+        self.commitments[peer] = commitment
+
+    # --- shuffle and lock -------------------------------------------------------------------
+
+    def start_round(self, deck: str, cards: Sequence[int]) -> None:
+        """Begin a deck round over ``cards`` (the whole deck, or public cards to reshuffle)."""
+        if len(self.commitments) != self.peers:
+            raise Violation(-1, "every peer must commit to its seed before the shuffle")
+        self.rounds[deck] = DeckRound(deck, start_points(cards, self.deck_size), self.peers)
+        self._secrets[deck] = DeckSecrets.derive(
+            self._seed, self.contexts[self.seat], deck, len(cards)
+        )
+
+    def my_pass(self, deck: str) -> tuple[str, list[bytes]] | None:
+        """This peer's shuffle or lock pass, if it is its turn."""
+        deck_round = self.rounds[deck]
+        step, peer = deck_round.next_step()
+        if peer != self.seat:
+            return None
+        given = deck_round.input_for(step, peer)
+        secrets = self._secrets[deck]
+        try:
+            points = secrets.shuffle(given) if step == "shuffle" else secrets.lock(given)
+        except ec.PointError:
+            blame = peer - 1 if peer else self.peers - 1
+            raise Violation(blame, f"peer {blame} passed a point off the curve") from None
+        deck_round.accept(step, peer, points)
+        return step, points
+
+    def receive_pass(self, deck: str, step: str, peer: int, points: list[bytes]) -> None:
+        self.rounds[deck].accept(step, peer, points)
+
+    # --- dealing and opening ----------------------------------------------------------------
+
+    def deal_keys(self, deck: str, positions: Sequence[int], to: int) -> list[bytes]:
+        """Record ``positions`` as dealt to seat ``to``; return this peer's keys for them
+        (empty if ``to`` is this peer, which keeps its own)."""
+        for position in positions:
+            self._set_owner(deck, position, to)
+        if to == self.seat:
+            return []
+        secrets = self._secrets[deck]
+        keys = [secrets.unlock_key(p) for p in positions]
+        for position, key in zip(positions, keys, strict=True):
+            self.published[(deck, position, self.seat)] = key
+        return [ec.scalar_bytes(k) for k in keys]
+
+    def _set_owner(self, deck: str, position: int, to: int) -> None:
+        if not 0 <= position < self.rounds[deck].size:
+            raise Violation(-1, f"there is no position {position} in deck {deck}")
+        held = self.owner.setdefault((deck, position), to)
+        if held != to:
+            raise Violation(-1, f"position {position} was already dealt to seat {held}")
+
+    def receive_keys(self, deck: str, peer: int, positions: Sequence[int],
+                     keys: Sequence[bytes]) -> None:
+        for position, raw in zip(positions, keys, strict=True):
+            try:
+                self.published[(deck, position, peer)] = ec.scalar_of(raw)
+            except ec.PointError as error:
+                raise Violation(peer, f"peer {peer} sent a malformed key: {error}") from None
+
+    def open_own(self, deck: str, position: int) -> int:
+        """Open a position dealt to this peer with everyone's keys; return the card."""
+        if self.owner.get((deck, position)) != self.seat:
+            raise Violation(-1, f"position {position} was not dealt to this peer")
+        keys = [self._secrets[deck].unlock_key(position)]
+        for peer in range(self.peers):
+            if peer != self.seat:
+                if (deck, position, peer) not in self.published:
+                    raise Violation(peer, f"peer {peer} has not sent its key for {position}")
+                keys.append(self.published[(deck, position, peer)])
+        card = self._open(deck, position, keys, blame=-1)
+        self.known[(deck, position)] = card
+        return card
+
+    def show_key(self, deck: str, position: int) -> bytes:
+        """This peer's own key for one of its positions, to show (play) the card publicly."""
+        if self.owner.get((deck, position)) != self.seat:
+            raise Violation(-1, f"position {position} is not this peer's to show")
+        key = self._secrets[deck].unlock_key(position)
+        self.published[(deck, position, self.seat)] = key
+        return ec.scalar_bytes(key)
+
+    def check_public_open(self, deck: str, position: int, owner: int, key: bytes,
+                          claimed: int) -> int:
+        """Verify another peer's public open: its position, and that it holds the claimed card."""
+        if self.owner.get((deck, position)) != owner:
+            raise Violation(owner, f"peer {owner} showed position {position}, which is not theirs")
+        self.receive_keys(deck, owner, [position], [key])
+        keys = [self.published.get((deck, position, p), 0) for p in range(self.peers)]
+        keys[self.seat] = self._secrets[deck].unlock_key(position)
+        if 0 in keys:
+            raise Violation(owner, f"a key for position {position} is missing")
+        card = self._open(deck, position, keys, blame=owner)
+        if card != claimed:
+            raise Violation(owner, f"peer {owner} claimed card {claimed} but position "
+                            f"{position} holds another card: not the card it was dealt")
+        self.known[(deck, position)] = card
+        return card
+
+    def _open(self, deck: str, position: int, keys: Sequence[int], blame: int) -> int:
+        x = self.rounds[deck].final[position]
+        try:
+            point = open_point(x, keys)
+        except ec.PointError:
+            last = self.peers - 1
+            raise Violation(last, "the last lock pass holds a point off the curve") from None
+        return card_at(point, self.deck_size, blame)
+
+    # --- the reveal -------------------------------------------------------------------------
+
+    def reveal_seed(self) -> bytes:
+        return self._seed
+
+    def verify_reveal(self, peer: int, seed: bytes) -> None:
+        """Check a revealed seed against its commitment, every pass and every published key."""
+        if seed_commitment(seed, self.contexts[peer]) != self.commitments.get(peer):
+            raise Cheat(peer, f"peer {peer}'s revealed seed does not match its commitment")
+        for deck, deck_round in self.rounds.items():
+            secrets = DeckSecrets.derive(seed, self.contexts[peer], deck, deck_round.size)
+            deck_round.verify_peer(peer, secrets)
+            for (d, position, who), key in self.published.items():
+                if d == deck and who == peer and key != secrets.unlock_key(position):
+                    raise Cheat(peer, f"peer {peer} published a wrong key for position "
+                                f"{position} of deck {deck}")
+
+    def all_cards(self, deck: str, seeds: dict[int, bytes]) -> list[int]:
+        """After the reveal: every position's card, recomputed from the seeds."""
+        deck_round = self.rounds[deck]
+        secrets = [DeckSecrets.derive(seeds[p], self.contexts[p], deck, deck_round.size)
+                   for p in range(self.peers)]
+        return [
+            card_at(open_point(x, [s.unlock_key(i) for s in secrets]), self.deck_size, -1)
+            for i, x in enumerate(deck_round.final)
+        ]

@@ -1,0 +1,81 @@
+"""Frames and strict msgpack: whatever bytes arrive, the only error raised is ``ProtocolError``.
+
+A frame is a 4-byte big-endian length followed by that many bytes of msgpack (protocol/SPEC.md §2).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+MAX_FRAME = 256 * 1024
+HEADER = 4
+
+
+class ProtocolError(Exception):
+    """Malformed or illegal input from a peer. ``peer`` names who sent it, when known."""
+
+    def __init__(self, message: str, peer: str = "") -> None:
+        super().__init__(f"{peer}: {message}" if peer else message)
+        self.reason = message
+        self.peer = peer
+
+
+def frame(payload: bytes) -> bytes:
+    if len(payload) > MAX_FRAME:
+        raise ProtocolError(f"a frame may hold at most {MAX_FRAME} bytes (this one {len(payload)})")
+    return len(payload).to_bytes(HEADER, "big") + payload
+
+
+class FrameDecoder:
+    """Feed bytes as they arrive; complete frame payloads come out in order."""
+
+    def __init__(self, max_frame: int = MAX_FRAME) -> None:
+        self._buffer = bytearray()
+        self._max = max_frame
+
+    def feed(self, data: bytes) -> list[bytes]:
+        self._buffer += data
+        out: list[bytes] = []
+        while len(self._buffer) >= HEADER:
+            size = int.from_bytes(self._buffer[:HEADER], "big")
+            if size > self._max:
+                self._buffer.clear()
+                raise ProtocolError(f"a frame of {size} bytes is over the {self._max}-byte limit")
+            if len(self._buffer) < HEADER + size:
+                break
+            out.append(bytes(self._buffer[HEADER : HEADER + size]))
+            del self._buffer[: HEADER + size]
+        return out
+
+    @property
+    def pending(self) -> int:
+        """Bytes held back, waiting for the rest of a frame."""
+        return len(self._buffer)
+
+
+def pack(value: Any) -> bytes:
+    """Canonical encoding: the same value always gives the same bytes."""
+    data: bytes = msgpack.packb(value, use_bin_type=True)
+    return data
+
+
+def _no_ext(code: int, data: bytes) -> Any:
+    raise ProtocolError(f"msgpack extension type {code} is not allowed")
+
+
+def unpack(data: bytes) -> Any:
+    """Decode exactly one msgpack value; anything else is a ``ProtocolError``."""
+    try:
+        return msgpack.unpackb(
+            data, raw=False, strict_map_key=True, use_list=True, ext_hook=_no_ext,
+            max_str_len=MAX_FRAME, max_bin_len=MAX_FRAME,
+            max_array_len=4096, max_map_len=64,
+        )
+    except ProtocolError:
+        raise
+    except msgpack.ExtraData:
+        raise ProtocolError("trailing bytes after the message") from None
+    except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as error:
+        raise ProtocolError(f"not valid msgpack ({type(error).__name__})") from None

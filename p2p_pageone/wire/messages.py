@@ -1,0 +1,105 @@
+"""Every message type and the exact fields it carries (protocol/SPEC.md §4).
+
+``validate(kind, data)`` accepts a decoded message body only if it has exactly the listed fields
+with the listed types and ranges; anything else is a ``ProtocolError`` naming the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .codec import ProtocolError
+
+Check = Callable[[Any], bool]
+MAX_CARDS = 170
+MAX_SEATS = 6
+
+
+def integer(low: int, high: int) -> Check:
+    return lambda v: type(v) is int and low <= v <= high
+
+
+def text(longest: int) -> Check:
+    return lambda v: type(v) is str and len(v) <= longest and v.isprintable()
+
+
+def blob(size: int) -> Check:
+    return lambda v: type(v) is bytes and len(v) == size
+
+
+def items(check: Check, longest: int) -> Check:
+    return lambda v: type(v) is list and len(v) <= longest and all(check(x) for x in v)
+
+
+def flag(v: Any) -> bool:
+    return type(v) is bool
+
+
+def option_map(v: Any) -> bool:
+    return (
+        type(v) is dict and len(v) <= 16
+        and all(type(k) is str and len(k) <= 32 for k in v)
+        and all(type(x) in (int, bool, str) and (type(x) is not str or len(x) <= 32)
+                for x in v.values())
+    )
+
+
+POINT = blob(32)
+SCALAR = blob(32)
+DIGEST = blob(32)
+PUBKEY = blob(32)
+CARD = integer(0, MAX_CARDS - 1)
+POSITION = integer(0, 4095)
+DECK = text(32)
+
+SCHEMAS: dict[str, dict[str, Check]] = {
+    # lobby
+    "hello": {"name": text(32), "proto": integer(0, 2**16), "client": text(64)},
+    "table": {"name": text(48), "rules": text(16), "options": option_map,
+              "seats": integer(2, MAX_SEATS)},
+    "seat": {"seat": integer(0, MAX_SEATS - 1), "key": PUBKEY, "name": text(32)},
+    "ready": {},
+    "coin_commit": {"commit": DIGEST},
+    "coin_reveal": {"nonce": blob(32)},
+    # the deck
+    "seed_commit": {"commit": DIGEST},
+    "shuffle": {"deck": DECK, "points": items(POINT, MAX_CARDS)},
+    "lock": {"deck": DECK, "points": items(POINT, MAX_CARDS)},
+    "keys": {"deck": DECK, "positions": items(POSITION, MAX_CARDS),
+             "keys": items(SCALAR, MAX_CARDS)},
+    "open": {"deck": DECK, "position": POSITION, "key": SCALAR, "card": CARD},
+    "seed_reveal": {"seed": blob(32)},
+    # play
+    "move": {"kind": text(8), "positions": items(POSITION, 16), "cards": items(CARD, 16),
+             "call": flag, "colour": integer(-1, 3), "target": integer(-1, MAX_SEATS - 1)},
+    "say": {"text": text(200)},
+    "heartbeat": {},
+    "timeout": {"seat": integer(0, MAX_SEATS - 1), "waited_for": text(32)},
+    "bye": {"reason": text(200)},
+}
+
+MOVE_KINDS = ("play", "draw", "call", "catch")
+
+
+def validate(kind: Any, data: Any) -> dict[str, Any]:
+    """Return ``data`` if it is a well-formed ``kind`` message; raise ``ProtocolError`` if not."""
+    if type(kind) is not str or kind not in SCHEMAS:
+        raise ProtocolError(f"unknown message type {str(kind)[:32]!r}")
+    if type(data) is not dict:
+        raise ProtocolError(f"a {kind} message must carry a map of fields")
+    schema = SCHEMAS[kind]
+    missing = [name for name in schema if name not in data]
+    if missing:
+        raise ProtocolError(f"a {kind} message lacks field {missing[0]!r}")
+    extra = [name for name in data if name not in schema]
+    if extra:
+        raise ProtocolError(f"a {kind} message has an unknown field {str(extra[0])[:32]!r}")
+    for name, check in schema.items():
+        if not check(data[name]):
+            raise ProtocolError(f"field {name!r} of a {kind} message has a bad value or type")
+    if kind == "move" and data["kind"] not in MOVE_KINDS:
+        raise ProtocolError(f"a move is one of {', '.join(MOVE_KINDS)}")
+    if kind == "keys" and len(data["positions"]) != len(data["keys"]):
+        raise ProtocolError("a keys message needs one key per position")
+    return data

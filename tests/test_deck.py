@@ -1,0 +1,202 @@
+"""The mental-poker deck with in-memory peers: dealing, private and public opens, and cheats."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from p2p_pageone.crypto import ec
+from p2p_pageone.crypto.deck import Cheat, DeckSecrets, Violation, open_point
+from p2p_pageone.crypto.mental import DeckPeer
+from p2p_pageone.wire.codec import pack, unpack
+
+DECK = "1/main"
+
+
+def make_peers(count: int, size: int) -> list[DeckPeer]:
+    seeds = [hashlib.sha256(b"seed%d" % i).digest() for i in range(count)]
+    contexts = [b"table-1|hand-1|peer-%d" % i for i in range(count)]
+    peers = [DeckPeer(i, seeds[i], contexts, size) for i in range(count)]
+    for peer in peers:
+        for other in peers:
+            peer.record_commitment(other.seat, other.commitment)
+    return peers
+
+
+def wire(points: list[bytes]) -> list[bytes]:
+    """Points cross the wire as msgpack, as they would between real peers."""
+    decoded = unpack(pack({"points": points}))["points"]
+    assert isinstance(decoded, list)
+    return decoded
+
+
+def shuffle_and_lock(peers: list[DeckPeer], deck: str = DECK, cards: list[int] | None = None,
+                     tamper: dict[tuple[str, int], object] | None = None) -> None:
+    size = peers[0].deck_size
+    for peer in peers:
+        peer.start_round(deck, cards if cards is not None else list(range(size)))
+    for _ in range(2 * len(peers)):
+        for peer in peers:
+            result = peer.my_pass(deck)
+            if result is None:
+                continue
+            step, points = result
+            if tamper and (step, peer.seat) in tamper:
+                points = tamper[(step, peer.seat)](points)  # type: ignore[operator]
+            for other in peers:
+                if other is not peer:
+                    other.receive_pass(deck, step, peer.seat, wire(points))
+            break
+
+
+def deal(peers: list[DeckPeer], per_seat: int) -> dict[int, list[int]]:
+    """Positions round-robin to each seat; everyone else sends keys; owners open theirs."""
+    dealt = {p.seat: [i for i in range(per_seat * len(peers)) if i % len(peers) == p.seat]
+             for p in peers}
+    for to, positions in dealt.items():
+        for sender in peers:
+            keys = sender.deal_keys(DECK, positions, to)
+            for receiver in peers:
+                if receiver is not sender and keys:
+                    receiver.receive_keys(DECK, sender.seat, positions, keys)
+    return {p.seat: [p.open_own(DECK, i) for i in dealt[p.seat]] for p in peers}
+
+
+@pytest.mark.parametrize("count", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("size", [53, 108])
+def test_peers_shuffle_lock_deal_and_open(count: int, size: int) -> None:
+    peers = make_peers(count, size)
+    shuffle_and_lock(peers)
+    finals = {tuple(p.rounds[DECK].final) for p in peers}
+    assert len(finals) == 1
+    hands = deal(peers, 4)
+    all_cards = [c for cards in hands.values() for c in cards]
+    assert len(set(all_cards)) == len(all_cards) and all(0 <= c < size for c in all_cards)
+    for peer in peers:  # each peer has seen exactly its own cards
+        assert {pos for (_, pos) in peer.known} == {i for i in range(4 * count)
+                                                    if i % count == peer.seat}
+    # a peer holding every key but the owner's still cannot open the owner's card
+    spy, victim_position = peers[0], 1
+    keys = [k for (d, pos, who), k in spy.published.items() if pos == victim_position]
+    keys.append(spy._secrets[DECK].unlock_key(victim_position))
+    point = open_point(spy.rounds[DECK].final[victim_position], keys)
+    assert point not in ec.card_index(size)
+    # public open: the owner shows its key and everyone checks the card
+    owner = peers[1]
+    key = owner.show_key(DECK, victim_position)
+    for peer in peers:
+        if peer is not owner:
+            assert peer.check_public_open(DECK, victim_position, 1, key, hands[1][0]) == hands[1][0]
+    # the reveal: every seed matches every pass and key, and all cards are recoverable
+    seeds = {p.seat: p.reveal_seed() for p in peers}
+    for peer in peers:
+        for seat, seed in seeds.items():
+            peer.verify_reveal(seat, seed)
+    deck = peers[0].all_cards(DECK, seeds)
+    assert sorted(deck) == list(range(size))
+    assert [deck[i] for i in range(4 * count) if i % count == 0] == hands[0]
+
+
+def test_card_points_have_no_small_known_logs() -> None:
+    points = ec.card_points(108)
+    assert len(set(points)) == 108
+    multiples = {ec.key(k).public_key().public_numbers().x.to_bytes(32, "big")
+                 for k in range(1, 300)}
+    assert not multiples & set(points)  # not i·G, as a PyPI mental-poker package has it
+    assert ec.card_points(53) == points[:53]
+
+
+def test_substituted_card_in_shuffle_is_caught_at_the_reveal() -> None:
+    peers = make_peers(3, 53)
+
+    def substitute(points: list[bytes]) -> list[bytes]:
+        secret = peers[1]._secrets[DECK]
+        forged = list(points)
+        forged[0] = ec.mul(ec.card_points(53)[7], ec.key(secret.shuffle_scalar))
+        if forged[0] in points[1:]:
+            forged[0] = ec.mul(ec.card_points(53)[8], ec.key(secret.shuffle_scalar))
+        return forged
+
+    shuffle_and_lock(peers, tamper={("shuffle", 1): substitute})
+    with pytest.raises(Cheat, match="peer 1's shuffle pass does not match its seed") as error:
+        peers[0].verify_reveal(1, peers[1].reveal_seed())
+    assert error.value.peer == 1
+
+
+def test_duplicated_card_in_shuffle_is_caught_live() -> None:
+    peers = make_peers(3, 53)
+    with pytest.raises(Violation, match="peer 2's shuffle pass repeats a card") as error:
+        shuffle_and_lock(peers, tamper={("shuffle", 2): lambda pts: [pts[0], *pts[:-1]]})
+    assert error.value.peer == 2
+
+
+def test_point_off_the_curve_is_named() -> None:
+    peers = make_peers(2, 53)
+    bad = (ec.P - 1).to_bytes(32, "big")
+    with pytest.raises(Violation, match="peer 0 passed a point off the curve") as error:
+        while True:
+            try:
+                ec.decode(bad)
+            except ec.PointError:
+                break
+            bad = (int.from_bytes(bad, "big") - 1).to_bytes(32, "big")
+        shuffle_and_lock(peers, tamper={("shuffle", 0): lambda pts: [bad, *pts[1:]]})
+    assert error.value.peer == 0
+
+
+def test_wrong_key_fails_the_open_and_is_named_at_the_reveal() -> None:
+    peers = make_peers(3, 53)
+    shuffle_and_lock(peers)
+    positions = [0]
+    for sender in peers:
+        keys = sender.deal_keys(DECK, positions, 0)
+        if sender.seat == 2:
+            keys = [ec.scalar_bytes(12345)]
+            sender.published[(DECK, 0, 2)] = 12345
+        if keys:
+            peers[0].receive_keys(DECK, sender.seat, positions, keys)
+    with pytest.raises(Violation, match="did not open to a card"):
+        peers[0].open_own(DECK, 0)
+    peers[0].verify_reveal(1, peers[1].reveal_seed())
+    with pytest.raises(Cheat, match="peer 2 published a wrong key for position 0") as error:
+        peers[0].verify_reveal(2, peers[2].reveal_seed())
+    assert error.value.peer == 2
+
+
+def test_playing_a_card_not_dealt_is_refused_at_once() -> None:
+    peers = make_peers(2, 53)
+    shuffle_and_lock(peers)
+    hands = deal(peers, 4)
+    key = peers[1].show_key(DECK, 1)
+    fake = next(c for c in range(53) if c not in hands[1])
+    with pytest.raises(Violation, match="not the card it was dealt") as error:
+        peers[0].check_public_open(DECK, 1, 1, key, fake)
+    assert error.value.peer == 1
+    with pytest.raises(Violation, match="which is not theirs"):
+        peers[0].check_public_open(DECK, 0, 1, key, hands[0][0])
+
+
+def test_seed_that_does_not_match_its_commitment_is_named() -> None:
+    peers = make_peers(2, 53)
+    shuffle_and_lock(peers)
+    with pytest.raises(Cheat, match="does not match its commitment"):
+        peers[0].verify_reveal(1, hashlib.sha256(b"other").digest())
+
+
+def test_reshuffle_of_public_cards_under_a_fresh_label() -> None:
+    peers = make_peers(3, 53)
+    recycled = [4, 9, 17, 30, 52]
+    shuffle_and_lock(peers, deck="1/re1", cards=recycled)
+    seeds = {p.seat: p.reveal_seed() for p in peers}
+    cards = peers[0].all_cards("1/re1", seeds)
+    assert sorted(cards) == recycled
+    main = DeckSecrets.derive(seeds[0], peers[0].contexts[0], DECK, 5)
+    again = DeckSecrets.derive(seeds[0], peers[0].contexts[0], "1/re1", 5)
+    assert main.locks != again.locks and main.shuffle_scalar != again.shuffle_scalar
+
+
+def test_permutation_is_a_permutation_and_depends_on_the_seed() -> None:
+    a = DeckSecrets.derive(b"\x01" * 32, b"ctx", DECK, 108)
+    b = DeckSecrets.derive(b"\x02" * 32, b"ctx", DECK, 108)
+    assert sorted(a.order) == list(range(108)) and a.order != b.order
