@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Write protocol/vectors/: golden envelopes and a complete small transcript (2 peers, 53 cards).
+
+    python scripts/make_vectors.py [--check]
+
+Everything is derived from fixed seeds (Ed25519 signatures are deterministic), so running this
+again must reproduce the files byte for byte; ``--check`` fails if it does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from p2p_pageone.crypto.envelope import extend, genesis, seal
+from p2p_pageone.crypto.identity import Identity
+from p2p_pageone.crypto.mental import DeckPeer
+
+OUT = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
+TABLE = bytes(range(16))
+DECK = "1/main"
+
+
+def fixed(name: str) -> bytes:
+    return hashlib.sha256(b"pageone test vector " + name.encode()).digest()
+
+
+def envelopes() -> dict[str, Any]:
+    alice = Identity(fixed("alice"))
+    cases = [
+        ("ready", {}),
+        ("say", {"text": "hello"}),
+        ("seed_commit", {"commit": fixed("commit")}),
+        ("move", {"kind": "play", "positions": [3], "cards": [7], "call": True, "colour": -1,
+                  "target": -1}),
+    ]
+    rows = []
+    for seq, (kind, data) in enumerate(cases):
+        raw = seal(alice, TABLE, 1, seq, genesis(TABLE), kind, data)
+        rows.append({"seq": seq, "type": kind, "envelope": raw.hex()})
+    return {"identity_secret": fixed("alice").hex(), "public": alice.public.hex(),
+            "fingerprint": alice.fingerprint, "table": TABLE.hex(), "hand": 1,
+            "prev": genesis(TABLE).hex(), "cases": rows}
+
+
+def transcript() -> dict[str, Any]:
+    """Two peers: commit, shuffle, lock, deal 4 cards each, one public open, reveal."""
+    ids = [Identity(fixed("peer0")), Identity(fixed("peer1"))]
+    seeds = [fixed("seed0"), fixed("seed1")]
+    contexts = [TABLE + (1).to_bytes(4, "big") + i.public for i in ids]
+    peers = [DeckPeer(i, seeds[i], contexts, 53) for i in range(2)]
+    log: list[bytes] = []
+    head = genesis(TABLE)
+    seqs = [0, 0]
+
+    def send(seat: int, kind: str, data: dict[str, Any]) -> None:
+        nonlocal head
+        raw = seal(ids[seat], TABLE, 1, seqs[seat], head, kind, data)
+        seqs[seat] += 1
+        log.append(raw)
+        head = extend(head, raw)
+
+    for peer in peers:
+        send(peer.seat, "seed_commit", {"commit": peer.commitment})
+    for peer in peers:
+        for other in peers:
+            peer.record_commitment(other.seat, other.commitment)
+        peer.start_round(DECK, list(range(53)))
+    for _ in range(4):
+        for peer in peers:
+            result = peer.my_pass(DECK)
+            if result:
+                step, points = result
+                peers[1 - peer.seat].receive_pass(DECK, step, peer.seat, points)
+                send(peer.seat, step, {"deck": DECK, "points": points})
+                break
+    hands = {}
+    for to in (0, 1):
+        positions = [p for p in range(8) if p % 2 == to]
+        for sender in peers:
+            keys = sender.deal_keys(DECK, positions, to)
+            if keys:
+                peers[to].receive_keys(DECK, sender.seat, positions, keys)
+                send(sender.seat, "keys", {"deck": DECK, "positions": positions, "keys": keys})
+        hands[to] = [peers[to].open_own(DECK, p) for p in positions]
+    key = peers[0].show_key(DECK, 0)
+    peers[1].check_public_open(DECK, 0, 0, key, hands[0][0])
+    send(0, "open", {"deck": DECK, "position": 0, "key": key, "card": hands[0][0]})
+    for peer in peers:
+        send(peer.seat, "seed_reveal", {"seed": peer.reveal_seed()})
+    return {"table": TABLE.hex(), "hand": 1, "deck": DECK, "cards": 53,
+            "identity_secrets": [fixed("peer0").hex(), fixed("peer1").hex()],
+            "contexts": [c.hex() for c in contexts],
+            "hands": [hands[0], hands[1]], "final_head": head.hex(),
+            "log": [raw.hex() for raw in log]}
+
+
+def render() -> dict[str, str]:
+    return {name: json.dumps(data, indent=1, sort_keys=True) + "\n"
+            for name, data in (("envelopes.json", envelopes()),
+                               ("transcript.json", transcript()))}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="compare instead of writing")
+    args = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, text in render().items():
+        path = OUT / name
+        if args.check:
+            if not path.exists() or path.read_text() != text:
+                print(f"{path} differs from what the code produces", file=sys.stderr)
+                return 1
+        else:
+            path.write_text(text)
+    print("vectors match" if args.check else f"wrote {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
