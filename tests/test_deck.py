@@ -64,7 +64,7 @@ def deal(peers: list[DeckPeer], per_seat: int) -> dict[int, list[int]]:
 
 
 @pytest.mark.parametrize("count", [2, 3, 4, 5, 6])
-@pytest.mark.parametrize("size", [53, 108])
+@pytest.mark.parametrize("size", [53, 54, 108])
 def test_peers_shuffle_lock_deal_and_open(count: int, size: int) -> None:
     peers = make_peers(count, size)
     shuffle_and_lock(peers)

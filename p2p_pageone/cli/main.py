@@ -49,11 +49,14 @@ def build_parser() -> argparse.ArgumentParser:
     host.add_argument("--deals", type=int, default=None, help="classic: short for --option deals=N")
     host.add_argument("--seed", type=int, default=None, help="seed the local shuffle (testing)")
     host.add_argument("--name", default="you", help="your name at the table")
+    sub.add_parser("whoami", help="show this user's identity fingerprint (made on first use)")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "whoami":
+        return _whoami()
     try:
         settings = settings_from(args)
     except SettingError as error:
@@ -66,6 +69,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .local import run_local
 
     return run_local(args, settings)
+
+
+def _whoami() -> int:
+    from .identity_store import IdentityFileError, config_dir, load_or_create
+
+    try:
+        identity = load_or_create()
+    except IdentityFileError as error:
+        print(f"pageone: {error}", file=sys.stderr)
+        return 1
+    print(f"{identity.fingerprint}  ({config_dir() / 'identity.key'})")
+    return 0
 
 
 if __name__ == "__main__":
