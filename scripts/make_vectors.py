@@ -35,8 +35,8 @@ def envelopes() -> dict[str, Any]:
         ("ready", {}),
         ("say", {"text": "hello"}),
         ("seed_commit", {"commit": fixed("commit")}),
-        ("move", {"kind": "play", "positions": [3], "cards": [7], "call": True, "colour": -1,
-                  "target": -1}),
+        ("move", {"kind": "play", "positions": [3], "cards": [7], "keys": [fixed("key")],
+                  "call": True, "colour": -1, "target": -1}),
     ]
     rows = []
     for seq, (kind, data) in enumerate(cases):

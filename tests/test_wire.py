@@ -69,11 +69,12 @@ VALID: dict[str, Any] = {
     "open": st.fixed_dictionaries({"deck": st.just("1/main"), "position": st.integers(0, 107),
                                    "key": st.binary(min_size=32, max_size=32),
                                    "card": st.integers(0, 111)}),
-    "move": st.fixed_dictionaries({
+    "move": st.integers(0, 8).flatmap(lambda n: st.fixed_dictionaries({
         "kind": st.sampled_from(["play", "draw", "call", "catch"]),
-        "positions": st.lists(st.integers(0, 200), max_size=8),
-        "cards": st.lists(st.integers(0, 111), max_size=8),
-        "call": st.booleans(), "colour": st.integers(-1, 3), "target": st.integers(-1, 5)}),
+        "positions": st.lists(st.integers(0, 200), min_size=n, max_size=n),
+        "cards": st.lists(st.integers(0, 111), min_size=n, max_size=n),
+        "keys": st.lists(st.binary(min_size=32, max_size=32), min_size=n, max_size=n),
+        "call": st.booleans(), "colour": st.integers(-1, 3), "target": st.integers(-1, 5)})),
     "ready": st.just({}),
 }
 
@@ -93,8 +94,8 @@ def test_every_valid_message_round_trips(case: tuple[str, dict[str, Any]]) -> No
         ("seed_commit", {}, "lacks field 'commit'"),
         ("ready", {"x": 1}, "unknown field 'x'"),
         ("seed_commit", {"commit": b"short"}, "field 'commit'"),
-        ("move", {"kind": "fly", "positions": [], "cards": [], "call": False, "colour": -1,
-                  "target": -1}, "a move is one of"),
+        ("move", {"kind": "fly", "positions": [], "cards": [], "keys": [], "call": False,
+                  "colour": -1, "target": -1}, "a move is one of"),
         ("keys", {"deck": "1/main", "positions": [1, 2], "keys": [b"k" * 32]}, "one key per"),
         ("hello", {"name": True, "proto": 1, "client": "x"}, "field 'name'"),
     ],

@@ -133,9 +133,10 @@ class ChainVerifier:
     def start_hand(self, hand: int) -> None:
         self.hand = hand
 
-    def accept(self, raw: bytes) -> Envelope:
-        """Open, check and append; raises a ``ProtocolError`` subclass naming the sender."""
-        env = open_envelope(raw)
+    def check(self, raw: bytes, env: Envelope | None = None) -> tuple[Envelope, int]:
+        """Every check of ``accept`` without changing anything; returns the envelope and the
+        log position of the head it extends."""
+        env = env or open_envelope(raw)
         who = fingerprint(env.sender)
         if env.sender not in self.members:
             raise UnknownSender("is not seated at this table", who)
@@ -155,9 +156,17 @@ class ChainVerifier:
         if at is None or at < self._last_prev[env.sender]:
             raise BrokenChain("extends a log head this peer never saw: the host dropped or "
                               "reordered messages, or the log forked", who)
-        self._next_seq[env.sender] = expected + 1
+        return env, at
+
+    def accept(self, raw: bytes, env: Envelope | None = None) -> Envelope:
+        """Open, check and append; raises a ``ProtocolError`` subclass naming the sender."""
+        env, at = self.check(raw, env)
+        self._next_seq[env.sender] += 1
         self._last_prev[env.sender] = at
         self.head = extend(self.head, raw)
         self.length += 1
         self._heads[self.head] = self.length
         return env
+
+    def next_seq(self, member: bytes) -> int:
+        return self._next_seq.get(member, 0)

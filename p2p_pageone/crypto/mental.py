@@ -60,8 +60,8 @@ class DeckPeer:
             self._seed, self.contexts[self.seat], deck, len(cards)
         )
 
-    def my_pass(self, deck: str) -> tuple[str, list[bytes]] | None:
-        """This peer's shuffle or lock pass, if it is its turn."""
+    def compute_pass(self, deck: str) -> tuple[str, list[bytes]] | None:
+        """This peer's shuffle or lock pass if it is its turn, without recording it."""
         deck_round = self.rounds[deck]
         step, peer = deck_round.next_step()
         if peer != self.seat:
@@ -73,8 +73,14 @@ class DeckPeer:
         except ec.PointError:
             blame = peer - 1 if peer else self.peers - 1
             raise Violation(blame, f"peer {blame} passed a point off the curve") from None
-        deck_round.accept(step, peer, points)
         return step, points
+
+    def my_pass(self, deck: str) -> tuple[str, list[bytes]] | None:
+        """Compute and record this peer's pass (when nothing else needs to see it first)."""
+        result = self.compute_pass(deck)
+        if result is not None:
+            self.rounds[deck].accept(result[0], self.seat, result[1])
+        return result
 
     def receive_pass(self, deck: str, step: str, peer: int, points: list[bytes]) -> None:
         self.rounds[deck].accept(step, peer, points)
@@ -85,16 +91,26 @@ class DeckPeer:
         """Record ``positions`` as dealt to seat ``to``; return this peer's keys for them
         (empty if ``to`` is this peer, which keeps its own)."""
         for position in positions:
-            self._set_owner(deck, position, to)
+            self.set_owner(deck, position, to)
         if to == self.seat:
             return []
+        return self.publish_keys(deck, positions)
+
+    def publish_keys(self, deck: str, positions: Sequence[int]) -> list[bytes]:
+        """This peer's unlock keys for ``positions`` (to deal them, or to show them publicly)."""
         secrets = self._secrets[deck]
         keys = [secrets.unlock_key(p) for p in positions]
         for position, key in zip(positions, keys, strict=True):
             self.published[(deck, position, self.seat)] = key
         return [ec.scalar_bytes(k) for k in keys]
 
-    def _set_owner(self, deck: str, position: int, to: int) -> None:
+    def keys_for(self, deck: str, positions: Sequence[int]) -> list[bytes]:
+        """This peer's unlock keys for ``positions``, without recording them as published."""
+        secrets = self._secrets[deck]
+        return [ec.scalar_bytes(secrets.unlock_key(p)) for p in positions]
+
+    def set_owner(self, deck: str, position: int, to: int) -> None:
+        """Record who may open ``position`` (-1: a card shown to everyone)."""
         if not 0 <= position < self.rounds[deck].size:
             raise Violation(-1, f"there is no position {position} in deck {deck}")
         held = self.owner.setdefault((deck, position), to)
@@ -145,6 +161,18 @@ class DeckPeer:
         if card != claimed:
             raise Violation(owner, f"peer {owner} claimed card {claimed} but position "
                             f"{position} holds another card: not the card it was dealt")
+        self.known[(deck, position)] = card
+        return card
+
+    def has_all_keys(self, deck: str, position: int) -> bool:
+        return all((deck, position, p) in self.published or p == self.seat
+                   for p in range(self.peers))
+
+    def open_public(self, deck: str, position: int, blame: int = -1) -> int:
+        """Open a position whose keys every other peer has published (a card shown to all)."""
+        keys = [self.published[(deck, position, p)] if p != self.seat
+                else self._secrets[deck].unlock_key(position) for p in range(self.peers)]
+        card = self._open(deck, position, keys, blame)
         self.known[(deck, position)] = card
         return card
 

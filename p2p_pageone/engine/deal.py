@@ -272,7 +272,9 @@ class Deal:
             if not stock:
                 recyclable = self._recyclable()
                 if recyclable:
-                    self.chance = ReshuffleRequest(tuple(self.known[s] for s in recyclable))
+                    self.chance = ReshuffleRequest(
+                        tuple(self.known[s] for s in recyclable), tuple(recyclable)
+                    )
                     if drawn:
                         self.events.append(("draw", seat, drawn, self._owed_why))
                     return

@@ -70,9 +70,10 @@ class DealRequest:
 
 @dataclass(frozen=True, slots=True)
 class ReshuffleRequest:
-    """Reshuffle these public cards into a new stock (new slots, unknown order)."""
+    """Reshuffle these public cards (at these slots) into a new stock (new slots, unknown order)."""
 
     cards: tuple[int, ...]
+    slots: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -72,7 +72,8 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "seed_reveal": {"seed": blob(32)},
     # play
     "move": {"kind": text(8), "positions": items(POSITION, 16), "cards": items(CARD, 16),
-             "call": flag, "colour": integer(-1, 3), "target": integer(-1, MAX_SEATS - 1)},
+             "keys": items(SCALAR, 16), "call": flag, "colour": integer(-1, 3),
+             "target": integer(-1, MAX_SEATS - 1)},
     "say": {"text": text(200)},
     "heartbeat": {},
     "timeout": {"seat": integer(0, MAX_SEATS - 1), "waited_for": text(32)},
@@ -100,6 +101,8 @@ def validate(kind: Any, data: Any) -> dict[str, Any]:
             raise ProtocolError(f"field {name!r} of a {kind} message has a bad value or type")
     if kind == "move" and data["kind"] not in MOVE_KINDS:
         raise ProtocolError(f"a move is one of {', '.join(MOVE_KINDS)}")
-    if kind == "keys" and len(data["positions"]) != len(data["keys"]):
-        raise ProtocolError("a keys message needs one key per position")
+    if kind in ("keys", "move") and len(data["positions"]) != len(data["keys"]):
+        raise ProtocolError(f"a {kind} message needs one key per position")
+    if kind == "move" and len(data["positions"]) != len(data["cards"]):
+        raise ProtocolError("a move names one card per position")
     return data

@@ -1,0 +1,36 @@
+"""Small shared pieces of the session layer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..crypto.kdf import label, tagged_hash
+
+PROTOCOL_VERSION = 1
+
+
+@dataclass
+class Event:
+    """Something for the player to see: ``kind`` is a short tag, ``text`` a sentence."""
+
+    kind: str
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class TableEnded(Exception):
+    """The table cannot go on; ``culprit`` is the seat to blame, or -1."""
+
+    def __init__(self, reason: str, culprit: int = -1) -> None:
+        super().__init__(reason)
+        self.culprit = culprit
+
+
+def coin_commitment(table: bytes, key: bytes, nonce: bytes) -> bytes:
+    return tagged_hash(label("coin-commit"), table, key, nonce)
+
+
+def coin_result(nonces: list[bytes], seats: int) -> int:
+    """The first dealer: a hash of every revealed nonce in seat order."""
+    return int.from_bytes(tagged_hash(label("coin-result"), *nonces), "big") % seats

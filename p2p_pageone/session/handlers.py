@@ -1,0 +1,380 @@
+"""Applying the table's log, entry by entry, to a peer's state (protocol/SPEC.md §7)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..crypto.envelope import ChainVerifier, Envelope, open_envelope
+from ..crypto.identity import fingerprint
+from ..engine.deal import UNKNOWN
+from ..engine.game import Game
+from ..engine.moves import IllegalMove, Play, ReshuffleRequest, TurnUpRequest
+from ..engine.qdan import QdanDeal
+from ..engine.settings import make_settings
+from ..wire.codec import ProtocolError
+from .common import PROTOCOL_VERSION, Event, TableEnded, coin_commitment, coin_result
+from .hand import PUBLIC, HandCrypto
+from .moves import move_from
+
+if TYPE_CHECKING:
+    from .peer import PeerSession
+
+Handler = Callable[["PeerSession", Envelope, int, float], None]
+
+
+def apply_entry(s: PeerSession, raw: bytes, now: float) -> None:
+    env = open_envelope(raw)
+    if s.chain is None:
+        if env.kind != "table":
+            raise TableEnded("the log does not start with the table's description")
+        s.table_id = env.table
+        s.chain = ChainVerifier(env.table, [env.sender])
+        s.host_key = env.sender
+    elif env.kind == "hello" and env.sender not in s.chain.members:
+        if s.game is not None:
+            raise ProtocolError("a hello after the game started", fingerprint(env.sender))
+        s.chain.admit(env.sender)
+    s.chain.accept(raw, env)
+    s.log.append(raw)
+    HANDLERS[env.kind](s, env, s.seat_of(env.sender), now)
+
+
+def _seated(seat: int, env: Envelope) -> None:
+    if seat < 0:
+        raise ProtocolError(f"a {env.kind} message from someone not seated",
+                            fingerprint(env.sender))
+
+
+def _from_host(s: PeerSession, env: Envelope) -> None:
+    if env.sender != s.host_key:
+        raise ProtocolError(f"only the host may send {env.kind}", fingerprint(env.sender))
+
+
+def on_table(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+    if s.settings is not None:
+        raise ProtocolError("the table was already described", fingerprint(env.sender))
+    data = env.data
+    s.settings = make_settings(data["rules"], data["options"])
+    s.settings.check_players(data["seats"])
+    s.seat_count, s.table_name = data["seats"], data["name"]
+    s.events.append(Event("table", f"table {s.table_name!r}: {s.settings.family}, "
+                          f"{s.seat_count} seats, host {fingerprint(env.sender)}"))
+
+
+def on_hello(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+    if env.data["proto"] != PROTOCOL_VERSION:
+        raise ProtocolError("speaks another protocol version", fingerprint(env.sender))
+    s.waiting_hellos.append((env.sender, env.data["name"]))
+
+
+def on_seat(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+    _from_host(s, env)
+    data = env.data
+    if data["seat"] != len(s.keys) or data["seat"] >= s.seat_count or data["key"] in s.keys:
+        raise ProtocolError("seated a player out of order or twice", fingerprint(env.sender))
+    s.waiting_hellos = [(k, n) for k, n in s.waiting_hellos if k != data["key"]]
+    s.keys.append(data["key"])
+    s.names.append(data["name"])
+    if s.chain is not None:
+        s.chain.admit(data["key"])
+    if data["key"] == s.identity.public:
+        s.me = data["seat"]
+    s.events.append(Event("seat", f"{data['name']} sits at seat {data['seat']} "
+                          f"({fingerprint(data['key'])})"))
+
+
+def on_ready(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+    _seated(seat, env)
+    s.ready.add(seat)
+
+
+def on_coin_commit(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+    _seated(seat, env)
+    if len(s.ready) < s.seat_count or seat in s.coin_commits:
+        raise ProtocolError("a coin commitment out of turn", fingerprint(env.sender))
+    s.coin_commits[seat] = env.data["commit"]
+
+
+def on_coin_reveal(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+    _seated(seat, env)
+    nonce = env.data["nonce"]
+    if len(s.coin_commits) < s.seat_count or seat in s.coin_nonces:
+        raise ProtocolError("a coin reveal out of turn", fingerprint(env.sender))
+    if coin_commitment(s.table_id, env.sender, nonce) != s.coin_commits[seat]:
+        raise TableEnded("revealed a coin nonce that does not match its commitment", seat)
+    s.coin_nonces[seat] = nonce
+    if len(s.coin_nonces) == s.seat_count and s.settings is not None:
+        dealer = coin_result([s.coin_nonces[i] for i in range(s.seat_count)], s.seat_count)
+        s.game = Game(s.settings, s.seat_count, dealer)
+        s.events.append(Event("dealer", f"the coin toss makes {s.names[dealer]} the first dealer"))
+        start_hand(s)
+
+
+def start_hand(s: PeerSession) -> None:
+    assert s.game is not None and s.chain is not None and s.settings is not None
+    s.hand += 1
+    s.chain.start_hand(s.hand)
+    contexts = [s.table_id + s.hand.to_bytes(4, "big") + key for key in s.keys]
+    s.crypto = HandCrypto(s.hand, s.me, s.random_bytes(32), contexts, s.settings.deck_size)
+    s.seed_reveals = {}
+    s.hand_deal = s.game.deal
+    s.events.append(Event("hand", f"hand {s.hand}: {s.names[s.game.deal.dealer]} deals"))
+
+
+def on_seed_commit(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+    _seated(seat, env)
+    crypto = _crypto(s)
+    if seat in crypto.logged_commits:
+        raise ProtocolError("committed twice to a hand seed", fingerprint(env.sender))
+    crypto.deck.record_commitment(seat, env.data["commit"])
+    crypto.logged_commits.add(seat)
+
+
+def on_pass(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+    _seated(seat, env)
+    crypto = _crypto(s)
+    if env.data["deck"] != crypto.pending_round:
+        raise ProtocolError(f"a {env.kind} pass for deck {env.data['deck']!r}, which is not "
+                            "being shuffled", fingerprint(env.sender))
+    crypto.deck.receive_pass(crypto.pending_round, env.kind, seat, env.data["points"])
+    s.pass_cache = None
+
+
+def on_keys(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+    _seated(seat, env)
+    try:
+        _crypto(s).receive_keys(env.data["deck"], seat, env.data["positions"], env.data["keys"])
+    except KeyError as error:
+        raise ProtocolError(f"keys for an unknown position: {error}",
+                            fingerprint(env.sender)) from None
+
+
+def on_move(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+    _seated(seat, env)
+    game, crypto = _game(s), _crypto(s)
+    move = move_from(seat, env.data)
+    if isinstance(move, Play):
+        for slot, card, key in zip(move.slots, move.cards, env.data["keys"], strict=True):
+            if game.deal.known[slot] == UNKNOWN or seat != s.me:
+                try:
+                    crypto.check_shown(slot, seat, key, card)
+                except KeyError:
+                    raise TableEnded(f"played position {slot}, which is not in its hand",
+                                     seat) from None
+    try:
+        game.apply(move)
+    except IllegalMove as error:
+        raise TableEnded(f"made a move the rules refuse: {error}", seat) from None
+    if isinstance(move, Play):
+        crypto.shown.update(move.slots)
+    if seat == s.me:
+        s.requested = None
+
+
+def on_seed_reveal(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+    _seated(seat, env)
+    if not hand_over(s):
+        raise TableEnded("revealed its hand seed before the hand ended", seat)
+    _crypto(s).deck.verify_reveal(seat, env.data["seed"])
+    s.seed_reveals[seat] = env.data["seed"]
+
+
+def on_say(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+    name = s.names[seat] if seat >= 0 else fingerprint(env.sender)
+    s.events.append(Event("say", f"{name}: {env.data['text']}"))
+
+
+def on_timeout(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+    _from_host(s, env)
+    silent = env.data["seat"]
+    raise TableEnded(f"went silent while the table waited for {env.data['waited_for']}", silent)
+
+
+def on_bye(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+    if s.game_over:
+        return
+    raise TableEnded(f"left the table: {env.data['reason']}", seat)
+
+
+def on_unused(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+    raise ProtocolError(f"{env.kind} messages are not part of this protocol version's log",
+                        fingerprint(env.sender))
+
+
+HANDLERS: dict[str, Handler] = {
+    "table": on_table, "hello": on_hello, "seat": on_seat, "ready": on_ready,
+    "coin_commit": on_coin_commit, "coin_reveal": on_coin_reveal,
+    "seed_commit": on_seed_commit, "shuffle": on_pass, "lock": on_pass, "keys": on_keys,
+    "move": on_move, "seed_reveal": on_seed_reveal, "say": on_say, "timeout": on_timeout,
+    "bye": on_bye, "open": on_unused, "heartbeat": on_unused,
+}
+
+
+def _crypto(s: PeerSession) -> HandCrypto:
+    if s.crypto is None:
+        raise ProtocolError("a hand message before the hand started")
+    return s.crypto
+
+
+def _game(s: PeerSession) -> Game:
+    if s.game is None:
+        raise ProtocolError("a game message before the game started")
+    return s.game
+
+
+def hand_over(s: PeerSession) -> bool:
+    game = s.game
+    if game is None or s.crypto is None:
+        return False
+    return game.deal is not s.hand_deal or game.deal.over or bool(game.to_reveal)
+
+
+# --- advancing the hand after each entry ------------------------------------------------------
+
+
+def advance(s: PeerSession, now: float) -> None:
+    """Everything that follows from the log so far without anyone saying anything."""
+    if s.game is None or s.crypto is None or s.game_over:
+        return
+    game, crypto = s.game, s.crypto
+    if hand_over(s):
+        _finish_hand(s)
+        return
+    all_committed = len(crypto.logged_commits) == s.seat_count
+    if not crypto.pending_round and not crypto.rounds and all_committed:
+        crypto.start(crypto.main_label(), range(game.settings.deck_size))
+    if crypto.round_done():
+        if not crypto.rounds:
+            crypto.finish_round(0)
+            game.deal_cards([UNKNOWN] * game.settings.deck_size)
+        else:
+            first = len(game.deal.known)
+            crypto.finish_round(first)
+            game.reshuffle([UNKNOWN] * crypto.rounds[-1][2])
+    if not crypto.rounds:
+        return
+    _sync_owners(s)
+    _open_what_can_be_opened(s)
+    request = game.chance
+    if isinstance(request, ReshuffleRequest) and not crypto.pending_round and all(
+        _shown_to_all(s, slot) for slot in request.slots
+    ):
+        crypto.start(crypto.next_reshuffle_label(), request.cards)
+    deal = game.deal
+    s.turn_since = (s.turn_since or now) if deal.turn == s.me else 0.0
+    if hand_over(s):
+        _finish_hand(s)
+
+
+def _sync_owners(s: PeerSession) -> None:
+    game, crypto = _game(s), _crypto(s)
+    deal = game.deal
+    for seat in deal.players:
+        for slot in deal.hands[seat]:
+            if crypto.owner(slot) != seat:
+                crypto.assign(slot, seat)
+    public: list[int] = []
+    if isinstance(game.chance, TurnUpRequest):
+        public.append(game.chance.slot)
+    if isinstance(deal, QdanDeal):  # an eliminated hand is shown into the discard pile
+        public += [slot for slot in deal.discard if slot not in crypto.shown]
+    for slot in public:
+        if crypto.owner(slot) != PUBLIC:
+            crypto.assign(slot, PUBLIC)
+
+
+def _open_what_can_be_opened(s: PeerSession) -> None:
+    game, crypto = _game(s), _crypto(s)
+    while True:
+        deal = game.deal
+        opened = False
+        for slot in list(deal.hands[s.me]) if s.me in deal.players else []:
+            if deal.known[slot] == UNKNOWN and crypto.keys_complete(slot):
+                deal.reveal(slot, crypto.open_own(slot))
+        request = game.chance
+        if isinstance(request, TurnUpRequest) and crypto.keys_complete(request.slot):
+            crypto.shown.add(request.slot)
+            game.turn_up(crypto.open_public(request.slot, blame=-1))
+            _sync_owners(s)
+            opened = True
+        if isinstance(deal, QdanDeal):
+            for slot in deal.discard:
+                if slot not in crypto.shown and crypto.keys_complete(slot):
+                    deal.reveal(slot, crypto.open_public(slot, blame=-1))
+                    crypto.shown.add(slot)
+        if not opened:
+            return
+
+
+def _shown_to_all(s: PeerSession, slot: int) -> bool:
+    """Every peer knows this card (played face up, or opened with every key)."""
+    return slot in _crypto(s).shown
+
+
+def _finish_hand(s: PeerSession) -> None:
+    game, crypto = _game(s), _crypto(s)
+    if len(s.seed_reveals) < s.seat_count:
+        return
+    finished = s.hand_deal
+    assert finished is not None
+    crypto.reveal_all(finished, s.seed_reveals)
+    if game.to_reveal:
+        game.reveal_hands([finished.known[slot] for slot in game.to_reveal])
+    result = game.results[-1]
+    text = ", ".join(f"{s.names[p]} {v}" for p, v in sorted(result.scores.items()))
+    s.events.append(Event("scores", f"hand {s.hand} over: "
+                          f"{'places' if game.settings.family == 'qdan' else 'penalties'} {text}"))
+    if game.over:
+        s.game_over = True
+        winners = ", ".join(s.names[w] for w in game.winners())
+        s.events.append(Event("game_over", f"game over: {winners} "
+                              f"{'wins' if len(game.winners()) == 1 else 'win'}",
+                              {"places": list(game.places)}))
+        return
+    start_hand(s)
+
+
+# --- the sequencer's check --------------------------------------------------------------------
+
+
+def admissible(s: PeerSession, raw: bytes) -> str | None:
+    try:
+        env = open_envelope(raw)
+    except ProtocolError as error:
+        return str(error)
+    if s.ended:
+        return "the table has ended"
+    if s.chain is None:
+        return None if env.sender == s.identity.public and env.kind == "table" else (
+            "the table is not open yet")
+    if env.kind == "hello" and env.sender not in s.chain.members:
+        return _hello_refusal(s, env)
+    try:
+        s.chain.check(raw, env)
+    except ProtocolError as error:
+        return error.reason
+    if env.kind in ("table", "seat", "timeout") and env.sender != s.host_key:
+        return f"only the host sends {env.kind}"
+    if env.kind == "move":
+        game = s.game
+        if game is None or game.over or game.to_reveal or s.crypto is None or hand_over(s):
+            return "no move is possible now"
+        try:
+            game.deal.verify(move_from(s.seat_of(env.sender), env.data))
+        except IllegalMove as error:
+            return str(error)
+    return None
+
+
+def _hello_refusal(s: PeerSession, env: Envelope) -> str | None:
+    if env.sender in s.keys or any(k == env.sender for k, _ in s.waiting_hellos):
+        return "this identity is already at the table: each user sits once"
+    if s.game is not None or len(s.keys) + len(s.waiting_hellos) >= s.seat_count:
+        return "the table is full"
+    if env.data["proto"] != PROTOCOL_VERSION:
+        return (f"protocol version {env.data['proto']}; this table speaks {PROTOCOL_VERSION}: "
+                "use the same pageone version as the host")
+    if env.table != s.table_id or env.hand != 0 or env.seq != 0:
+        return "a hello must be the first message, for this table"
+    return None

@@ -1,0 +1,166 @@
+"""What a peer must say next, given the log so far (one message at a time)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..engine.moves import Move, Play
+from ..engine.qdan import QdanDeal
+from ..engine.settings import QdanSettings
+from ..engine.view import SeatView
+from .common import PROTOCOL_VERSION, Event, coin_commitment
+from .hand import PUBLIC
+from .handlers import hand_over
+from .moves import move_data
+
+if TYPE_CHECKING:
+    from .peer import PeerSession
+
+Intent = tuple[str, dict[str, Any]]
+
+
+def next_intent(s: PeerSession, now: float) -> Intent | None:
+    if s.urgent is not None:
+        intent, s.urgent = s.urgent, None
+        return intent
+    if s.chain is None:
+        return _table_intent(s) if s.is_host else None
+    if s.me < 0 or (s.is_host and s.waiting_hellos):
+        return _lobby_seating(s)
+    if s.game is None:
+        return _lobby_intent(s)
+    if s.chat:
+        return "say", {"text": s.chat.pop(0)}
+    if s.game_over:
+        return None
+    return _hand_intent(s, now)
+
+
+def _table_intent(s: PeerSession) -> Intent:
+    assert s.host_table is not None
+    name, settings, seats = s.host_table
+    options = {k: v for k, v in _settings_items(settings)}
+    return "table", {"name": name, "rules": settings.family, "options": options, "seats": seats}
+
+
+def _settings_items(settings: Any) -> list[tuple[str, Any]]:
+    import dataclasses
+
+    return [(f.name, getattr(settings, f.name)) for f in dataclasses.fields(settings)]
+
+
+def _lobby_seating(s: PeerSession) -> Intent | None:
+    if s.is_host:
+        if s.me < 0:
+            return "seat", {"seat": 0, "key": s.identity.public, "name": s.name}
+        if s.waiting_hellos and len(s.keys) < s.seat_count:
+            key, name = s.waiting_hellos[0]
+            return "seat", {"seat": len(s.keys), "key": key, "name": name}
+        return None
+    if any(key == s.identity.public for key, _ in s.waiting_hellos):
+        return None  # asked already; waiting for the host to seat us
+    return "hello", {"name": s.name, "proto": PROTOCOL_VERSION, "client": "pageone"}
+
+
+def _lobby_intent(s: PeerSession) -> Intent | None:
+    if len(s.keys) < s.seat_count:
+        return None
+    if s.me not in s.ready:
+        return "ready", {}
+    if len(s.ready) < s.seat_count:
+        return None
+    if s.me not in s.coin_commits:
+        if not s.my_coin:
+            s.my_coin = s.random_bytes(32)
+        return "coin_commit", {"commit": coin_commitment(s.table_id, s.identity.public,
+                                                         s.my_coin)}
+    if len(s.coin_commits) == s.seat_count and s.me not in s.coin_nonces:
+        return "coin_reveal", {"nonce": s.my_coin}
+    return None
+
+
+def _hand_intent(s: PeerSession, now: float) -> Intent | None:
+    crypto, game = s.crypto, s.game
+    assert crypto is not None and game is not None
+    if hand_over(s):
+        if s.me not in s.seed_reveals:
+            return "seed_reveal", {"seed": crypto.deck.reveal_seed()}
+        return None
+    if s.me not in crypto.logged_commits:
+        return "seed_commit", {"commit": crypto.deck.commitment}
+    if len(crypto.logged_commits) < s.seat_count:
+        return None
+    if crypto.pending_round:
+        return _pass_intent(s)
+    owed = _keys_owed(s)
+    if owed:
+        label, slots, keys = crypto.keys_for(owed)
+        return "keys", {"deck": label, "positions": slots, "keys": keys}
+    return _move_intent(s, now)
+
+
+def _pass_intent(s: PeerSession) -> Intent | None:
+    crypto = s.crypto
+    assert crypto is not None
+    label = crypto.pending_round
+    if s.pass_cache is None or s.pass_cache[0] != label:
+        result = crypto.deck.compute_pass(label)
+        if result is None:
+            return None
+        s.pass_cache = (label, result[0], result[1])
+    _, step, points = s.pass_cache
+    return step, {"deck": label, "points": points}
+
+
+def _keys_owed(s: PeerSession) -> list[int]:
+    """Slots (of one deck round) that need this peer's key and have not had it yet."""
+    crypto, game = s.crypto, s.game
+    assert crypto is not None and game is not None
+    if not crypto.rounds:
+        return []
+    deal = game.deal
+    wanted = [slot for seat in deal.players if seat != s.me for slot in deal.hands[seat]]
+    chance = game.chance
+    if chance is not None and hasattr(chance, "slot"):
+        wanted.append(chance.slot)  # the qdan start card, shown to all
+    if isinstance(deal, QdanDeal):
+        wanted += [slot for slot in deal.discard if crypto.owner(slot) == PUBLIC]
+    owed = [slot for slot in wanted if not crypto.published(slot, s.me)]
+    if not owed:
+        return []
+    groups = crypto.group_by_round(owed)
+    return next(iter(groups.values()))
+
+
+def _move_intent(s: PeerSession, now: float) -> Intent | None:
+    game, crypto = s.game, s.crypto
+    assert game is not None and crypto is not None
+    if game.chance is not None or not s.hand_known() or game.deal.over:
+        return None
+    move = _chosen_move(s, now)
+    if move is None:
+        return None
+    keys = [crypto.key_for(slot) for slot in move.slots] if isinstance(move, Play) else []
+    return "move", move_data(move, keys)
+
+
+def _chosen_move(s: PeerSession, now: float) -> Move | None:
+    game = s.game
+    assert game is not None
+    if s.requested is not None:
+        move, s.requested = s.requested, None
+        if game.deal.can(move):
+            s.requested = move  # kept until it is in the log or refused
+            return move
+        s.events.append(Event("refused", "that move is no longer possible"))
+        return None
+    if s.bot is None:
+        return None
+    settings = game.settings
+    timed_out = (isinstance(settings, QdanSettings) and settings.turn_timer and s.turn_since
+                 and now - s.turn_since >= settings.turn_timer)
+    if not (s.autoplay or timed_out):
+        return None
+    if timed_out and not s.autoplay:
+        s.events.append(Event("timer", "your time ran out: the CPU plays this turn (Q13)"))
+    return s.bot.choose(SeatView(game, s.me), s.rng)

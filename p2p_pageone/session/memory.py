@@ -1,0 +1,82 @@
+"""A whole table in memory: a sequencer and its clients pumped with simulated time.
+
+Used by the tests and to check the protocol without sockets. Deterministic for a given seed.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..bots import make_bot
+from ..crypto.identity import Identity
+from ..engine.settings import Settings
+from .peer import PeerSession
+from .sequencer import Client, Sequencer
+
+
+def make_peer(seed: str, name: str, level: str = "normal", autoplay: bool = True,
+              host_table: tuple[str, Settings, int] | None = None) -> PeerSession:
+    rng = random.Random(seed)
+    return PeerSession(Identity(rng.randbytes(32)), name, rng.randbytes, bot=make_bot(level),
+                       rng=random.Random(seed + "/bot"), autoplay=autoplay,
+                       host_table=host_table)
+
+
+class MemoryTable:
+    def __init__(self, settings: Settings, players: int, seed: int = 0,
+                 levels: list[str] | None = None, silent_after: float = 10.0,
+                 step_timeout: float = 30.0) -> None:
+        levels = levels or ["normal"] * players
+        self.now = 0.0
+        host = make_peer(f"{seed}/0", "p0", levels[0], host_table=("memory", settings, players))
+        self.sequencer = Sequencer(host, self.now, silent_after, step_timeout)
+        self.clients = [
+            Client(make_peer(f"{seed}/{i}", f"p{i}", levels[i % len(levels)]), self.now,
+                   silent_after)
+            for i in range(1, players)
+        ]
+        self.dead: set[int] = set()
+        for conn in range(1, players):
+            self.sequencer.connect(conn, self.now)
+
+    @property
+    def sessions(self) -> list[PeerSession]:
+        return [self.sequencer.host] + [c.session for c in self.clients]
+
+    def kill(self, conn: int) -> None:
+        """Peer ``conn`` (1..) vanishes without a word."""
+        self.dead.add(conn)
+
+    def step(self) -> bool:
+        """Deliver everything pending once; True if anything moved."""
+        moved = False
+        out, self.sequencer.out = self.sequencer.out, []
+        for conn, data in out:
+            if conn not in self.dead:
+                self.clients[conn - 1].receive(data, self.now)
+                moved = True
+        for index, client in enumerate(self.clients, start=1):
+            chunks, client.out = client.out, []
+            if index in self.dead:
+                continue
+            for chunk in chunks:
+                self.sequencer.receive(index, chunk, self.now)
+                moved = True
+        return moved
+
+    def finished(self) -> bool:
+        live = [s for i, s in enumerate(self.sessions) if i not in self.dead]
+        return all(s.game_over or s.ended for s in live)
+
+    def run(self, limit: float = 3600.0, dt: float = 0.5) -> None:
+        """Pump until every live peer has finished (or ``limit`` simulated seconds pass)."""
+        while not self.finished() and self.now < limit:
+            while self.step():
+                pass
+            self.now += dt
+            self.sequencer.tick(self.now)
+            for index, client in enumerate(self.clients, start=1):
+                if index not in self.dead:
+                    client.tick(self.now)
+        while self.step():
+            pass

@@ -1,0 +1,188 @@
+"""The host's sequencer and a joiner's link to it, sans-I/O (protocol/SPEC.md §7).
+
+Frames carry either an envelope (a msgpack array, §3) or a control map that is never logged:
+``{"control": "ping"}`` (liveness) and ``{"control": "refused", "seq": n, "reason": text}`` (the
+sequencer did not append an envelope; its author may send a new one with the same ``seq``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..crypto.envelope import open_envelope
+from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
+from .common import Event
+from .peer import PeerSession
+from .waiting import MOVE
+
+PING = frame(pack({"control": "ping"}))
+
+
+@dataclass
+class Link:
+    last_seen: float
+    decoder: FrameDecoder = field(default_factory=FrameDecoder)
+    key: bytes = b""
+
+
+class Sequencer:
+    """Orders every envelope into the log, relays it to every connection, times out the silent."""
+
+    def __init__(self, host: PeerSession, now: float, silent_after: float = 10.0,
+                 step_timeout: float = 30.0, heartbeat: float = 1.0) -> None:
+        self.host = host
+        self.silent_after, self.step_timeout, self.heartbeat = silent_after, step_timeout, heartbeat
+        self.log: list[bytes] = []
+        self.links: dict[int, Link] = {}
+        self.out: list[tuple[int, bytes]] = []  # (connection, frame) to send
+        self.to_close: list[int] = []
+        self.last_progress = now
+        self._last_ping = now
+        self._pump(now)
+
+    # --- connections --------------------------------------------------------------------------
+
+    def connect(self, conn: int, now: float) -> None:
+        self.links[conn] = Link(now)
+        self.out += [(conn, frame(raw)) for raw in self.log]
+
+    def receive(self, conn: int, data: bytes, now: float) -> None:
+        link = self.links.get(conn)
+        if link is None:
+            return
+        link.last_seen = now
+        try:
+            for payload in link.decoder.feed(data):
+                value = unpack(payload)
+                if isinstance(value, dict):
+                    if value.get("control") != "ping":
+                        raise ProtocolError("unknown control frame")
+                elif isinstance(value, list):
+                    self._submit(conn, link, payload, now)
+                else:
+                    raise ProtocolError("a frame is an envelope or a control map")
+        except ProtocolError as error:
+            self._drop(conn, f"sent malformed data ({error.reason})", now)
+
+    def disconnect(self, conn: int, now: float) -> None:
+        link = self.links.pop(conn, None)
+        if link is not None:
+            self._lost(link, "disconnected", now)
+
+    def tick(self, now: float) -> None:
+        if now - self._last_ping >= self.heartbeat:
+            self._last_ping = now
+            self.out += [(conn, PING) for conn in self.links]
+        for conn, link in list(self.links.items()):
+            if link.key and now - link.last_seen > self.silent_after:
+                self._drop(conn, f"sent nothing for {self.silent_after:.0f} s", now)
+        waits = [(seat, what) for seat, what in self.host.waiting_for() if what != MOVE]
+        if waits and now - self.last_progress > self.step_timeout:
+            seat, what = waits[0]
+            self._timeout(seat, what, now)
+        self.host.tick(now)
+        self._pump(now)
+
+    # --- sequencing ---------------------------------------------------------------------------
+
+    def _submit(self, conn: int, link: Link, raw: bytes, now: float) -> None:
+        reason = self.host.admissible(raw)
+        env = open_envelope(raw) if reason is None else None
+        if env is not None:
+            if not link.key:
+                link.key = env.sender
+            elif env.sender != link.key:
+                reason = "one connection speaks for one identity"
+        if reason is not None:
+            seq = _seq_of(raw)
+            self.out.append((conn, frame(pack({"control": "refused", "seq": seq,
+                                                 "reason": reason}))))
+            if not link.key and "already at the table" in reason:
+                self.to_close.append(conn)
+            return
+        self._append(raw, now)
+
+    def _append(self, raw: bytes, now: float) -> None:
+        self.log.append(raw)
+        encoded = frame(raw)
+        self.out += [(conn, encoded) for conn in self.links]
+        self.last_progress = now
+        self.host.on_log(raw, now)
+        self._pump(now)
+
+    def _pump(self, now: float) -> None:
+        for raw in self.host.take_outgoing():
+            reason = self.host.admissible(raw)
+            if reason is None:
+                self._append(raw, now)
+            else:
+                self.host.refused(reason, now)
+
+    def _drop(self, conn: int, why: str, now: float) -> None:
+        link = self.links.pop(conn, None)
+        self.to_close.append(conn)
+        if link is not None:
+            self._lost(link, why, now)
+
+    def _lost(self, link: Link, why: str, now: float) -> None:
+        seat = self.host.seat_of(link.key) if link.key else -1
+        if seat < 0 or self.host.game_over or self.host.ended:
+            return
+        self.host.events.append(Event("lost", f"{self.host.names[seat]} {why}"))
+        self._timeout(seat, f"a live connection ({why})", now)
+
+    def _timeout(self, seat: int, what: str, now: float) -> None:
+        self.host.urgent = ("timeout", {"seat": seat, "waited_for": what[:32]})
+        self.host.flush(now)
+        self._pump(now)
+
+
+def _seq_of(raw: bytes) -> int:
+    try:
+        return open_envelope(raw).seq
+    except ProtocolError:
+        return -1
+
+
+class Client:
+    """A joiner's side of its connection to the sequencer."""
+
+    def __init__(self, session: PeerSession, now: float, silent_after: float = 10.0,
+                 heartbeat: float = 1.0) -> None:
+        self.session = session
+        self.silent_after, self.heartbeat = silent_after, heartbeat
+        self.decoder = FrameDecoder()
+        self.last_seen = now
+        self._last_ping = now
+        self.out: list[bytes] = []
+
+    def receive(self, data: bytes, now: float) -> None:
+        self.last_seen = now
+        try:
+            for payload in self.decoder.feed(data):
+                value: Any = unpack(payload)
+                if isinstance(value, list):
+                    self.session.on_log(payload, now)
+                elif isinstance(value, dict) and value.get("control") == "refused":
+                    self.session.refused(str(value.get("reason", "")), now)
+                elif not (isinstance(value, dict) and value.get("control") == "ping"):
+                    raise ProtocolError("the host sent a frame that is neither")
+        except ProtocolError as error:
+            self.session.lost_host(f"the host sent malformed data ({error.reason})")
+        self._collect()
+
+    def tick(self, now: float) -> None:
+        if now - self.last_seen > self.silent_after:
+            self.session.lost_host(f"the host sent nothing for {self.silent_after:.0f} s")
+        if now - self._last_ping >= self.heartbeat:
+            self._last_ping = now
+            self.out.append(PING)
+        self.session.tick(now)
+        self._collect()
+
+    def closed(self) -> None:
+        self.session.lost_host("the connection to the host closed")
+
+    def _collect(self) -> None:
+        self.out += [frame(raw) for raw in self.session.take_outgoing()]
