@@ -65,6 +65,9 @@ def on_table(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
 def on_hello(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
     if env.data["proto"] != PROTOCOL_VERSION:
         raise ProtocolError("speaks another protocol version", fingerprint(env.sender))
+    if env.sender == s.identity.public and env.raw != s.hello_sent and not s.is_host:
+        raise TableEnded("another pageone with this user's identity joined this table first: "
+                         "each user sits once")
     s.waiting_hellos.append((env.sender, env.data["name"]))
 
 
@@ -348,7 +351,7 @@ def admissible(s: PeerSession, raw: bytes) -> str | None:
     if s.chain is None:
         return None if env.sender == s.identity.public and env.kind == "table" else (
             "the table is not open yet")
-    if env.kind == "hello" and env.sender not in s.chain.members:
+    if env.kind == "hello":
         return _hello_refusal(s, env)
     try:
         s.chain.check(raw, env)

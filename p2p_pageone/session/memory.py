@@ -55,6 +55,8 @@ class MemoryTable:
             if conn not in self.dead:
                 self.clients[conn - 1].receive(data, self.now)
                 moved = True
+        self.dead.update(self.sequencer.to_close)  # closed after what was sent before
+        self.sequencer.to_close.clear()
         for index, client in enumerate(self.clients, start=1):
             chunks, client.out = client.out, []
             if index in self.dead:

@@ -68,6 +68,7 @@ class PeerSession:
         self.ended = ""
         self.game_over = False
         self.turn_since = 0.0
+        self.hello_sent = b""  # our hello as sealed: another with our key is an impostor
         self.urgent: tuple[str, dict[str, Any]] | None = None  # the host's timeout notice
 
     # --- inputs -------------------------------------------------------------------------------
@@ -92,6 +93,9 @@ class PeerSession:
     def refused(self, reason: str, now: float) -> None:
         """The sequencer refused our in-flight envelope (usually a race lost)."""
         self.in_flight = b""
+        if self.me < 0 and not self.is_host:  # a joiner the host will not seat
+            self._end(f"the host refused to seat us: {reason}", -1)
+            return
         if self.requested is not None:
             self.events.append(Event("refused", f"not accepted: {reason}"))
             self.requested = None
@@ -140,6 +144,8 @@ class PeerSession:
         raw = seal(self.identity, self.table_id, self.hand, seq, prev, kind, data)
         self.in_flight = raw
         self.outgoing.append(raw)
+        if kind == "hello":
+            self.hello_sent = raw
 
     def _end(self, reason: str, culprit: int) -> None:
         who = ""

@@ -39,6 +39,7 @@ class Sequencer:
         self.to_close: list[int] = []
         self.last_progress = now
         self._last_ping = now
+        host.flush(now)
         self._pump(now)
 
     # --- connections --------------------------------------------------------------------------
@@ -91,14 +92,17 @@ class Sequencer:
         env = open_envelope(raw) if reason is None else None
         if env is not None:
             if not link.key:
-                link.key = env.sender
+                if any(other.key == env.sender for other in self.links.values()):
+                    reason = "this identity is already at the table: each user sits once"
+                else:
+                    link.key = env.sender
             elif env.sender != link.key:
                 reason = "one connection speaks for one identity"
         if reason is not None:
             seq = _seq_of(raw)
             self.out.append((conn, frame(pack({"control": "refused", "seq": seq,
                                                  "reason": reason}))))
-            if not link.key and "already at the table" in reason:
+            if not link.key and "already at the table" in reason:  # nothing more to say
                 self.to_close.append(conn)
             return
         self._append(raw, now)
@@ -130,10 +134,10 @@ class Sequencer:
         if seat < 0 or self.host.game_over or self.host.ended:
             return
         self.host.events.append(Event("lost", f"{self.host.names[seat]} {why}"))
-        self._timeout(seat, f"a live connection ({why})", now)
+        self._timeout(seat, f"a live connection; it {why}", now)
 
     def _timeout(self, seat: int, what: str, now: float) -> None:
-        self.host.urgent = ("timeout", {"seat": seat, "waited_for": what[:32]})
+        self.host.urgent = ("timeout", {"seat": seat, "waited_for": what[:100]})
         self.host.flush(now)
         self._pump(now)
 

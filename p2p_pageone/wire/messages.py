@@ -76,7 +76,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
              "target": integer(-1, MAX_SEATS - 1)},
     "say": {"text": text(200)},
     "heartbeat": {},
-    "timeout": {"seat": integer(0, MAX_SEATS - 1), "waited_for": text(32)},
+    "timeout": {"seat": integer(0, MAX_SEATS - 1), "waited_for": text(100)},
     "bye": {"reason": text(200)},
 }
 
