@@ -15,7 +15,7 @@ from .helpers import rig
 def test_autoplay_local_game_runs_to_the_end(
     rules: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["host", "--rules", rules, "--bots", "3", "--autoplay", "--seed", "4"]) == 0
+    assert main(["play", "--rules", rules, "--bots", "3", "--autoplay", "--seed", "4"]) == 0
     assert "game over:" in capsys.readouterr().out
 
 
@@ -66,6 +66,6 @@ def test_interactive_prompt_reports_refusals(
 ) -> None:
     answers = iter(["help", "play zz", "draw", "quit"])
     monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
-    assert main(["host", "--bots", "1", "--seed", "2"]) == 0
+    assert main(["play", "--bots", "1", "--seed", "2"]) == 0
     out = capsys.readouterr().out
     assert "'zz' is not a card" in out and "bye" in out

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from ..engine.settings import SettingError, Settings, parse_options
+from .table_cmds import default_nick
 
 
 def _add_rules(parser: argparse.ArgumentParser) -> None:
@@ -41,14 +42,47 @@ def build_parser() -> argparse.ArgumentParser:
                      help="skip the referee's per-move cross-checks (faster)")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
 
-    host = sub.add_parser("host", help="host a table (for now: a local game against CPU players)")
+    host = sub.add_parser("host", help="host a table on the LAN (with --bots: CPU peers)")
     _add_rules(host)
-    host.add_argument("--bots", type=int, default=3, help="CPU players besides you")
+    host.add_argument("--name", default="", help="the table's name (default: NICK's table)")
+    host.add_argument("--nick", default=default_nick(), help="your name at the table")
+    host.add_argument("--seats", type=int, default=0, help="seats at the table (default bots+1)")
+    host.add_argument("--bots", type=int, default=0, help="CPU peers to start (real peers)")
     host.add_argument("--level", default="normal", choices=("normal", "random"))
-    host.add_argument("--autoplay", action="store_true", help="let the CPU play your seat too")
+    host.add_argument("--autoplay", action="store_true", help="let the CPU play your seat")
     host.add_argument("--deals", type=int, default=None, help="classic: short for --option deals=N")
-    host.add_argument("--seed", type=int, default=None, help="seed the local shuffle (testing)")
-    host.add_argument("--name", default="you", help="your name at the table")
+    host.add_argument("--log", default="", help="where to write the table's log")
+    host.add_argument("--port", type=int, default=0, help="TCP port (default: any free port)")
+    host.add_argument("--interface", default="", help="the address to listen and advertise on")
+    host.add_argument("--no-mdns", action="store_true", help="do not advertise over mDNS")
+    host.add_argument("--silent-after", type=float, default=10.0, help=argparse.SUPPRESS)
+
+    join = sub.add_parser("join", help="join a table found on the LAN")
+    join.add_argument("table", nargs="?", default="", help="the table's name (default: any)")
+    join.add_argument("--name", default=default_nick(), help="your name at the table")
+    join.add_argument("--bot", action="store_true", help="sit a CPU player, not a person")
+    join.add_argument("--level", default="normal", choices=("normal", "random"))
+    join.add_argument("--autoplay", action="store_true", help="let the CPU play your seat")
+    join.add_argument("--connect", default="", metavar="HOST:PORT", help="skip discovery")
+    join.add_argument("--log", default="", help="where to write the table's log")
+    join.add_argument("--interface", default="", help="the address to browse on")
+    join.add_argument("--wait", type=float, default=10.0, help="seconds to look for a table")
+    join.add_argument("--silent-after", type=float, default=10.0, help=argparse.SUPPRESS)
+
+    tables = sub.add_parser("tables", help="list the tables on the LAN")
+    tables.add_argument("--json", action="store_true")
+    tables.add_argument("--timeout", type=float, default=3.0, help="seconds to listen")
+    tables.add_argument("--interface", default="", help="the address to browse on")
+
+    play = sub.add_parser("play", help="an offline game against CPU players (no network)")
+    _add_rules(play)
+    play.add_argument("--bots", type=int, default=3, help="CPU players besides you")
+    play.add_argument("--level", default="normal", choices=("normal", "random"))
+    play.add_argument("--autoplay", action="store_true", help="let the CPU play your seat too")
+    play.add_argument("--deals", type=int, default=None, help="classic: short for --option deals=N")
+    play.add_argument("--seed", type=int, default=None, help="seed the shuffle (testing)")
+    play.add_argument("--name", default="you", help="your name at the table")
+
     sub.add_parser("whoami", help="show this user's identity fingerprint (made on first use)")
     return parser
 
@@ -57,6 +91,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "whoami":
         return _whoami()
+    if args.command == "join":
+        from .table_cmds import run_join
+
+        return run_join(args)
+    if args.command == "tables":
+        from .table_cmds import run_tables
+
+        return run_tables(args)
     try:
         settings = settings_from(args)
     except SettingError as error:
@@ -66,6 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .sim_cmd import run_sim
 
         return run_sim(args, settings)
+    if args.command == "host":
+        from .table_cmds import run_host
+
+        return run_host(args, settings)
     from .local import run_local
 
     return run_local(args, settings)

@@ -1,0 +1,129 @@
+"""mDNS advertising and browsing of tables (``_pageone._tcp.local.``) with zeroconf's asyncio API.
+
+Adverts are unauthenticated hints: trust starts with the signed handshake (protocol/SPEC.md §6).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from dataclasses import dataclass
+from typing import Any
+
+import zeroconf
+from zeroconf import InterfaceChoice, IPVersion, ServiceStateChange
+from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+
+SERVICE = "_pageone._tcp.local."
+PROTOCOL = "1"
+
+
+@dataclass(frozen=True)
+class TableAdvert:
+    name: str
+    rules: str
+    taken: int
+    free: int
+    fingerprint: str
+    proto: str
+    address: str
+    port: int
+    service: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "rules": self.rules, "taken": self.taken, "free": self.free,
+                "host": self.fingerprint, "proto": self.proto, "address": self.address,
+                "port": self.port}
+
+
+def _zeroconf(interface: str | None) -> AsyncZeroconf:
+    if interface:
+        return AsyncZeroconf(interfaces=[interface], ip_version=IPVersion.V4Only)
+    return AsyncZeroconf(interfaces=InterfaceChoice.All, ip_version=IPVersion.V4Only)
+
+
+def _label(name: str) -> str:
+    clean = "".join(ch if ch.isalnum() or ch in " -_" else "-" for ch in name).strip()
+    return (clean or "pageone")[:60]
+
+
+class Advertiser:
+    """Registers the table, keeps its TXT fields current, and unregisters on exit."""
+
+    def __init__(self, interface: str | None, port: int, fingerprint: str) -> None:
+        self.interface, self.port, self.fingerprint = interface, port, fingerprint
+        self.zc: AsyncZeroconf | None = None
+        self.info: AsyncServiceInfo | None = None
+        self._fields: dict[str, Any] = {}
+
+    def _service_info(self, fields: dict[str, Any], name: str | None = None) -> AsyncServiceInfo:
+        addresses = [self.interface] if self.interface else [
+            a for a in zeroconf.get_all_addresses()  # type: ignore[attr-defined]
+            if not a.startswith("127.")] or ["127.0.0.1"]
+        properties = {"proto": PROTOCOL, "name": fields["name"], "rules": fields["rules"],
+                      "taken": str(fields["taken"]), "free": str(fields["free"]),
+                      "host": self.fingerprint}
+        service = name or f"{_label(fields['name'])}.{SERVICE}"
+        return AsyncServiceInfo(SERVICE, service, port=self.port, properties=properties,
+                                addresses=[socket.inet_aton(a) for a in addresses],
+                                server=f"pageone-{self.fingerprint[:4].lower()}.local.")
+
+    async def start(self, fields: dict[str, Any]) -> str:
+        """Register; a name already taken on the network gets a numbered variant."""
+        self.zc = _zeroconf(self.interface)
+        self.info = self._service_info(fields)
+        await (await self.zc.async_register_service(self.info, allow_name_change=True))
+        self._fields = fields
+        return self.info.name
+
+    async def update(self, fields: dict[str, Any]) -> None:
+        if self.zc is None or self.info is None or fields == self._fields:
+            return
+        self._fields = fields
+        self.info = self._service_info(fields, self.info.name)
+        await (await self.zc.async_update_service(self.info))
+
+    async def stop(self) -> None:
+        if self.zc is None:
+            return
+        if self.info is not None:
+            await (await self.zc.async_unregister_service(self.info))
+        await self.zc.async_close()
+        self.zc = None
+
+
+async def browse(timeout: float, interface: str | None = None) -> list[TableAdvert]:
+    """Tables seen on the network within ``timeout`` seconds."""
+    zc = _zeroconf(interface)
+    names: set[str] = set()
+
+    def on_change(zeroconf: Any, service_type: str, name: str,
+                  state_change: ServiceStateChange) -> None:
+        if state_change in (ServiceStateChange.Added, ServiceStateChange.Updated):
+            names.add(name)
+
+    browser = AsyncServiceBrowser(zc.zeroconf, [SERVICE], handlers=[on_change])
+    try:
+        await asyncio.sleep(timeout)
+        found = [await _resolve(zc, name) for name in sorted(names)]
+    finally:
+        await browser.async_cancel()
+        await zc.async_close()
+    return [advert for advert in found if advert is not None]
+
+
+async def _resolve(zc: AsyncZeroconf, name: str) -> TableAdvert | None:
+    info = AsyncServiceInfo(SERVICE, name)
+    if not await info.async_request(zc.zeroconf, 3000):
+        return None
+    props = {k.decode(): (v or b"").decode() for k, v in info.properties.items()}
+    addresses = info.parsed_addresses(IPVersion.V4Only)
+    if not addresses or info.port is None:
+        return None
+    try:
+        return TableAdvert(props.get("name", name), props.get("rules", "?"),
+                           int(props.get("taken", "0")), int(props.get("free", "0")),
+                           props.get("host", "?"), props.get("proto", "?"), addresses[0],
+                           int(info.port), name)
+    except ValueError:
+        return None

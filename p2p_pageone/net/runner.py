@@ -1,0 +1,175 @@
+"""asyncio TCP transport: pumps bytes between sockets and the sans-I/O sequencer and clients.
+
+No game logic here. Time is the event loop's monotonic clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import Callable
+from pathlib import Path
+
+from ..session.common import Event
+from ..session.peer import PeerSession
+from ..session.sequencer import Client, Sequencer
+from ..wire.codec import frame
+
+EventSink = Callable[[PeerSession, list[Event]], None]
+TICK = 0.1
+
+
+class LogWriter:
+    """Appends the table's log entries, framed, to a file as they arrive."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle = path.open("wb")
+        self._written = 0
+
+    def sync(self, session: PeerSession) -> None:
+        new = session.log[self._written :]
+        if new:
+            self._handle.write(b"".join(frame(raw) for raw in new))
+            self._handle.flush()
+            self._written += len(new)
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+def _finished(session: PeerSession) -> bool:
+    return session.game_over or bool(session.ended)
+
+
+class HostRunner:
+    """The host's TCP server around its sequencer."""
+
+    def __init__(self, session: PeerSession, bind: str, port: int, on_events: EventSink,
+                 log: LogWriter | None, silent_after: float = 10.0,
+                 step_timeout: float = 30.0) -> None:
+        self.session, self.bind, self.port = session, bind, port
+        self.on_events, self.log = on_events, log
+        self.silent_after, self.step_timeout = silent_after, step_timeout
+        self.sequencer: Sequencer | None = None
+        self.writers: dict[int, asyncio.StreamWriter] = {}
+        self._ids = itertools.count(1)
+        self._server: asyncio.Server | None = None
+
+    def _now(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    async def start(self) -> int:
+        self.sequencer = Sequencer(self.session, self._now(), self.silent_after,
+                                   self.step_timeout)
+        self._server = await asyncio.start_server(self._handle, self.bind, self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+        self.flush()
+        return self.port
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        assert self.sequencer is not None
+        conn = next(self._ids)
+        self.writers[conn] = writer
+        self.sequencer.connect(conn, self._now())
+        self.flush()
+        try:
+            while data := await reader.read(65536):
+                self.sequencer.receive(conn, data, self._now())
+                self.flush()
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            if self.writers.pop(conn, None) is not None:
+                self.sequencer.disconnect(conn, self._now())
+            self.flush()
+            writer.close()
+
+    def flush(self) -> None:
+        sequencer = self.sequencer
+        assert sequencer is not None
+        for conn, data in sequencer.out:
+            writer = self.writers.get(conn)
+            if writer is not None and not writer.is_closing():
+                writer.write(data)
+        sequencer.out.clear()
+        for conn in sequencer.to_close:
+            writer = self.writers.pop(conn, None)
+            if writer is not None:
+                writer.close()
+        sequencer.to_close.clear()
+        if self.log is not None:
+            self.log.sync(self.session)
+        self.on_events(self.session, self.session.take_events())
+
+    async def run(self, on_tick: Callable[[], object] | None = None) -> None:
+        """Tick until the game is over or the table ended, then let the last frames go out."""
+        assert self.sequencer is not None
+        while not _finished(self.session):
+            await asyncio.sleep(TICK)
+            self.sequencer.tick(self._now())
+            self.flush()
+            if on_tick is not None:
+                result = on_tick()
+                if asyncio.iscoroutine(result):
+                    await result
+        for writer in list(self.writers.values()):
+            with contextlib.suppress(ConnectionError, OSError, TimeoutError):
+                await asyncio.wait_for(writer.drain(), 2.0)
+        await asyncio.sleep(0.3)
+        await self.close()
+
+    async def close(self) -> None:
+        for writer in list(self.writers.values()):
+            writer.close()
+        self.writers.clear()
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
+
+
+async def run_joiner(session: PeerSession, host: str, port: int, on_events: EventSink,
+                     log: LogWriter | None, silent_after: float = 10.0) -> None:
+    """Connect to a host and take part until the game ends or the table is lost."""
+    loop = asyncio.get_running_loop()
+    try:
+        reader, writer = await asyncio.open_connection(host, port)
+    except OSError as error:
+        session.lost_host(f"could not connect to {host}:{port} ({error.strerror or error})")
+        on_events(session, session.take_events())
+        return
+    client = Client(session, loop.time(), silent_after)
+
+    def flush() -> None:
+        if client.out and not writer.is_closing():
+            writer.write(b"".join(client.out))
+        client.out.clear()
+        if log is not None:
+            log.sync(session)
+        on_events(session, session.take_events())
+
+    async def read() -> None:
+        try:
+            while data := await reader.read(65536):
+                client.receive(data, loop.time())
+                flush()
+        except (ConnectionError, OSError):
+            pass
+        if not _finished(session):
+            client.closed()
+            flush()
+
+    reading = asyncio.create_task(read())
+    try:
+        while not _finished(session):
+            await asyncio.sleep(TICK)
+            client.tick(loop.time())
+            flush()
+        with contextlib.suppress(ConnectionError, OSError, TimeoutError):
+            await asyncio.wait_for(writer.drain(), 2.0)
+    finally:
+        reading.cancel()
+        writer.close()
