@@ -1,0 +1,101 @@
+"""Real TCP and real mDNS between separate processes on a LAN of network namespaces."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from . import netns
+
+REASON = netns.available()
+pytestmark = pytest.mark.skipif(bool(REASON), reason=f"no network namespaces here: {REASON}")
+
+
+def pageone(host: netns.Host, home: Path, *args: str) -> list[str]:
+    env = ["env", f"HOME={home}", f"XDG_CONFIG_HOME={home}/cfg", f"XDG_DATA_HOME={home}/data",
+           "NO_COLOR=1"]
+    return host.command(*env, sys.executable, "-m", "p2p_pageone.cli.main", *args)
+
+
+def start(cmd: list[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def finish(proc: subprocess.Popen[str], timeout: float) -> tuple[int, str, str]:
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        return -9, out, err
+    return proc.returncode, out, err
+
+
+@pytest.mark.parametrize(("rules", "options"), [("classic", ["--deals", "1"]), ("qdan", [])])
+def test_host_and_three_bot_processes_play_a_full_game_over_mdns(
+    rules: str, options: list[str], tmp_path: Path
+) -> None:
+    with netns.lan(5, rules[0]) as hosts:
+        host, joiners, lister = hosts[0], hosts[1:4], hosts[4]
+        table = f"lan-{rules}"
+        server = start(pageone(host, tmp_path / "h0", "host", "--rules", rules, *options,
+                               "--seats", "4", "--autoplay", "--name", table,
+                               "--interface", host.address))
+        try:
+            listing: list[dict[str, object]] = []
+            for _ in range(10):
+                result = subprocess.run(
+                    pageone(lister, tmp_path / "lister", "tables", "--json", "--timeout", "2",
+                            "--interface", lister.address),
+                    capture_output=True, text=True, timeout=60, check=True)
+                listing = [t for t in json.loads(result.stdout) if t["name"] == table]
+                if listing:
+                    break
+            assert listing, "pageone tables did not find the table"
+            entry = listing[0]
+            assert entry["rules"] == rules and entry["free"] == 3 and entry["taken"] == 1
+            assert entry["address"] == host.address and entry["proto"] == "1"
+            bots = [start(pageone(j, tmp_path / f"j{i}", "join", table, "--bot", "--name",
+                                  f"bot{i}", "--interface", j.address))
+                    for i, j in enumerate(joiners)]
+            results = [finish(proc, 240) for proc in bots]
+            code, out, err = finish(server, 60)
+        finally:
+            if server.poll() is None:
+                server.kill()
+        for bot_code, bot_out, bot_err in results:
+            assert bot_code == 0, bot_out + bot_err
+            assert "game over" in bot_out
+        assert code == 0, out + err
+        assert "game over" in out and "log:" in out
+        logs = [Path(line.split("log: ", 1)[1].strip())
+                for text in [out] + [r[1] for r in results]
+                for line in text.splitlines() if line.startswith("log: ")]
+        assert len(logs) == 4
+        contents = {path.read_bytes() for path in logs}
+        assert len(contents) == 1, "every peer's log is byte-identical"
+
+
+def test_a_killed_joiner_is_named_and_the_others_end_cleanly(tmp_path: Path) -> None:
+    with netns.lan(3, "k") as hosts:
+        host = hosts[0]
+        server = start(pageone(host, tmp_path / "h0", "host", "--rules", "classic", "--deals",
+                               "20", "--seats", "3", "--autoplay", "--no-mdns", "--port",
+                               "7420", "--interface", host.address, "--silent-after", "3"))
+        time.sleep(1.0)
+        victim = start(pageone(hosts[1], tmp_path / "j1", "join", "--bot", "--name", "victim",
+                               "--connect", f"{host.address}:7420", "--silent-after", "3"))
+        other = start(pageone(hosts[2], tmp_path / "j2", "join", "--bot", "--name", "other",
+                              "--connect", f"{host.address}:7420", "--silent-after", "3"))
+        time.sleep(3.0)
+        victim.kill()
+        victim.communicate()
+        code, out, err = finish(server, 60)
+        other_code, other_out, other_err = finish(other, 60)
+        assert code == 3 and other_code == 3, out + err + other_out + other_err
+        assert "victim (seat" in err and "victim (seat" in other_err
