@@ -16,6 +16,7 @@ from ..wire.codec import ProtocolError
 from .common import PROTOCOL_VERSION, Event, TableEnded, coin_commitment, coin_result
 from .hand import PUBLIC, HandCrypto
 from .moves import move_from
+from .records import HandRecord
 
 if TYPE_CHECKING:
     from .peer import PeerSession
@@ -171,6 +172,7 @@ def on_move(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
         raise TableEnded(f"made a move the rules refuse: {error}", seat) from None
     if isinstance(move, Play):
         crypto.shown.update(move.slots)
+    s.hand_moves.append(move)
     if seat == s.me:
         s.requested = None
 
@@ -324,6 +326,9 @@ def _finish_hand(s: PeerSession) -> None:
     crypto.reveal_all(finished, s.seed_reveals)
     if game.to_reveal:
         game.reveal_hands([finished.known[slot] for slot in game.to_reveal])
+    s.history.append(HandRecord(finished.dealer, finished.players, tuple(finished.known),
+                                tuple(s.hand_moves)))
+    s.hand_moves = []
     result = game.results[-1]
     text = ", ".join(f"{s.names[p]} {v}" for p, v in sorted(result.scores.items()))
     s.events.append(Event("scores", f"hand {s.hand} over: "

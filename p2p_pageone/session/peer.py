@@ -26,6 +26,7 @@ from ..wire.codec import ProtocolError
 from . import handlers, intents
 from .common import Event, TableEnded
 from .hand import HandCrypto
+from .records import HandRecord
 
 
 class PeerSession:
@@ -68,6 +69,8 @@ class PeerSession:
         self.ended = ""
         self.game_over = False
         self.turn_since = 0.0
+        self.hand_moves: list[Move] = []
+        self.history: list[HandRecord] = []  # every finished hand, with all its cards
         self.hello_sent = b""  # our hello as sealed: another with our key is an impostor
         self.urgent: tuple[str, dict[str, Any]] | None = None  # the host's timeout notice
 
