@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 
 from ..bots import Bot, make_bot
+from ..engine.cards import COLOUR_NAMES
 from ..engine.cards import names as card_names
 from ..engine.game import Game
 from ..engine.moves import IllegalMove, Move
@@ -30,7 +31,10 @@ def describe(event: tuple[object, ...], names: list[str], family: str) -> str:
     if kind == "play":
         cards = rest[1]
         assert isinstance(cards, tuple)
-        return f"{who} plays {' '.join(card_text(c, family) for c in cards)}"
+        text = f"{who} plays {' '.join(card_text(c, family) for c in cards)}"
+        if len(rest) > 2 and isinstance(rest[2], int) and rest[2] >= 0:
+            text += f" and chooses {COLOUR_NAMES[rest[2]]}"
+        return text
     if kind == "draw":
         return f"{who} draws {rest[1]}" + (" (penalty)" if rest[2] == "penalty" else "")
     if kind == "trick":

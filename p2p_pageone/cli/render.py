@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from ..engine.cards import (
     COLOUR_NAMES,
@@ -21,7 +22,7 @@ _ANSI = {"red": "31", "yellow": "33", "green": "32", "blue": "34", "black": "1"}
 
 
 def use_colour() -> bool:
-    return "NO_COLOR" not in os.environ
+    return "NO_COLOR" not in os.environ and sys.stdout.isatty()
 
 
 def paint(text: str, colour: str) -> str:

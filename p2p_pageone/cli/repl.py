@@ -16,6 +16,7 @@ from ..engine.moves import IllegalMove
 from ..session.common import Event
 from ..session.peer import PeerSession
 from .commands import HELP, CommandError, Info, parse_command
+from .local import describe
 from .render import hand_text, scores_text, table_text
 
 VERBS = ("play", "draw", "pass", "pageone", "catch", "hand", "table", "scores", "say", "auto",
@@ -56,6 +57,11 @@ class Terminal:
 
     def show(self, session: PeerSession, events: list[Event]) -> None:
         for event in events:
+            if event.kind == "engine":
+                if session.settings is not None:
+                    print("  " + describe(event.data["event"], session.names,
+                                          session.settings.family), flush=True)
+                continue
             print(f"  {event.text}", flush=True)
             if event.kind in ("hand",) and self.interactive:
                 print("  type help for commands; your cards appear once dealt", flush=True)
@@ -95,6 +101,8 @@ class Terminal:
     async def _line_loop(self) -> None:
         loop = asyncio.get_running_loop()
         while not self._done():
+            while not self._done() and not self.session.hand_known():
+                await asyncio.sleep(0.05)  # piped commands apply once our cards are dealt
             line = await loop.run_in_executor(None, sys.stdin.readline)
             if not line:
                 while not self._done():
@@ -123,6 +131,11 @@ class Terminal:
             s.urgent = ("bye", {"reason": "the player quit"})
             s.flush(0.0)
             return
+        if words[0] == "auto":
+            s.autoplay = True
+            s.flush(0.0)
+            print("  the CPU plays for you from now on")
+            return
         view = s.view()
         if view is None or s.game is None:
             print("  wait: the game has not started yet")
@@ -144,10 +157,7 @@ class Terminal:
         s = self.session
         assert s.game is not None
         family = s.game.settings.family
-        if name == "auto":
-            s.autoplay = True
-            print("  the CPU plays for you from now on")
-        elif name == "hand":
+        if name == "hand":
             view = s.view()
             try:
                 print("  " + hand_text(view.hand() if view else [], family))

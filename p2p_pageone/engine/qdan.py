@@ -158,7 +158,7 @@ class QdanDeal(Deal):
         kind = _kind(cards[-1])
         self.top_kind = kind
         self.top_colour = move.colour if kind == KIND_CHANGE else cards[-1] // 26
-        self.events.append(("play", seat, cards))
+        self.events.append(("play", seat, cards, move.colour))
         if self.rules.announce:
             self._note_call_state(seat, move.call or self.announced == seat, len(hand), 1)
         self.announced = NOBODY

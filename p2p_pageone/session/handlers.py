@@ -123,6 +123,7 @@ def start_hand(s: PeerSession) -> None:
     s.crypto = HandCrypto(s.hand, s.me, s.random_bytes(32), contexts, s.settings.deck_size)
     s.seed_reveals = {}
     s.hand_deal = s.game.deal
+    s.engine_events_seen = 0
     s.events.append(Event("hand", f"hand {s.hand}: {s.names[s.game.deal.dealer]} deals"))
 
 
@@ -242,6 +243,24 @@ def advance(s: PeerSession, now: float) -> None:
     """Everything that follows from the log so far without anyone saying anything."""
     if s.game is None or s.crypto is None or s.game_over:
         return
+    try:
+        _advance(s, now)
+    finally:
+        _forward_engine_events(s)
+
+
+def _forward_engine_events(s: PeerSession) -> None:
+    """The engine's own account of what happened (plays, draws, tricks) for the terminal."""
+    deal = s.hand_deal
+    if deal is None:
+        return
+    for event in deal.events[s.engine_events_seen :]:
+        s.events.append(Event("engine", "", {"event": event}))
+    s.engine_events_seen = len(deal.events)
+
+
+def _advance(s: PeerSession, now: float) -> None:
+    assert s.game is not None and s.crypto is not None
     game, crypto = s.game, s.crypto
     if hand_over(s):
         _finish_hand(s)

@@ -70,6 +70,7 @@ class PeerSession:
         self.game_over = False
         self.turn_since = 0.0
         self.hand_moves: list[Move] = []
+        self.engine_events_seen = 0
         self.history: list[HandRecord] = []  # every finished hand, with all its cards
         self.hello_sent = b""  # our hello as sealed: another with our key is an impostor
         self.urgent: tuple[str, dict[str, Any]] | None = None  # the host's timeout notice
