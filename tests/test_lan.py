@@ -99,3 +99,49 @@ def test_a_killed_joiner_is_named_and_the_others_end_cleanly(tmp_path: Path) -> 
         other_code, other_out, other_err = finish(other, 60)
         assert code == 3 and other_code == 3, out + err + other_out + other_err
         assert "victim (seat" in err and "victim (seat" in other_err
+
+
+def test_adverts_update_collide_and_go_away(tmp_path: Path) -> None:
+    def tables(lister: netns.Host) -> list[dict[str, object]]:
+        result = subprocess.run(
+            pageone(lister, tmp_path / "lister", "tables", "--json", "--timeout", "2",
+                    "--interface", lister.address),
+            capture_output=True, text=True, timeout=60, check=True)
+        return [t for t in json.loads(result.stdout) if t["name"] == "same"]
+
+    with netns.lan(4, "m") as hosts:
+        first = start(pageone(hosts[0], tmp_path / "h0", "host", "--name", "same", "--seats",
+                              "3", "--autoplay", "--interface", hosts[0].address))
+        second = start(pageone(hosts[1], tmp_path / "h1", "host", "--name", "same", "--seats",
+                               "2", "--autoplay", "--interface", hosts[1].address))
+        try:
+            seen: list[dict[str, object]] = []
+            for _ in range(10):
+                seen = tables(hosts[3])
+                if len(seen) == 2:
+                    break
+            assert len(seen) == 2, "two tables of one name are both advertised"
+            assert {t["address"] for t in seen} == {hosts[0].address, hosts[1].address}
+            port = next(t["port"] for t in seen if t["address"] == hosts[0].address)
+            joiner = start(pageone(hosts[2], tmp_path / "j", "join", "--bot", "--connect",
+                                   f"{hosts[0].address}:{port}"))
+            for _ in range(10):
+                mine = [t for t in tables(hosts[3]) if t["address"] == hosts[0].address]
+                if mine and mine[0]["taken"] == 2:
+                    break
+            assert mine and mine[0]["taken"] == 2 and mine[0]["free"] == 1
+            second.terminate()
+            finish(second, 30)
+            for _ in range(10):
+                left = tables(hosts[3])
+                if len(left) == 1:
+                    break
+            assert [t["address"] for t in left] == [hosts[0].address]
+        finally:
+            for proc in (first, second):
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.communicate()
+            if "joiner" in locals():
+                joiner.kill()
+                joiner.communicate()

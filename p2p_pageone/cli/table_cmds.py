@@ -8,8 +8,11 @@ import getpass
 import json
 import os
 import random
+import signal
 import sys
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any
 
 from ..bots import make_bot
 from ..crypto.identity import Identity
@@ -161,12 +164,25 @@ async def _tables(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+async def _until_signalled(main: Coroutine[Any, Any, int]) -> int:
+    """Run ``main``; SIGTERM cancels it like Ctrl-C, so adverts are withdrawn and logs closed."""
+    task = asyncio.ensure_future(main)
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, task.cancel)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        print("pageone: stopped", file=sys.stderr)
+        return EXIT_ENDED
+
+
 def run_host(args: argparse.Namespace, settings: Settings) -> int:
-    return asyncio.run(_host(args, settings))
+    return asyncio.run(_until_signalled(_host(args, settings)))
 
 
 def run_join(args: argparse.Namespace) -> int:
-    return asyncio.run(_join(args))
+    return asyncio.run(_until_signalled(_join(args)))
 
 
 def run_tables(args: argparse.Namespace) -> int:
