@@ -331,6 +331,20 @@ def _open_what_can_be_opened(s: PeerSession) -> None:
             return
 
 
+def slots_owed_by(s: PeerSession, peer: int) -> list[int]:
+    """Slots whose card ``peer`` must still help open: other seats' hands and public cards."""
+    crypto, game = _crypto(s), _game(s)
+    if not crypto.rounds:
+        return []
+    deal = game.deal
+    wanted = [slot for seat in deal.players if seat != peer for slot in deal.hands[seat]]
+    if isinstance(game.chance, TurnUpRequest):
+        wanted.append(game.chance.slot)  # the qdan start card, shown to all
+    if isinstance(deal, QdanDeal):
+        wanted += [slot for slot in deal.discard if crypto.owner(slot) == PUBLIC]
+    return [slot for slot in wanted if not crypto.published(slot, peer)]
+
+
 def _shown_to_all(s: PeerSession, slot: int) -> bool:
     """Every peer knows this card (played face up, or opened with every key)."""
     return slot in _crypto(s).shown

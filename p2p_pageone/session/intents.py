@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from ..engine.moves import Move, Play
-from ..engine.qdan import QdanDeal
 from ..engine.settings import QdanSettings
 from ..engine.view import SeatView
 from .common import PROTOCOL_VERSION, Event, coin_commitment
-from .hand import PUBLIC
-from .handlers import hand_over
+from .handlers import hand_over, slots_owed_by
 from .moves import move_data
 
 if TYPE_CHECKING:
@@ -39,14 +38,8 @@ def next_intent(s: PeerSession, now: float) -> Intent | None:
 def _table_intent(s: PeerSession) -> Intent:
     assert s.host_table is not None
     name, settings, seats = s.host_table
-    options = {k: v for k, v in _settings_items(settings)}
+    options = dataclasses.asdict(settings)
     return "table", {"name": name, "rules": settings.family, "options": options, "seats": seats}
-
-
-def _settings_items(settings: Any) -> list[tuple[str, Any]]:
-    import dataclasses
-
-    return [(f.name, getattr(settings, f.name)) for f in dataclasses.fields(settings)]
 
 
 def _lobby_seating(s: PeerSession) -> Intent | None:
@@ -114,22 +107,10 @@ def _pass_intent(s: PeerSession) -> Intent | None:
 
 def _keys_owed(s: PeerSession) -> list[int]:
     """Slots (of one deck round) that need this peer's key and have not had it yet."""
-    crypto, game = s.crypto, s.game
-    assert crypto is not None and game is not None
-    if not crypto.rounds:
-        return []
-    deal = game.deal
-    wanted = [slot for seat in deal.players if seat != s.me for slot in deal.hands[seat]]
-    chance = game.chance
-    if chance is not None and hasattr(chance, "slot"):
-        wanted.append(chance.slot)  # the qdan start card, shown to all
-    if isinstance(deal, QdanDeal):
-        wanted += [slot for slot in deal.discard if crypto.owner(slot) == PUBLIC]
-    owed = [slot for slot in wanted if not crypto.published(slot, s.me)]
-    if not owed:
-        return []
-    groups = crypto.group_by_round(owed)
-    return next(iter(groups.values()))
+    crypto = s.crypto
+    assert crypto is not None
+    owed = slots_owed_by(s, s.me)
+    return next(iter(crypto.group_by_round(owed).values())) if owed else []
 
 
 def _move_intent(s: PeerSession, now: float) -> Intent | None:

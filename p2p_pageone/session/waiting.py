@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..engine.qdan import QdanDeal
-from .hand import PUBLIC
-from .handlers import hand_over
+from .handlers import hand_over, slots_owed_by
 
 if TYPE_CHECKING:
     from .peer import PeerSession
@@ -44,19 +42,5 @@ def waiting_for(s: PeerSession) -> list[tuple[int, str]]:
 
 
 def _keys_owed_by_anyone(s: PeerSession) -> list[tuple[int, str]]:
-    crypto, game = s.crypto, s.game
-    assert crypto is not None and game is not None
-    if not crypto.rounds:
-        return []
-    deal = game.deal
-    out = []
-    public = [slot for slot in deal.discard if crypto.owner(slot) == PUBLIC] if isinstance(
-        deal, QdanDeal) else []
-    chance = game.chance
-    if chance is not None and hasattr(chance, "slot"):
-        public.append(chance.slot)
-    for peer in range(s.seat_count):
-        slots = [x for p in deal.players if p != peer for x in deal.hands[p]] + public
-        if any(not crypto.published(x, peer) for x in slots):
-            out.append((peer, "its keys for dealt cards"))
-    return out
+    return [(peer, "its keys for dealt cards") for peer in range(s.seat_count)
+            if slots_owed_by(s, peer)]
