@@ -159,3 +159,22 @@ def test_moves_in_the_log_replay_through_the_engine() -> None:
     moves = [move_from(host.seat_of(e.sender), e.data)
              for e in map(open_envelope, host.log) if e.kind == "move"]
     assert moves and host.game is not None and host.game.over
+
+
+def test_a_wrong_dealing_key_stops_the_hand_and_the_reveal_names_the_cheater() -> None:
+    table = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=21)
+    cheater = table.sessions[2]
+    while cheater.crypto is None:
+        assert table.step()
+    crypto = cheater.crypto
+
+    def wrong_keys(slots: list[int]) -> tuple[str, list[int], list[bytes]]:
+        label, chosen, keys = type(crypto).keys_for(crypto, slots)
+        return label, chosen, [bytes(31) + b"\x07", *keys[1:]]
+
+    crypto.keys_for = wrong_keys  # type: ignore[method-assign]
+    table.run(limit=60)
+    for index, session in enumerate(table.sessions[:2]):  # the honest peers
+        assert session.ended, f"peer {index} did not end"
+        assert "p2 (seat 2" in session.ended and "wrong key" in session.ended
+    assert table.sessions[2].ended

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..crypto.deck import DeckError
 from ..crypto.envelope import ChainVerifier, Envelope, open_envelope
 from ..crypto.identity import fingerprint
 from ..engine.deal import UNKNOWN
@@ -180,8 +181,11 @@ def on_move(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
 
 def on_seed_reveal(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
-    if not hand_over(s):
-        raise TableEnded("revealed its hand seed before the hand ended", seat)
+    if not hand_over(s):  # a peer stops the hand: a card dealt to it did not open
+        s.aborting = f"{s.names[seat]} found that a card dealt to it did not open"
+        s.abort_by = seat
+        s.events.append(Event("abort", f"hand {s.hand} stopped: {s.aborting}; every peer "
+                              "reveals its seed to find out who was wrong"))
     _crypto(s).deck.verify_reveal(seat, env.data["seed"])
     s.seed_reveals[seat] = env.data["seed"]
 
@@ -233,7 +237,8 @@ def hand_over(s: PeerSession) -> bool:
     game = s.game
     if game is None or s.crypto is None:
         return False
-    return game.deal is not s.hand_deal or game.deal.over or bool(game.to_reveal)
+    return (bool(s.aborting) or game.deal is not s.hand_deal or game.deal.over
+            or bool(game.to_reveal))
 
 
 # --- advancing the hand after each entry ------------------------------------------------------
@@ -279,7 +284,17 @@ def _advance(s: PeerSession, now: float) -> None:
     if not crypto.rounds:
         return
     _sync_owners(s)
-    _open_what_can_be_opened(s)
+    try:
+        _open_what_can_be_opened(s)
+    except DeckError as error:
+        if error.peer >= 0:
+            raise
+        # A card did not open and nobody can tell yet whose value was wrong: everyone reveals
+        # the hand's seed now, and the reveal names the peer whose values contradict it.
+        s.aborting, s.abort_by = str(error), s.me
+        s.events.append(Event("abort", f"hand {s.hand} stopped: {error}; revealing the seeds "
+                              "to find out who was wrong"))
+        return
     request = game.chance
     if isinstance(request, ReshuffleRequest) and not crypto.pending_round and all(
         _shown_to_all(s, slot) for slot in request.slots
@@ -354,6 +369,9 @@ def _finish_hand(s: PeerSession) -> None:
     game, crypto = _game(s), _crypto(s)
     if len(s.seed_reveals) < s.seat_count:
         return
+    if s.aborting:
+        raise TableEnded(f"stopped hand {s.hand} ({s.aborting}), yet every revealed seed "
+                         "matches every value its peer sent", s.abort_by)
     finished = s.hand_deal
     assert finished is not None
     crypto.reveal_all(finished, s.seed_reveals)

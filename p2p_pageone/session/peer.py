@@ -71,6 +71,8 @@ class PeerSession:
         self.turn_since = 0.0
         self.hand_moves: list[Move] = []
         self.engine_events_seen = 0
+        self.aborting = ""  # why the current hand stopped before its end
+        self.abort_by = -1
         self.history: list[HandRecord] = []  # every finished hand, with all its cards
         self.hello_sent = b""  # our hello as sealed: another with our key is an impostor
         self.urgent: tuple[str, dict[str, Any]] | None = None  # the host's timeout notice
