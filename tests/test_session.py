@@ -178,3 +178,27 @@ def test_a_wrong_dealing_key_stops_the_hand_and_the_reveal_names_the_cheater() -
         assert session.ended, f"peer {index} did not end"
         assert "p2 (seat 2" in session.ended and "wrong key" in session.ended
     assert table.sessions[2].ended
+
+
+def test_playing_a_card_not_dealt_is_refused_and_named() -> None:
+    table = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=23)
+    cheater = table.sessions[2]
+    cheater.autoplay = False  # it will make its own (false) move
+    while not (cheater.game and cheater.hand_known() and cheater.game.deal.turn == 2
+               and cheater.game.chance is None and not cheater.in_flight):
+        if not table.step():
+            table.now += 0.5
+            table.sequencer.tick(table.now)
+    deal, crypto, chain = cheater.game.deal, cheater.crypto, cheater.chain
+    assert crypto is not None and chain is not None
+    slot = deal.hands[2][0]
+    real = deal.known[slot]
+    fake = 52 if real != 52 else 51  # a joker may always be played: the rules cannot object
+    data = {"kind": "play", "positions": [slot], "cards": [fake], "keys": [crypto.key_for(slot)],
+            "call": False, "colour": -1, "target": -1}
+    raw = seal(cheater.identity, cheater.table_id, cheater.hand,
+               chain.next_seq(cheater.identity.public), chain.head, "move", data)
+    table.sequencer.receive(2, frame(raw), table.now)
+    table.run(limit=table.now + 30)
+    for session in table.sessions[:2]:
+        assert "p2 (seat 2" in session.ended and "not the card it was dealt" in session.ended
