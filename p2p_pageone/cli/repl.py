@@ -57,6 +57,12 @@ class Terminal:
 
     def show(self, session: PeerSession, events: list[Event]) -> None:
         for event in events:
+            if event.kind == "your_turn":
+                if self.interactive and not session.autoplay:
+                    self._your_turn(session)
+                continue
+            if event.kind == "catchable" and (session.autoplay or not self.interactive):
+                continue
             if event.kind == "engine":
                 if session.settings is not None:
                     print("  " + describe(event.data["event"], session.names,
@@ -65,6 +71,13 @@ class Terminal:
             print(f"  {event.text}", flush=True)
             if event.kind in ("hand",) and self.interactive:
                 print("  type help for commands; your cards appear once dealt", flush=True)
+
+    def _your_turn(self, session: PeerSession) -> None:
+        game, view = session.game, session.view()
+        if game is None or view is None:
+            return
+        print(table_text(game, session.names, session.me), flush=True)
+        print("  your turn — hand: " + hand_text(view.hand(), game.settings.family), flush=True)
 
     def _done(self) -> bool:
         return self.session.game_over or bool(self.session.ended)

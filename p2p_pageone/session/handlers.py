@@ -302,8 +302,26 @@ def _advance(s: PeerSession, now: float) -> None:
         crypto.start(crypto.next_reshuffle_label(), request.cards)
     deal = game.deal
     s.turn_since = (s.turn_since or now) if deal.turn == s.me else 0.0
+    _prompt_player(s)
     if hand_over(s):
         _finish_hand(s)
+
+
+def _prompt_player(s: PeerSession) -> None:
+    """Tell the player when it is their turn, and when someone can be caught."""
+    game = _game(s)
+    deal = game.deal
+    if game.chance is not None or not s.hand_known():
+        return
+    moment = (s.hand, deal.moves)
+    if deal.turn == s.me and s.prompted != moment:
+        s.prompted = moment
+        s.events.append(Event("your_turn", "your turn"))
+    miss = deal.open_miss
+    if miss not in (-1, s.me) and s.catch_hint != moment and deal.settings.forget_penalty:
+        s.catch_hint = moment
+        s.events.append(Event("catchable", f"{s.names[miss]} did not say Page One: "
+                              f"type catch {s.names[miss]} before the next player acts"))
 
 
 def _sync_owners(s: PeerSession) -> None:

@@ -73,6 +73,8 @@ class PeerSession:
         self.engine_events_seen = 0
         self.aborting = ""  # why the current hand stopped before its end
         self.abort_by = -1
+        self.prompted: tuple[int, int] = (0, -1)  # (hand, engine move) of the last turn prompt
+        self.catch_hint: tuple[int, int] = (0, -1)
         self.history: list[HandRecord] = []  # every finished hand, with all its cards
         self.hello_sent = b""  # our hello as sealed: another with our key is an impostor
         self.urgent: tuple[str, dict[str, Any]] | None = None  # the host's timeout notice
