@@ -34,7 +34,7 @@ class NormalBot:
         for move in moves:
             if isinstance(move, Catch | Call):
                 return move  # catch every missed call; make every call owed
-        if view.deal.turn != view.seat:
+        if view.turn != view.seat:
             return None
         if view.family == "classic":
             return self._classic(view, moves, rng)

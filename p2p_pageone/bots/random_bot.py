@@ -17,6 +17,6 @@ class RandomBot:
         moves = view.legal_moves()
         if not moves:
             return None
-        if view.deal.turn != view.seat and rng.random() < 0.5:
+        if view.turn != view.seat and rng.random() < 0.5:
             return None
         return moves[rng.randrange(len(moves))]

@@ -118,7 +118,7 @@ def _find(wanted: int, cards: list[int], slots: list[int], taken: list[int], fam
 
 def check_move(view: SeatView, move: Move) -> None:
     """Raise ``IllegalMove`` with the engine's reason if ``move`` is not legal now."""
-    view.deal.verify(move)
+    view.verify(move)
 
 
 __all__ = ["HELP", "CommandError", "IllegalMove", "Info", "check_move", "parse_command"]

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from .classic import ClassicDeal
-from .deal import Deal
 from .game import Game
-from .moves import Move
+from .moves import IllegalMove, Move
 from .qdan import QdanDeal
 
 
@@ -31,9 +30,15 @@ class SeatView:
         return self._game.settings
 
     @property
-    def deal(self) -> Deal:
-        """For rule lookups only; callers must not read other seats' ``known`` slots."""
-        return self._game.deal
+    def turn(self) -> int:
+        """The seat to move (-1 between deals)."""
+        return self._game.deal.turn
+
+    def verify(self, move: Move) -> None:
+        """Raise ``IllegalMove`` unless this seat's ``move`` is legal now."""
+        if move.seat != self.seat:
+            raise IllegalMove("a view moves only its own seat")
+        self._game.deal.verify(move)
 
     def hand(self) -> list[int]:
         return self._game.deal.hand_cards(self.seat)

@@ -102,7 +102,7 @@ class Sequencer:
             seq = _seq_of(raw)
             self.out.append((conn, frame(pack({"control": "refused", "seq": seq,
                                                  "reason": reason}))))
-            if not link.key and "already at the table" in reason:  # nothing more to say
+            if not link.key:  # a joiner that cannot sit down has nothing more to say
                 self.to_close.append(conn)
             return
         self._append(raw, now)
