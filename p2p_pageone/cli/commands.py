@@ -116,9 +116,4 @@ def _find(wanted: int, cards: list[int], slots: list[int], taken: list[int], fam
     return -1
 
 
-def check_move(view: SeatView, move: Move) -> None:
-    """Raise ``IllegalMove`` with the engine's reason if ``move`` is not legal now."""
-    view.verify(move)
-
-
-__all__ = ["HELP", "CommandError", "IllegalMove", "Info", "check_move", "parse_command"]
+__all__ = ["HELP", "CommandError", "IllegalMove", "Info", "parse_command"]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import cast
-
 from .cards import JOKER, RANK_EIGHT, SUIT_NAMES, classic_label, classic_points
 from .deal import FOLLOW, NOBODY, PENALTY, UNKNOWN, Deal
 from .moves import Call, Catch, Draw, IllegalMove, Move, Play
@@ -233,7 +231,3 @@ class ClassicDeal(Deal):
         if self.drawn_deal:
             return dict.fromkeys(self.players, 0)
         return {p: 0 if p == self.winner else self.hand_points(p) for p in self.players}
-
-
-def as_classic(deal: Deal) -> ClassicDeal:
-    return cast(ClassicDeal, deal)

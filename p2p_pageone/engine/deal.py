@@ -305,13 +305,6 @@ class Deal:
 
     # --- views --------------------------------------------------------------------------------
 
-    def hand_count(self, seat: int) -> int:
-        return len(self.hands[seat])
-
-    def visible_cards(self, seat: int) -> list[int]:
-        """Cards ``seat`` holds, as far as this viewer knows them (``UNKNOWN`` where hidden)."""
-        return [self.known[s] for s in self.hands[seat]]
-
     def scores(self) -> dict[int, int]:
         """Per-seat result of a finished deal (classic penalties; qdan places)."""
         raise NotImplementedError

@@ -10,12 +10,9 @@ from .deal import UNKNOWN, Deal
 from .moves import (
     Chance,
     ChanceError,
-    DealRequest,
     IllegalMove,
     Move,
-    ReshuffleRequest,
     RevealRequest,
-    TurnUpRequest,
 )
 from .qdan import QdanDeal
 from .settings import ELIMINATION_LIMIT, ClassicSettings, QdanSettings, Settings
@@ -158,13 +155,3 @@ class Game:
 
     def winners(self) -> list[int]:
         return [s for s in range(self.seats) if self.places and self.places[s] == 1]
-
-
-def chance_kind(request: Chance) -> str:
-    if isinstance(request, DealRequest):
-        return "deal"
-    if isinstance(request, ReshuffleRequest):
-        return "reshuffle"
-    if isinstance(request, TurnUpRequest):
-        return "turn_up"
-    return "reveal"
