@@ -233,9 +233,6 @@ class Deal:
             raise UnknownCard(f"seat {seat}'s hand is hidden from this viewer")
         return cards
 
-    def card_at(self, slot: int) -> int:
-        return self.known[slot]
-
     def _check_holding(self, move: Play) -> None:
         hand = self.hands[move.seat]
         if not move.slots or len(move.slots) != len(move.cards):
