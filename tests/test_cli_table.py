@@ -58,3 +58,37 @@ def test_bad_host_arguments(tmp_path: Path) -> None:
     assert result.returncode == 2 and "HOST:PORT" in result.stderr
     result = pageone(tmp_path, "join", "--connect", "127.0.0.1:9", "--bot")
     assert result.returncode == 3 and "could not connect" in result.stderr
+
+
+def test_prompt_toolkit_terminal_under_a_pty(tmp_path: Path) -> None:
+    import os
+    import pty
+    import select
+    import time
+
+    env = {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
+           "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": "/usr/bin:/bin", "TERM": "xterm"}
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the real command on a terminal
+        os.execve(sys.executable, [sys.executable, "-m", "p2p_pageone.cli.main", "host",
+                                   "--bots", "1", "--no-mdns", "--deals", "1"], env)
+    out, sent, start = b"", False, time.time()
+    while time.time() - start < 90:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                data = os.read(fd, 4096)
+            except OSError:
+                break
+            if not data:
+                break
+            out += data
+        if not sent and b"your turn" in out:
+            os.write(fd, b"hand\r")
+            time.sleep(0.3)
+            os.write(fd, b"auto\r")
+            sent = True
+    _, status = os.waitpid(pid, 0)
+    text = out.decode(errors="replace")
+    assert sent and os.waitstatus_to_exitcode(status) == 0, text[-2000:]
+    assert "game over" in text and "Traceback" not in text

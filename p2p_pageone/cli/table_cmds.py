@@ -82,9 +82,12 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     else:
         print(f"hosting {table_name!r} on port {port}, not advertised "
               f"(join with --connect HOST:{port}); fingerprint {identity.fingerprint}")
-    bots = [asyncio.create_task(run_joiner(_bot_session(i + 1, args.level), "127.0.0.1", port,
-                                           lambda s, e: None, None, args.silent_after))
-            for i in range(args.bots)]
+    bot_sessions = [_bot_session(i + 1, args.level) for i in range(args.bots)]
+    bot_logs = [LogWriter(_log_path(argparse.Namespace(), bot, session.table_id.hex()[:12]))
+                for bot in bot_sessions]  # every peer keeps the log, CPU peers too
+    bots = [asyncio.create_task(run_joiner(bot, "127.0.0.1", port, lambda s, e: None, log_file,
+                                           args.silent_after))
+            for bot, log_file in zip(bot_sessions, bot_logs, strict=True)]
 
     async def on_tick() -> None:
         if advertiser is not None:
@@ -97,7 +100,8 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
             await advertiser.stop()
         for task in bots:
             task.cancel()
-        log.close()
+        for log_file in [log, *bot_logs]:
+            log_file.close()
     return _finish(session, log.path)
 
 
