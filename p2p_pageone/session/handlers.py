@@ -37,9 +37,10 @@ def apply_entry(s: PeerSession, raw: bytes, now: float) -> None:
         if s.game is not None:
             raise ProtocolError("a hello after the game started", fingerprint(env.sender))
         s.chain.admit(env.sender)
+    s.author = s.seat_of(env.sender)
     s.chain.accept(raw, env)
     s.log.append(raw)
-    HANDLERS[env.kind](s, env, s.seat_of(env.sender), now)
+    HANDLERS[env.kind](s, env, s.author, now)
 
 
 def _seated(seat: int, env: Envelope) -> None:

@@ -71,6 +71,7 @@ class PeerSession:
         self.turn_since = 0.0
         self.hand_moves: list[Move] = []
         self.engine_events_seen = 0
+        self.author = -1  # the seat that signed the log entry being applied
         self.aborting = ""  # why the current hand stopped before its end
         self.abort_by = -1
         self.prompted: tuple[int, int] = (0, -1)  # (hand, engine move) of the last turn prompt
@@ -85,15 +86,18 @@ class PeerSession:
         """The sequencer's next log entry. Anything wrong ends the table, naming the culprit."""
         if self.ended:
             return
+        self.author = -1
         try:
             handlers.apply_entry(self, raw, now)
             handlers.advance(self, now)
         except TableEnded as error:
             self._end(str(error), error.culprit)
-        except (ProtocolError, IllegalMove, ChanceError, DeckError, SettingError) as error:
-            culprit = getattr(error, "peer", -1)
+        except DeckError as error:  # names the peer whose deck value was wrong, if known
             self._end(f"{type(error).__name__}: {error}",
-                      culprit if isinstance(culprit, int) else -1)
+                      error.peer if error.peer >= 0 else self.author)
+        except (ProtocolError, IllegalMove, ChanceError, SettingError) as error:
+            reason = error.reason if isinstance(error, ProtocolError) else str(error)
+            self._end(f"sent a message this peer cannot accept: {reason}", self.author)
         if raw == self.in_flight:
             self.in_flight = b""
         self.flush(now)
