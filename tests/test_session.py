@@ -202,3 +202,21 @@ def test_playing_a_card_not_dealt_is_refused_and_named() -> None:
     table.run(limit=table.now + 30)
     for session in table.sessions[:2]:
         assert "p2 (seat 2" in session.ended and "not the card it was dealt" in session.ended
+
+
+def test_q13_turn_timer_lets_the_players_own_cpu_play() -> None:
+    table = MemoryTable(make_settings("qdan", {"turn_timer": 30}), 2, seed=31)
+    human = table.sessions[1]
+    human.autoplay = False  # a person who never types
+    table.run(limit=24 * 3600)
+    assert human.game_over and not human.ended
+    texts = [e.text for e in human.take_events()]
+    assert any("the CPU plays this turn (Q13)" in t for t in texts)
+    assert table.now > 30
+
+
+def test_without_a_turn_timer_the_table_waits_for_the_player() -> None:
+    table = MemoryTable(make_settings("qdan"), 2, seed=31)
+    table.sessions[1].autoplay = False
+    table.run(limit=300)
+    assert not table.sessions[0].ended and not table.sessions[0].game_over

@@ -302,7 +302,10 @@ def _advance(s: PeerSession, now: float) -> None:
     ):
         crypto.start(crypto.next_reshuffle_label(), request.cards)
     deal = game.deal
-    s.turn_since = (s.turn_since or now) if deal.turn == s.me else 0.0
+    if deal.turn != s.me:
+        s.turn_since = -1.0
+    elif s.turn_since < 0 or s.turn_moment != (s.hand, deal.moves):
+        s.turn_since, s.turn_moment = now, (s.hand, deal.moves)  # each turn has its own timer
     _prompt_player(s)
     if hand_over(s):
         _finish_hand(s)

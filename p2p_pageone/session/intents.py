@@ -138,8 +138,8 @@ def _chosen_move(s: PeerSession, now: float) -> Move | None:
     if s.bot is None:
         return None
     settings = game.settings
-    timed_out = (isinstance(settings, QdanSettings) and settings.turn_timer and s.turn_since
-                 and now - s.turn_since >= settings.turn_timer)
+    timed_out = (isinstance(settings, QdanSettings) and settings.turn_timer > 0
+                 and s.turn_since >= 0 and now - s.turn_since >= settings.turn_timer)
     if not (s.autoplay or timed_out):
         return None
     if timed_out and not s.autoplay:

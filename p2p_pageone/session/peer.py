@@ -68,7 +68,8 @@ class PeerSession:
         self.chat: list[str] = []
         self.ended = ""
         self.game_over = False
-        self.turn_since = 0.0
+        self.turn_since = -1.0  # when our turn began (-1: not our turn)
+        self.turn_moment: tuple[int, int] = (0, -1)
         self.hand_moves: list[Move] = []
         self.engine_events_seen = 0
         self.author = -1  # the seat that signed the log entry being applied
