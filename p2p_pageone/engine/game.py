@@ -43,6 +43,8 @@ class Game:
         self.over = False
         self.places: list[int] = []
         self.to_reveal: tuple[int, ...] = ()  # hand slots this viewer must see before scoring
+        self.left: list[int] = []  # seats that left for good (RULINGS Q14), in order
+        self.awarded: dict[int, int] = {}  # qdan places given before a voided deal
         self.deal: Deal = self._new_deal(first_dealer)
 
     # --- driving ------------------------------------------------------------------------------
@@ -96,10 +98,36 @@ class Game:
     # --- deals and scoring --------------------------------------------------------------------
 
     def _new_deal(self, dealer: int) -> Deal:
-        players = [s for s in range(self.seats) if not self.out_at[s]]
+        players = [s for s in range(self.seats)
+                   if not self.out_at[s] and s not in self.left and s not in self.awarded]
         if isinstance(self.settings, ClassicSettings):
             return ClassicDeal(self.settings, players, dealer, self.seats)
-        return QdanDeal(self.settings, players, dealer, self.seats)
+        return QdanDeal(self.settings, players, dealer, self.seats, self._best_free_place())
+
+    def _best_free_place(self) -> int:
+        return min(set(range(1, self.seats + 1)) - set(self.awarded.values()))
+
+    def leave(self, seat: int) -> None:
+        """RULINGS Q14: ``seat`` is gone for good. Its deal cannot be finished without its keys,
+        so the deal is voided (nobody scores it) and the game goes on without it: in classic it
+        ranks below everyone; in qdan it takes the lowest place still free and the others keep
+        the places they had. With one player left, the game ends."""
+        if self.over or seat in self.left:
+            return
+        deal = self.deal
+        self.left.append(seat)
+        self.to_reveal = ()
+        if isinstance(deal, QdanDeal):
+            self.awarded.update({p: deal.places[p] for p in deal.players if deal.places[p]})
+            self.awarded[seat] = deal.lowest_free_place()
+        remaining = [p for p in range(self.seats) if not self.out_at[p]
+                     and p not in self.left and p not in self.awarded]
+        if len(remaining) <= 1:
+            for p in remaining:
+                self.awarded[p] = self._best_free_place()
+            self._finish_game()
+            return
+        self.deal = self._new_deal(self._next_dealer(deal.dealer))
 
     def _after_step(self) -> None:
         if self.deal.over and not self.over and not self.to_reveal:
@@ -117,8 +145,8 @@ class Game:
         self.results.append(DealResult(len(self.results) + 1, deal.dealer, scores, drawn))
         settings = self.settings
         if isinstance(settings, QdanSettings):
-            self.places = [scores.get(s, 0) for s in range(self.seats)]
-            self.over = True
+            self.awarded.update(scores)
+            self._finish_game()
             return
         for seat, points in scores.items():
             self.totals[seat] += points
@@ -126,7 +154,7 @@ class Game:
             for seat in deal.players:
                 if self.totals[seat] > ELIMINATION_LIMIT:
                     self.out_at[seat] = len(self.results)
-            standing = [s for s in range(self.seats) if not self.out_at[s]]
+            standing = [s for s in range(self.seats) if not self.out_at[s] and s not in self.left]
             if len(standing) <= 1:
                 self._finish_game()
                 return
@@ -138,17 +166,23 @@ class Game:
     def _next_dealer(self, dealer: int) -> int:
         for step in range(1, self.seats + 1):
             seat = (dealer + step) % self.seats
-            if not self.out_at[seat]:
+            if not self.out_at[seat] and seat not in self.left and seat not in self.awarded:
                 return seat
         raise AssertionError("no player left to deal")
 
     def _finish_game(self) -> None:
-        """Places: lowest total first, ties share; in elimination, later elimination is better."""
+        """Places: lowest total first, ties share; in elimination, later elimination is better;
+        a seat that left ranks below every seat that did not (later leavers above earlier)."""
         self.over = True
+        if isinstance(self.settings, QdanSettings):
+            self.places = [self.awarded.get(s, 0) for s in range(self.seats)]
+            return
 
-        def standing(seat: int) -> tuple[int, int]:
+        def standing(seat: int) -> tuple[int, int, int]:
+            if seat in self.left:
+                return (1, -self.left.index(seat), 0)
             out = self.out_at[seat]
-            return (-(out or len(self.results) + 1), self.totals[seat])
+            return (0, -(out or len(self.results) + 1), self.totals[seat])
 
         keys = [standing(s) for s in range(self.seats)]
         self.places = [1 + sum(1 for other in keys if other < keys[s]) for s in range(self.seats)]

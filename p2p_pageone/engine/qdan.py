@@ -48,7 +48,7 @@ class QdanDeal(Deal):
 
     def __init__(
         self, settings: QdanSettings, players: tuple[int, ...] | list[int], dealer: int,
-        seats: int,
+        seats: int, best_free: int = 1,
     ) -> None:
         super().__init__(settings, players, dealer, seats)
         self.rules = settings
@@ -62,8 +62,8 @@ class QdanDeal(Deal):
         self.announced = NOBODY  # the player to move said Page One before playing (Q9)
         self.places = [0] * seats
         self.active = list(self.players)
-        self._best_free = 1
-        self._worst_free = len(self.players)
+        self._best_free = best_free  # places before it went in an earlier, voided deal
+        self._worst_free = best_free + len(self.players) - 1
 
     def _hand_size(self) -> int:
         return self.rules.start_cards
@@ -219,6 +219,9 @@ class QdanDeal(Deal):
             return
         if why != PENALTY and not self.over:
             self.turn = self._step(seat, 1)
+
+    def lowest_free_place(self) -> int:
+        return self._worst_free
 
     def _place(self, seat: int, best: bool) -> None:
         if best:
