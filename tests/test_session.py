@@ -80,20 +80,33 @@ def test_final_state_satisfies_card_conservation_after_the_reveal() -> None:
     assert not conservation_errors(game.deal)
 
 
-def test_a_killed_peer_is_named_and_nobody_hangs() -> None:
+def test_a_killed_peer_is_named_and_the_others_play_on_without_it() -> None:
     table = MemoryTable(make_settings("classic", {"deals": 3}), 4, seed=3, silent_after=5.0)
     while not any(s.game is not None and s.crypto and s.crypto.rounds for s in table.sessions):
         table.step()
     for _ in range(30):
         table.step()
     table.kill(2)
-    table.run(limit=table.now + 120)
+    table.run(limit=table.now + 600)
     for index, session in enumerate(table.sessions):
         if index == 2:
             continue
-        assert session.ended, f"peer {index} hangs"
-        assert "p2 (seat 2" in session.ended
-    assert table.now < 60
+        assert session.game_over and not session.ended, f"peer {index}: {session.ended}"
+        texts = [e.text for e in session.take_events()]
+        assert any("p2 (seat 2) went silent" in t and "goes on without p2" in t for t in texts)
+        assert session.game is not None and session.game.places[2] == 4
+    logs = {tuple(s.log) for i, s in enumerate(table.sessions) if i != 2}
+    assert len(logs) == 1
+
+
+def test_down_to_one_player_the_table_ends_naming_the_leaver() -> None:
+    table = MemoryTable(make_settings("qdan"), 2, seed=3, silent_after=5.0)
+    while not any(s.game is not None and s.crypto and s.crypto.rounds for s in table.sessions):
+        table.step()
+    table.kill(1)
+    table.run(limit=table.now + 120)
+    host = table.sessions[0]
+    assert host.ended and "p1 (seat 1" in host.ended and "went silent" in host.ended
 
 
 def test_a_silent_host_is_named_by_the_joiners() -> None:
@@ -148,8 +161,10 @@ def test_garbage_frame_drops_the_connection_and_names_the_peer() -> None:
     table.sequencer.receive(2, b"\x00\x00\x00\x03\xc1\xc1\xc1", table.now)
     assert 2 in table.sequencer.to_close
     host = table.sessions[0]
-    table.step()
-    assert host.ended and "p2" in host.ended and "malformed" in host.ended
+    table.run(limit=table.now + 600)
+    texts = [e.text for e in host.take_events()]
+    assert any("p2 (seat 2)" in t and "malformed" in t for t in texts)
+    assert host.game_over and table.sessions[1].game_over
 
 
 def test_moves_in_the_log_replay_through_the_engine() -> None:

@@ -49,6 +49,12 @@ def _seated(seat: int, env: Envelope) -> None:
                             fingerprint(env.sender))
 
 
+def _in_hand(s: PeerSession, seat: int, env: Envelope) -> None:
+    if seat not in s.active:
+        raise ProtocolError(f"a {env.kind} message from a seat no longer in the game",
+                            fingerprint(env.sender))
+
+
 def _from_host(s: PeerSession, env: Envelope) -> None:
     if env.sender != s.host_key:
         raise ProtocolError(f"only the host may send {env.kind}", fingerprint(env.sender))
@@ -113,6 +119,7 @@ def on_coin_reveal(s: PeerSession, env: Envelope, seat: int, now: float) -> None
     if len(s.coin_nonces) == s.seat_count and s.settings is not None:
         dealer = coin_result([s.coin_nonces[i] for i in range(s.seat_count)], s.seat_count)
         s.game = Game(s.settings, s.seat_count, dealer)
+        s.active = list(range(s.seat_count))
         s.events.append(Event("dealer", f"the coin toss makes {s.names[dealer]} the first dealer"))
         start_hand(s)
 
@@ -121,8 +128,10 @@ def start_hand(s: PeerSession) -> None:
     assert s.game is not None and s.chain is not None and s.settings is not None
     s.hand += 1
     s.chain.start_hand(s.hand)
-    contexts = [s.table_id + s.hand.to_bytes(4, "big") + key for key in s.keys]
-    s.crypto = HandCrypto(s.hand, s.me, s.random_bytes(32), contexts, s.settings.deck_size)
+    contexts = [s.table_id + s.hand.to_bytes(4, "big") + s.keys[seat] for seat in s.active]
+    s.crypto = HandCrypto(s.hand, s.me, s.active, s.random_bytes(32), contexts,
+                          s.settings.deck_size)
+    s.aborting, s.abort_by = "", -1
     s.seed_reveals = {}
     s.hand_deal = s.game.deal
     s.engine_events_seen = 0
@@ -134,7 +143,8 @@ def on_seed_commit(s: PeerSession, env: Envelope, seat: int, now: float) -> None
     crypto = _crypto(s)
     if seat in crypto.logged_commits:
         raise ProtocolError("committed twice to a hand seed", fingerprint(env.sender))
-    crypto.deck.record_commitment(seat, env.data["commit"])
+    _in_hand(s, seat, env)
+    crypto.commit(seat, env.data["commit"])
     crypto.logged_commits.add(seat)
 
 
@@ -144,12 +154,14 @@ def on_pass(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
     if env.data["deck"] != crypto.pending_round:
         raise ProtocolError(f"a {env.kind} pass for deck {env.data['deck']!r}, which is not "
                             "being shuffled", fingerprint(env.sender))
-    crypto.deck.receive_pass(crypto.pending_round, env.kind, seat, env.data["points"])
+    _in_hand(s, seat, env)
+    crypto.receive_pass(env.kind, seat, env.data["points"])
     s.pass_cache = None
 
 
 def on_keys(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
+    _in_hand(s, seat, env)
     try:
         _crypto(s).receive_keys(env.data["deck"], seat, env.data["positions"], env.data["keys"])
     except KeyError as error:
@@ -187,7 +199,8 @@ def on_seed_reveal(s: PeerSession, env: Envelope, seat: int, now: float) -> None
         s.abort_by = seat
         s.events.append(Event("abort", f"hand {s.hand} stopped: {s.aborting}; every peer "
                               "reveals its seed to find out who was wrong"))
-    _crypto(s).deck.verify_reveal(seat, env.data["seed"])
+    _in_hand(s, seat, env)
+    _crypto(s).verify_reveal(seat, env.data["seed"])
     s.seed_reveals[seat] = env.data["seed"]
 
 
@@ -198,14 +211,34 @@ def on_say(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
 
 def on_timeout(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
     _from_host(s, env)
-    silent = env.data["seat"]
-    raise TableEnded(f"went silent while the table waited for {env.data['waited_for']}", silent)
+    _leave(s, env.data["seat"], f"went silent while the table waited for "
+           f"{env.data['waited_for']}")
 
 
 def on_bye(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
-    if s.game_over:
-        return
-    raise TableEnded(f"left the table: {env.data['reason']}", seat)
+    _seated(seat, env)
+    if not s.game_over:
+        _leave(s, seat, f"left the table: {env.data['reason']}")
+
+
+def _leave(s: PeerSession, seat: int, why: str) -> None:
+    """RULINGS Q14: the hand is voided and the game goes on without ``seat`` if it can."""
+    game = s.game
+    if game is None or not 0 <= seat < s.seat_count or seat not in s.active:
+        raise TableEnded(why, seat)
+    if seat == s.me:
+        raise TableEnded(f"{why}; the table goes on without us", seat)
+    if len(s.active) <= 2:
+        raise TableEnded(why, seat)
+    s.active.remove(seat)
+    game.leave(seat)
+    name = s.names[seat]
+    s.events.append(Event("left", f"{name} (seat {seat}) {why}: hand {s.hand} is void and the "
+                          f"game goes on without {name}", {"seat": seat}))
+    if game.over:
+        _game_over(s)
+    else:
+        start_hand(s)
 
 
 def on_unused(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
@@ -271,7 +304,7 @@ def _advance(s: PeerSession, now: float) -> None:
     if hand_over(s):
         _finish_hand(s)
         return
-    all_committed = len(crypto.logged_commits) == s.seat_count
+    all_committed = len(crypto.logged_commits) == len(s.active)
     if not crypto.pending_round and not crypto.rounds and all_committed:
         crypto.start(crypto.main_label(), range(game.settings.deck_size))
     if crypto.round_done():
@@ -356,13 +389,13 @@ def _open_what_can_be_opened(s: PeerSession) -> None:
         request = game.chance
         if isinstance(request, TurnUpRequest) and crypto.keys_complete(request.slot):
             crypto.shown.add(request.slot)
-            game.turn_up(crypto.open_public(request.slot, blame=-1))
+            game.turn_up(crypto.open_public(request.slot))
             _sync_owners(s)
             opened = True
         if isinstance(deal, QdanDeal):
             for slot in deal.discard:
                 if slot not in crypto.shown and crypto.keys_complete(slot):
-                    deal.reveal(slot, crypto.open_public(slot, blame=-1))
+                    deal.reveal(slot, crypto.open_public(slot))
                     crypto.shown.add(slot)
         if not opened:
             return
@@ -389,7 +422,7 @@ def _shown_to_all(s: PeerSession, slot: int) -> bool:
 
 def _finish_hand(s: PeerSession) -> None:
     game, crypto = _game(s), _crypto(s)
-    if len(s.seed_reveals) < s.seat_count:
+    if len(s.seed_reveals) < len(s.active):
         return
     if s.aborting:
         raise TableEnded(f"stopped hand {s.hand} ({s.aborting}), yet every revealed seed "
@@ -407,13 +440,18 @@ def _finish_hand(s: PeerSession) -> None:
     s.events.append(Event("scores", f"hand {s.hand} over: "
                           f"{'places' if game.settings.family == 'qdan' else 'penalties'} {text}"))
     if game.over:
-        s.game_over = True
-        winners = ", ".join(s.names[w] for w in game.winners())
-        s.events.append(Event("game_over", f"game over: {winners} "
-                              f"{'wins' if len(game.winners()) == 1 else 'win'}",
-                              {"places": list(game.places)}))
+        _game_over(s)
         return
     start_hand(s)
+
+
+def _game_over(s: PeerSession) -> None:
+    game = _game(s)
+    s.game_over = True
+    winners = ", ".join(s.names[w] for w in game.winners())
+    s.events.append(Event("game_over", f"game over: {winners} "
+                          f"{'wins' if len(game.winners()) == 1 else 'win'}",
+                          {"places": list(game.places)}))
 
 
 # --- the sequencer's check --------------------------------------------------------------------
@@ -437,6 +475,8 @@ def admissible(s: PeerSession, raw: bytes) -> str | None:
         return error.reason
     if env.kind in ("table", "seat", "timeout") and env.sender != s.host_key:
         return f"only the host sends {env.kind}"
+    if s.game is not None and s.seat_of(env.sender) not in s.active:
+        return "that seat has left the game"
     if env.kind == "move":
         game = s.game
         if game is None or game.over or game.to_reveal or s.crypto is None or hand_over(s):

@@ -75,13 +75,15 @@ def _lobby_intent(s: PeerSession) -> Intent | None:
 def _hand_intent(s: PeerSession, now: float) -> Intent | None:
     crypto, game = s.crypto, s.game
     assert crypto is not None and game is not None
+    if s.me not in s.active:
+        return None
     if hand_over(s):
         if s.me not in s.seed_reveals:
             return "seed_reveal", {"seed": crypto.deck.reveal_seed()}
         return None
     if s.me not in crypto.logged_commits:
         return "seed_commit", {"commit": crypto.deck.commitment}
-    if len(crypto.logged_commits) < s.seat_count:
+    if len(crypto.logged_commits) < len(s.active):
         return None
     if crypto.pending_round:
         return _pass_intent(s)

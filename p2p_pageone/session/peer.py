@@ -55,6 +55,7 @@ class PeerSession:
         self.coin_nonces: dict[int, bytes] = {}
         self.my_coin = b""
         self.game: Game | None = None
+        self.active: list[int] = []  # seats still in the game (RULINGS Q14)
         self.hand = 0
         self.crypto: HandCrypto | None = None
         self.hand_deal: Deal | None = None
@@ -94,8 +95,8 @@ class PeerSession:
         except TableEnded as error:
             self._end(str(error), error.culprit)
         except DeckError as error:  # names the peer whose deck value was wrong, if known
-            self._end(f"{type(error).__name__}: {error}",
-                      error.peer if error.peer >= 0 else self.author)
+            blamed = self.crypto.seat_at(error.peer) if self.crypto else -1
+            self._end(f"{type(error).__name__}: {error}", blamed if blamed >= 0 else self.author)
         except (ProtocolError, IllegalMove, ChanceError, SettingError) as error:
             reason = error.reason if isinstance(error, ProtocolError) else str(error)
             self._end(f"sent a message this peer cannot accept: {reason}", self.author)

@@ -133,6 +133,8 @@ class Sequencer:
         seat = self.host.seat_of(link.key) if link.key else -1
         if seat < 0 or self.host.game_over or self.host.ended:
             return
+        if self.host.game is not None and seat not in self.host.active:
+            return  # it has left the game already
         self.host.events.append(Event("lost", f"{self.host.names[seat]} {why}"))
         self._timeout(seat, f"a live connection; it {why}", now)
 

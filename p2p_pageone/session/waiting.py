@@ -13,24 +13,25 @@ MOVE = "its move"
 
 
 def waiting_for(s: PeerSession) -> list[tuple[int, str]]:
-    seats = range(s.seat_count)
+    everyone = range(s.seat_count)
     if s.game is None:
         if len(s.keys) < s.seat_count:
             return []
         if len(s.ready) < s.seat_count:
-            return [(p, "ready") for p in seats if p not in s.ready]
+            return [(p, "ready") for p in everyone if p not in s.ready]
         if len(s.coin_commits) < s.seat_count:
-            return [(p, "coin commitment") for p in seats if p not in s.coin_commits]
-        return [(p, "coin reveal") for p in seats if p not in s.coin_nonces]
+            return [(p, "coin commitment") for p in everyone if p not in s.coin_commits]
+        return [(p, "coin reveal") for p in everyone if p not in s.coin_nonces]
     crypto, game = s.crypto, s.game
     if crypto is None or s.game_over or s.ended:
         return []
+    seats = s.active
     if hand_over(s):
         return [(p, "its hand seed reveal") for p in seats if p not in s.seed_reveals]
-    if len(crypto.logged_commits) < s.seat_count:
+    if len(crypto.logged_commits) < len(seats):
         return [(p, "its seed commitment") for p in seats if p not in crypto.logged_commits]
     if crypto.pending_round:
-        step, peer = crypto.deck.rounds[crypto.pending_round].next_step()
+        step, peer = crypto.pass_turn()
         return [(peer, f"its {step} pass")]
     owed = _keys_owed_by_anyone(s)
     if owed:
@@ -42,5 +43,4 @@ def waiting_for(s: PeerSession) -> list[tuple[int, str]]:
 
 
 def _keys_owed_by_anyone(s: PeerSession) -> list[tuple[int, str]]:
-    return [(peer, "its keys for dealt cards") for peer in range(s.seat_count)
-            if slots_owed_by(s, peer)]
+    return [(peer, "its keys for dealt cards") for peer in s.active if slots_owed_by(s, peer)]
