@@ -9,6 +9,8 @@ from pathlib import Path
 from p2p_pageone.crypto.envelope import ChainVerifier, open_envelope
 from p2p_pageone.wire.codec import FrameDecoder
 
+LOOPBACK = ("--no-mdns", "--interface", "127.0.0.1")  # no multicast; listen on loopback only
+
 
 def pageone(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     env = {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
@@ -22,7 +24,7 @@ def read_log(path: Path) -> list[bytes]:
 
 
 def test_host_with_bots_autoplay_exits_zero_and_writes_a_verifiable_log(tmp_path: Path) -> None:
-    result = pageone(tmp_path, "host", "--bots", "3", "--autoplay", "--no-mdns", "--deals", "1",
+    result = pageone(tmp_path, "host", "--bots", "3", "--autoplay", *LOOPBACK, "--deals", "1",
                      "--log", str(tmp_path / "table.log"))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "game over" in result.stdout and f"log: {tmp_path / 'table.log'}" in result.stdout
@@ -43,7 +45,7 @@ def test_host_with_bots_autoplay_exits_zero_and_writes_a_verifiable_log(tmp_path
 
 
 def test_human_at_the_prompt_can_hand_over_to_the_cpu(tmp_path: Path) -> None:
-    result = pageone(tmp_path, "host", "--bots", "1", "--no-mdns", "--rules", "qdan",
+    result = pageone(tmp_path, "host", "--bots", "1", *LOOPBACK, "--rules", "qdan",
                      stdin="help\nhand\nplay zz\nsay hello all\nauto\n")
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
@@ -71,7 +73,7 @@ def test_prompt_toolkit_terminal_under_a_pty(tmp_path: Path) -> None:
     pid, fd = pty.fork()
     if pid == 0:  # the child: the real command on a terminal
         os.execve(sys.executable, [sys.executable, "-m", "p2p_pageone.cli.main", "host",
-                                   "--bots", "1", "--no-mdns", "--deals", "1"], env)
+                                   "--bots", "1", *LOOPBACK, "--deals", "1"], env)
     out, sent, start = b"", False, time.time()
     while time.time() - start < 90:
         ready, _, _ = select.select([fd], [], [], 0.2)
