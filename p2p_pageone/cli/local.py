@@ -8,7 +8,6 @@ import sys
 from collections.abc import Callable
 
 from ..bots import Bot, make_bot
-from ..engine.cards import COLOUR_NAMES
 from ..engine.cards import names as card_names
 from ..engine.game import Game
 from ..engine.moves import IllegalMove, Move
@@ -16,40 +15,9 @@ from ..engine.settings import SettingError, Settings
 from ..engine.view import SeatView
 from ..sim.referee import resolve_chance
 from .commands import HELP, CommandError, Info, parse_command
-from .render import card_text, hand_text, scores_text, table_text
+from .render import describe, hand_text, scores_text, table_text
 
 BOT_NAMES = ("ann", "bob", "cy", "dee", "eve")
-
-
-def describe(event: tuple[object, ...], names: list[str], family: str) -> str:
-    kind, *rest = event
-    if kind == "reshuffle":
-        return f"the discards are reshuffled into a new stock of {rest[0]}"
-    if kind == "start":
-        return f"start card: {card_text(int(str(rest[0])), family)}"
-    who = names[int(str(rest[0]))]
-    if kind == "play":
-        cards = rest[1]
-        assert isinstance(cards, tuple)
-        text = f"{who} plays {' '.join(card_text(c, family) for c in cards)}"
-        if len(rest) > 2 and isinstance(rest[2], int) and rest[2] >= 0:
-            text += f" and chooses {COLOUR_NAMES[rest[2]]}"
-        return text
-    if kind == "draw":
-        return f"{who} draws {rest[1]}" + (" (penalty)" if rest[2] == "penalty" else "")
-    if kind == "trick":
-        return f"{who} wins the trick"
-    if kind == "call":
-        return f"{who}: Page One!"
-    if kind == "caught":
-        return f"{who} catches {names[int(str(rest[1]))]}'s missed Page One call"
-    if kind == "eliminated":
-        return f"{who} holds too many cards and is out"
-    if kind == "stopped":
-        return f"{who} is stopped by the 8"
-    if kind == "forgiven":
-        return f"{who}: nothing left to draw, {rest[1]} penalty cards forgiven"
-    return " ".join(str(x) for x in event)
 
 
 def run_local(args: argparse.Namespace, settings: Settings) -> int:

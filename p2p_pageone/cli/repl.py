@@ -16,8 +16,7 @@ from ..engine.moves import IllegalMove
 from ..session.common import Event
 from ..session.peer import PeerSession
 from .commands import HELP, CommandError, Info, parse_command
-from .local import describe
-from .render import hand_text, scores_text, table_text
+from .render import describe, hand_text, scores_text, table_text
 
 VERBS = ("play", "draw", "pass", "pageone", "catch", "hand", "table", "scores", "say", "auto",
          "help", "quit", "log")

@@ -19,9 +19,9 @@ from ..crypto.identity import Identity
 from ..engine.settings import SettingError, Settings
 from ..net.discovery import Advertiser, TableAdvert, browse
 from ..net.runner import HostRunner, LogWriter, run_joiner
-from ..session.common import Event
 from ..session.peer import PeerSession
 from .identity_store import IdentityFileError, data_dir, load_or_create
+from .repl import Terminal
 
 EXIT_OK, EXIT_ENDED, EXIT_USAGE = 0, 3, 2
 
@@ -37,14 +37,6 @@ def _log_path(args: argparse.Namespace, session: PeerSession, tag: str) -> Path:
     if getattr(args, "log", None):
         return Path(args.log)
     return data_dir() / "logs" / f"{tag}-{session.identity.fingerprint}.pageone-log"
-
-
-def _printer(verbose: bool) -> object:
-    def show(session: PeerSession, events: list[Event]) -> None:
-        for event in events:
-            if verbose or event.kind in ("ended", "game_over", "scores", "table", "dealer"):
-                print(f"  {event.text}", flush=True)
-    return show
 
 
 def _bot_session(index: int, level: str) -> PeerSession:
@@ -68,8 +60,6 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
                           rng=random.Random(), autoplay=args.autoplay,
                           host_table=(table_name, settings, seats))
     log = LogWriter(_log_path(args, session, session.table_id.hex()[:12]))
-    from .repl import Terminal
-
     terminal = Terminal(session, interactive=not args.autoplay)
     runner = HostRunner(session, args.interface or "0.0.0.0", args.port, terminal.show, log,
                         silent_after=args.silent_after)
@@ -132,8 +122,6 @@ async def _join(args: argparse.Namespace) -> int:
     session = PeerSession(identity, args.name, os.urandom, bot=make_bot(level),
                           rng=random.Random(), autoplay=args.bot or args.autoplay)
     log = LogWriter(_log_path(args, session, f"join-{address}-{port}"))
-    from .repl import Terminal
-
     terminal = Terminal(session, interactive=not (args.bot or args.autoplay))
     try:
         await asyncio.gather(run_joiner(session, address, port, terminal.show, log,

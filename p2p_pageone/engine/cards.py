@@ -39,10 +39,6 @@ class CardError(ValueError):
 # --- classic ---------------------------------------------------------------------------------
 
 
-def classic_deck(jokers: int) -> list[int]:
-    return list(range(52 + jokers))
-
-
 def is_joker(card: int) -> bool:
     return card >= JOKER
 
@@ -50,11 +46,6 @@ def is_joker(card: int) -> bool:
 def suit_of(card: int) -> int:
     """Suit index; -1 for a joker."""
     return -1 if card >= JOKER else card // 13
-
-
-def rank_of(card: int) -> int:
-    """Rank index 0 (two) .. 12 (ace); 13 for a joker, which outranks everything."""
-    return 13 if card >= JOKER else card % 13
 
 
 def classic_points(card: int, joker_points: int) -> int:

@@ -59,9 +59,6 @@ class SeatView:
     def totals(self) -> list[int]:
         return list(self._game.totals)
 
-    def stock_count(self) -> int:
-        return len(self._game.deal.stock)
-
     # --- classic --------------------------------------------------------------------------------
 
     def trick(self) -> list[tuple[int, int]]:

@@ -130,11 +130,10 @@ def _move_intent(s: PeerSession, now: float) -> Intent | None:
 def _chosen_move(s: PeerSession, now: float) -> Move | None:
     game = s.game
     assert game is not None
-    if s.requested is not None:
-        move, s.requested = s.requested, None
-        if game.deal.can(move):
-            s.requested = move  # kept until it is in the log or refused
-            return move
+    if s.requested is not None:  # kept until it is in the log or refused
+        if game.deal.can(s.requested):
+            return s.requested
+        s.requested = None
         s.events.append(Event("refused", "that move is no longer possible"))
         return None
     if s.bot is None:
