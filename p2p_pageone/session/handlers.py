@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 Handler = Callable[["PeerSession", Envelope, int, float], None]
 
 
-def apply_entry(s: PeerSession, raw: bytes, now: float) -> None:
-    env = open_envelope(raw)
+def apply_entry(s: PeerSession, raw: bytes, now: float, env: Envelope | None = None) -> None:
+    """``env``: the envelope already opened (and its signature checked) from these bytes."""
+    env = env or open_envelope(raw)
     if s.chain is None:
         if env.kind != "table":
             raise TableEnded("the log does not start with the table's description")
@@ -457,11 +458,8 @@ def _game_over(s: PeerSession) -> None:
 # --- the sequencer's check --------------------------------------------------------------------
 
 
-def admissible(s: PeerSession, raw: bytes) -> str | None:
-    try:
-        env = open_envelope(raw)
-    except ProtocolError as error:
-        return str(error)
+def admissible(s: PeerSession, env: Envelope) -> str | None:
+    raw = env.raw
     if s.ended:
         return "the table has ended"
     if s.chain is None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..bots import Bot
 from ..crypto.deck import DeckError
-from ..crypto.envelope import ChainVerifier, genesis, seal
+from ..crypto.envelope import ChainVerifier, Envelope, genesis, seal
 from ..crypto.identity import Identity, fingerprint
 from ..engine.deal import Deal
 from ..engine.game import Game
@@ -84,13 +84,13 @@ class PeerSession:
 
     # --- inputs -------------------------------------------------------------------------------
 
-    def on_log(self, raw: bytes, now: float) -> None:
+    def on_log(self, raw: bytes, now: float, env: Envelope | None = None) -> None:
         """The sequencer's next log entry. Anything wrong ends the table, naming the culprit."""
         if self.ended:
             return
         self.author = -1
         try:
-            handlers.apply_entry(self, raw, now)
+            handlers.apply_entry(self, raw, now, env)
             handlers.advance(self, now)
         except TableEnded as error:
             self._end(str(error), error.culprit)
@@ -186,9 +186,9 @@ class PeerSession:
         deal = self.game.deal
         return all(deal.known[s] >= 0 for s in deal.hands[self.me])
 
-    def admissible(self, raw: bytes) -> str | None:
+    def admissible(self, env: Envelope) -> str | None:
         """The sequencer's check before appending: None if fine, else the reason to refuse."""
-        return handlers.admissible(self, raw)
+        return handlers.admissible(self, env)
 
     def waiting_for(self) -> list[tuple[int, str]]:
         """Seats the table is waiting on for a protocol step, and for what."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..crypto.envelope import open_envelope
+from ..crypto.envelope import Envelope, open_envelope
 from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from .common import Event
 from .peer import PeerSession
@@ -88,9 +88,15 @@ class Sequencer:
     # --- sequencing ---------------------------------------------------------------------------
 
     def _submit(self, conn: int, link: Link, raw: bytes, now: float) -> None:
-        reason = self.host.admissible(raw)
-        env = open_envelope(raw) if reason is None else None
-        if env is not None:
+        """Open the envelope once; refuse it with the reason, or append it."""
+        env: Envelope | None = None
+        reason: str | None
+        try:
+            env = open_envelope(raw)
+            reason = self.host.admissible(env)
+        except ProtocolError as error:
+            reason = str(error)
+        if env is not None and reason is None:
             if not link.key:
                 if any(other.key == env.sender for other in self.links.values()):
                     reason = "this identity is already at the table: each user sits once"
@@ -98,28 +104,30 @@ class Sequencer:
                     link.key = env.sender
             elif env.sender != link.key:
                 reason = "one connection speaks for one identity"
-        if reason is not None:
-            seq = _seq_of(raw)
+        if reason is not None or env is None:
+            seq = env.seq if env is not None else -1
             self.out.append((conn, frame(pack({"control": "refused", "seq": seq,
                                                  "reason": reason}))))
             if not link.key:  # a joiner that cannot sit down has nothing more to say
                 self.to_close.append(conn)
             return
-        self._append(raw, now)
+        self._append(env, now)
 
-    def _append(self, raw: bytes, now: float) -> None:
+    def _append(self, env: Envelope, now: float) -> None:
+        raw = env.raw
         self.log.append(raw)
         encoded = frame(raw)
         self.out += [(conn, encoded) for conn in self.links]
         self.last_progress = now
-        self.host.on_log(raw, now)
+        self.host.on_log(raw, now, env)
         self._pump(now)
 
     def _pump(self, now: float) -> None:
         for raw in self.host.take_outgoing():
-            reason = self.host.admissible(raw)
+            env = open_envelope(raw)  # our own, just sealed
+            reason = self.host.admissible(env)
             if reason is None:
-                self._append(raw, now)
+                self._append(env, now)
             else:
                 self.host.refused(reason, now)
 
@@ -142,13 +150,6 @@ class Sequencer:
         self.host.urgent = ("timeout", {"seat": seat, "waited_for": what[:100]})
         self.host.flush(now)
         self._pump(now)
-
-
-def _seq_of(raw: bytes) -> int:
-    try:
-        return open_envelope(raw).seq
-    except ProtocolError:
-        return -1
 
 
 class Client:
