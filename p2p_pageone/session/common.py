@@ -29,6 +29,10 @@ class TableEnded(Exception):
         self.position = position
 
 
+class TableClosed(TableEnded):
+    """The table ends without a fault: too few players are left (``culprit`` is who left)."""
+
+
 def coin_commitment(table: bytes, key: bytes, nonce: bytes) -> bytes:
     return tagged_hash(label("coin-commit"), table, key, nonce)
 

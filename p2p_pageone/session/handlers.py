@@ -18,7 +18,14 @@ from ..engine.moves import IllegalMove, Play, ReshuffleRequest, TurnUpRequest
 from ..engine.qdan import QdanDeal
 from ..engine.settings import make_settings
 from ..wire.codec import ProtocolError
-from .common import PROTOCOL_VERSION, Event, TableEnded, coin_commitment, coin_result
+from .common import (
+    PROTOCOL_VERSION,
+    Event,
+    TableClosed,
+    TableEnded,
+    coin_commitment,
+    coin_result,
+)
 from .deckcheck import check_reveal, round_cards
 from .hand import PUBLIC, HandDeck
 from .moves import move_from
@@ -239,12 +246,14 @@ def _refused_reveal(s: TableState, seat: int) -> str:
 def _leave(s: TableState, seat: int, why: str) -> None:
     """RULINGS Q14: the hand is voided and the game goes on without ``seat`` if it can."""
     game = s.game
+    if game is None and 0 <= seat < len(s.keys):
+        raise TableClosed(why, seat)
     if game is None or not 0 <= seat < s.seat_count or seat not in s.active:
         raise TableEnded(why, seat)
     if seat == s.me:
         raise TableEnded(f"{why}; the table goes on without us", seat)
     if len(s.active) <= 2:
-        raise TableEnded(why, seat)
+        raise TableClosed(why, seat)
     s.active.remove(seat)
     game.leave(seat)
     name = s.names[seat]

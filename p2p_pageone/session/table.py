@@ -92,7 +92,7 @@ class TableState:
         what = ("relayed a message whose signature does not verify (forged or corrupted)"
                 if isinstance(error, BadSignature) else
                 f"relayed a message out of its place ({type(error).__name__}: {error})")
-        return f"{what}: the sequencer must refuse it"
+        return f"{what}: the sequencer must refuse it, and its author is not to blame"
 
     # --- hooks for what only one peer knows -------------------------------------------------------
 
