@@ -122,3 +122,20 @@ def test_a_peer_silent_instead_of_revealing_its_seed_is_named_as_refusing() -> N
     assert "cannot be checked" in audit.fault.reason
     assert entry_kind(table.sessions[0], audit.fault.entry) == ("timeout", 0)
     assert audit.hands[0].status == "fault"
+
+
+def test_a_hand_voided_by_a_silent_peer_is_reported_as_void_and_the_log_passes() -> None:
+    table = MemoryTable(make_settings("classic", {"deals": 2}), 4, seed=3, silent_after=5.0)
+    while not any(s.game is not None and s.crypto and s.crypto.rounds for s in table.sessions):
+        table.step()
+    for _ in range(30):
+        table.step()
+    table.kill(2)
+    table.run(limit=table.now + 600)
+    audit = audit_of(table.sessions[0])
+    assert audit.ok and audit.finished, audit.fault
+    void = [line for line in audit.hands if line.status == "void"]
+    assert len(void) == 1 and void[0].hand == 1
+    assert "p2 (seat 2" in void[0].text and "went silent" in void[0].text
+    assert [line.status for line in audit.hands[1:]] == ["ok", "ok"]
+    assert audit.places[2] == 4

@@ -109,6 +109,12 @@ class PeerSession(TableState):
                                              "revealing the seeds to find out who was wrong"))
                     return
 
+    def _own_reveal(self, seat: int, seed: bytes) -> bool:
+        secrets = self.secrets
+        return seat == self.me and secrets is not None and seed == secrets.seed and (
+            self.crypto is not None and secrets.commitment == self.crypto.commitments.get(
+                secrets.index))
+
     def _apply_move(self, game: Game, move: Move) -> None:
         game.apply(move)
         if move.seat == self.me:
