@@ -82,6 +82,15 @@ def test_host_and_three_bot_processes_play_a_full_game_over_mdns(
         assert len(logs) == 4
         contents = {path.read_bytes() for path in logs}
         assert len(contents) == 1, "every peer's log is byte-identical"
+        audit = [sys.executable, "-m", "p2p_pageone.cli.main", "audit"]  # no network needed
+        together = subprocess.run([*audit, "--json", *map(str, logs)], capture_output=True,
+                                  text=True, timeout=600, check=False)
+        assert together.returncode == 0, together.stdout + together.stderr
+        assert json.loads(together.stdout)["comparison"]["relation"] == "identical"
+        for path in logs:
+            alone = subprocess.run([*audit, "--quiet", str(path)], capture_output=True,
+                                   text=True, timeout=300, check=False)
+            assert alone.returncode == 0 and "verdict: OK" in alone.stdout, alone.stdout
 
 
 def test_a_killed_joiner_is_named_and_the_others_play_on(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from p2p_pageone.audit.check import audit_bytes
 from p2p_pageone.crypto.envelope import open_envelope, seal
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import Game, make_settings
@@ -219,6 +220,9 @@ def test_playing_a_card_not_dealt_is_refused_and_named() -> None:
     table.run(limit=table.now + 30)
     for session in table.sessions[:2]:
         assert "p2 (seat 2" in session.ended and "not the card it was dealt" in session.ended
+        audit = audit_bytes(b"".join(frame(raw) for raw in session.log))
+        assert audit.fault is not None and audit.fault.seat == 2
+        assert audit.fault.step == "deck round" and audit.fault.entry == len(session.log) - 1
 
 
 def test_q13_turn_timer_lets_the_players_own_cpu_play() -> None:

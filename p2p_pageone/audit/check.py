@@ -79,6 +79,10 @@ def audit_bytes(data: bytes) -> Audit:
     for position, raw in enumerate(framing.entries):
         if not _fold_one(audit, state, position, raw):
             break
+        if audit.closed and position + 1 < len(framing.entries):
+            audit.fault = Fault(position + 1, "table", _host(state), "an entry after the table "
+                                "ended: the sequencer must append nothing more" + RELAYED)
+            break
     if audit.fault is None and framing.fault:
         audit.fault = Fault(framing.fault_entry, "framing", -1, framing.fault +
                             f" (byte {framing.fault_offset}): the file is damaged")

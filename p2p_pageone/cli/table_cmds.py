@@ -8,6 +8,7 @@ import getpass
 import json
 import os
 import random
+import shlex
 import signal
 import sys
 from collections.abc import Coroutine
@@ -97,6 +98,7 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
 
 def _finish(session: PeerSession, log_path: Path) -> int:
     print(f"log: {log_path}")
+    print(f"check it: pageone audit {shlex.quote(str(log_path))}")
     if session.game_over:
         return EXIT_OK
     print(f"pageone: {session.ended or 'the table ended'}", file=sys.stderr)

@@ -38,7 +38,11 @@ Handler = Callable[["TableState", Envelope, int, float], None]
 
 
 def apply_entry(s: TableState, raw: bytes, now: float, env: Envelope | None = None) -> None:
-    """``env``: the envelope already opened (and its signature checked) from these bytes."""
+    """``env``: the envelope already opened (and its signature checked) from these bytes.
+
+    The entry goes into ``s.log`` first: a log keeps what the sequencer relayed, the faulty
+    entry included, as evidence."""
+    s.log.append(raw)
     env = env or open_envelope(raw)
     if s.chain is None:
         if env.kind != "table":
@@ -52,7 +56,6 @@ def apply_entry(s: TableState, raw: bytes, now: float, env: Envelope | None = No
         s.chain.admit(env.sender)
     s.author = s.seat_of(env.sender)
     s.chain.accept(raw, env)
-    s.log.append(raw)
     HANDLERS[env.kind](s, env, s.author, now)
 
 
@@ -209,7 +212,8 @@ def on_seed_reveal(s: TableState, env: Envelope, seat: int, now: float) -> None:
         s.events.append(Event("abort", f"hand {s.hand} stopped: {s.aborting}; every peer "
                               "reveals its seed to find out who was wrong"))
     _in_hand(s, seat, env)
-    check_reveal(_crypto(s), seat, env.data["seed"])
+    if not s._own_reveal(seat, env.data["seed"]):
+        check_reveal(_crypto(s), seat, env.data["seed"])
     s.seed_reveals[seat] = env.data["seed"]
 
 

@@ -109,6 +109,12 @@ class PeerSession(TableState):
                                              "revealing the seeds to find out who was wrong"))
                     return
 
+    def _own_reveal(self, seat: int, seed: bytes) -> bool:
+        secrets = self.secrets
+        return seat == self.me and secrets is not None and seed == secrets.seed and (
+            self.crypto is not None and secrets.commitment == self.crypto.commitments.get(
+                secrets.index))
+
     def _apply_move(self, game: Game, move: Move) -> None:
         game.apply(move)
         if move.seat == self.me:
@@ -149,6 +155,12 @@ class PeerSession(TableState):
         self.in_flight = b""
         if self.me < 0 and not self.is_host:  # a joiner the host will not seat
             self._end(f"the host refused to seat us: {reason}", -1)
+            return
+        if "never saw" in reason and not self.is_host:
+            # We sealed it against a head of the log the host sent us: the host's log is not
+            # ours, so it showed the peers different tables (a fork). Retrying cannot help.
+            self._end("refused our message for extending a log head it sent us itself: its "
+                      "log differs from ours (a fork)", self.seat_of(self.host_key))
             return
         if self.requested is not None:
             self.events.append(Event("refused", f"not accepted: {reason}"))

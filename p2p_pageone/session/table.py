@@ -105,6 +105,10 @@ class TableState:
     def _open_private(self) -> None:
         """Open whatever this viewer alone can open now (a peer: its own cards)."""
 
+    def _own_reveal(self, seat: int, seed: bytes) -> bool:
+        """True if this viewer made every value of ``seat`` from ``seed`` itself."""
+        return False
+
     def _apply_move(self, game: Game, move: Move) -> None:
         game.apply(move)
 

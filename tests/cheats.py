@@ -1,0 +1,224 @@
+"""Cheating peers as test doubles: each deviates from the protocol at exactly one step, in an
+in-memory table, so the tests can check that live peers and ``pageone audit`` name that seat
+at that step, and never an honest one."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from p2p_pageone.audit.check import Audit, audit_bytes
+from p2p_pageone.bots import NormalBot, make_bot
+from p2p_pageone.crypto import ec
+from p2p_pageone.crypto.identity import Identity
+from p2p_pageone.engine.cards import JOKER
+from p2p_pageone.engine.game import Game
+from p2p_pageone.engine.moves import Call, Draw, Move, Play
+from p2p_pageone.engine.settings import Settings
+from p2p_pageone.engine.view import SeatView
+from p2p_pageone.session.hand import HandDeck, HandSecrets
+from p2p_pageone.session.memory import MemoryTable
+from p2p_pageone.session.peer import PeerSession
+from p2p_pageone.session.sequencer import Client, Sequencer
+from p2p_pageone.wire.codec import frame
+
+PeerFactory = Callable[..., PeerSession]
+
+
+def log_bytes(session: PeerSession) -> bytes:
+    return b"".join(frame(raw) for raw in session.log)
+
+
+def audit_of(session: PeerSession) -> Audit:
+    return audit_bytes(log_bytes(session))
+
+
+def table_with(settings: Settings, players: int, seed: int,
+               doubles: dict[int, PeerFactory] | None = None,
+               bots: dict[int, Any] | None = None) -> MemoryTable:
+    """A ``MemoryTable`` whose peer ``i`` is built by ``doubles[i]`` (default ``PeerSession``),
+    with the same identities and randomness as ``memory.make_peer``."""
+    doubles, bots = doubles or {}, bots or {}
+
+    def peer(index: int) -> PeerSession:
+        rng = random.Random(f"{seed}/{index}")
+        host_table = ("memory", settings, players) if index == 0 else None
+        return doubles.get(index, PeerSession)(
+            Identity(rng.randbytes(32)), f"p{index}", rng.randbytes,
+            bot=bots.get(index, make_bot("normal")), rng=random.Random(f"{seed}/{index}/bot"),
+            autoplay=True, host_table=host_table)
+
+    table = MemoryTable.__new__(MemoryTable)
+    table.now = 0.0
+    table.sequencer = Sequencer(peer(0), table.now)
+    table.clients = [Client(peer(i), table.now) for i in range(1, players)]
+    table.dead = set()
+    for conn in range(1, players):
+        table.sequencer.connect(conn, table.now)
+    return table
+
+
+class Lenient(PeerSession):
+    """A cheater's own client: it applies its own moves without the rules' check."""
+
+    def _apply_move(self, game: Game, move: Move) -> None:
+        if move.seat == self.me:
+            deal = game.deal
+            deal._listed, deal._listed_version = [move], deal.version  # skips verify
+        super()._apply_move(game, move)
+
+
+# --- deck cheats ------------------------------------------------------------------------------
+
+
+class _PassCheat(PeerSession):
+    """Deviates in its first pass of ``STEP`` in the hand's main deck round."""
+
+    STEP = "shuffle"
+    done = False
+
+    def _hand_started(self) -> None:
+        super()._hand_started()
+        if self.secrets is not None and not self.done:
+            cheat = self
+            original = self.secrets.compute_pass
+
+            def compute_pass(deck: HandDeck) -> tuple[str, list[bytes]] | None:
+                result = original(deck)
+                if result is None or result[0] != cheat.STEP or cheat.done:
+                    return result
+                cheat.done = True
+                return result[0], cheat.tamper(deck, list(result[1]))
+
+            self.secrets.compute_pass = compute_pass  # type: ignore[method-assign]
+
+    def tamper(self, deck: HandDeck, points: list[bytes]) -> list[bytes]:
+        raise NotImplementedError
+
+
+class SubstitutingShuffler(_PassCheat):
+    """Replaces one card of its shuffle output by a point that is no card."""
+
+    def tamper(self, deck: HandDeck, points: list[bytes]) -> list[bytes]:
+        points[3] = ec.mul(points[3], ec.key(7))
+        return points
+
+
+class DuplicatingShuffler(_PassCheat):
+    """Puts one card of its shuffle output in a second position."""
+
+    def tamper(self, deck: HandDeck, points: list[bytes]) -> list[bytes]:
+        points[3] = points[5]
+        return points
+
+
+class MovingLocker(_PassCheat):
+    """Seat 0 (the first locker): locks position 1's point into position 0 as well, so that
+    position 0 opens to position 1's card (a victim's card, copied into the cheater's deal)."""
+
+    STEP = "lock"
+
+    def tamper(self, deck: HandDeck, points: list[bytes]) -> list[bytes]:
+        assert self.secrets is not None
+        secrets = self.secrets.secrets(deck, deck.pending_round)
+        given = deck.record[deck.pending_round].input_for("lock", self.secrets.index)
+        strip = ec.inverse(secrets.shuffle_scalar)
+        points[0] = ec.mul(given[1], ec.key(strip * secrets.locks[0] % ec.N))
+        return points
+
+
+def wrong_key_once(secrets: HandSecrets) -> None:
+    original = secrets.keys_for
+
+    def keys_for(deck: HandDeck, slots: list[int]) -> tuple[str, list[int], list[bytes]]:
+        label, chosen, keys = original(deck, slots)
+        return label, chosen, [ec.scalar_bytes(12345), *keys[1:]]
+
+    secrets.keys_for = keys_for  # type: ignore[method-assign]
+
+
+class WrongKey(PeerSession):
+    """Publishes a wrong unlock key for the first card it deals to another seat."""
+
+    def _hand_started(self) -> None:
+        super()._hand_started()
+        if self.secrets is not None and self.hand == 1:
+            wrong_key_once(self.secrets)
+
+
+# --- move cheats (a bot that deviates once; its own client lets it) -----------------------------
+
+
+class RenegeBot(NormalBot):
+    """Classic: draws while holding the led suit (a false "cannot follow")."""
+
+    def __init__(self) -> None:
+        self.done = False
+
+    def choose(self, view: SeatView, rng: random.Random) -> Move | None:
+        led = view.led_suit()
+        if not self.done and view.turn == view.seat and led >= 0 and any(
+                c < JOKER and c // 13 == led for c in view.hand()):
+            self.done = True
+            return Draw(view.seat)
+        return super().choose(view, rng)
+
+
+class DrawPastBot(NormalBot):
+    """Classic: after drawing a card of the led suit, draws again instead of playing it."""
+
+    def __init__(self) -> None:
+        self.done = False
+        self.drew = False
+
+    def choose(self, view: SeatView, rng: random.Random) -> Move | None:
+        move = super().choose(view, rng)
+        if view.turn != view.seat:
+            return move
+        led = view.led_suit()
+        holds = led >= 0 and any(c < JOKER and c // 13 == led for c in view.hand())
+        if not self.done and self.drew and holds:
+            self.done = True
+            move = Draw(view.seat)
+        self.drew = isinstance(move, Draw) and not holds
+        return move
+
+
+class FalseCallBot(NormalBot):
+    """Qdan: says Page One although no play leaves it one card (its hand shows the lie)."""
+
+    def __init__(self) -> None:
+        self.done = False
+
+    def choose(self, view: SeatView, rng: random.Random) -> Move | None:
+        if (not self.done and view.turn == view.seat and len(view.hand()) >= 3
+                and not any(len(view.hand()) - len(m.slots) == 1 for m in view.legal_moves()
+                            if isinstance(m, Play))):
+            self.done = True
+            return Call(view.seat)
+        return super().choose(view, rng)
+
+
+class DrawAndPassBot(NormalBot):
+    """Qdan: draws and passes although it holds a playable card (legal by Q7)."""
+
+    def __init__(self) -> None:
+        self.done = False
+
+    def choose(self, view: SeatView, rng: random.Random) -> Move | None:
+        move = super().choose(view, rng)
+        if not self.done and view.turn == view.seat and move is not None and not isinstance(
+                move, Draw | Call):
+            self.done = True
+            return Draw(view.seat)
+        return move
+
+
+class SilentAtReveal(PeerSession):
+    """Plays the hand, then says nothing instead of revealing its seed."""
+
+    def flush(self, now: float) -> None:
+        if self.game is not None and self.crypto is not None and self.hand_over():
+            return
+        super().flush(now)

@@ -1,0 +1,141 @@
+"""Cheating peers, each deviating at one step in an in-memory table: the honest peers end the
+table naming the cheater, and ``pageone audit`` of an honest peer's log names the same seat at
+the step and the entry that prove it. No honest seat is ever named."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2p_pageone.audit.check import Audit
+from p2p_pageone.crypto.envelope import open_envelope
+from p2p_pageone.engine import make_settings
+from p2p_pageone.session.memory import MemoryTable
+from p2p_pageone.session.peer import PeerSession
+
+from .cheats import (
+    DrawAndPassBot,
+    DrawPastBot,
+    DuplicatingShuffler,
+    FalseCallBot,
+    Lenient,
+    MovingLocker,
+    RenegeBot,
+    SilentAtReveal,
+    SubstitutingShuffler,
+    WrongKey,
+    audit_of,
+    table_with,
+)
+
+
+def honest(table: MemoryTable, cheater: int) -> list[PeerSession]:
+    return [s for i, s in enumerate(table.sessions) if i != cheater]
+
+
+def assert_named(table: MemoryTable, cheater: int, step: str, words: str) -> Audit:
+    """Every honest peer ended naming the cheater; the audit of each honest log agrees."""
+    tag = f"p{cheater} (seat {cheater}"
+    audit = None
+    for session in honest(table, cheater):
+        assert session.ended.startswith(tag), session.ended
+        audit = audit_of(session)
+        assert not audit.ok and audit.fault is not None
+        assert audit.fault.seat == cheater, audit.fault
+        assert audit.fault.step == step, audit.fault
+        assert words in audit.fault.reason, audit.fault.reason
+        assert audit.fault.fingerprint == session.who(cheater).split(", ")[1].rstrip(")")
+    assert audit is not None and audit.fault is not None
+    return audit
+
+
+def entry_kind(session: PeerSession, position: int) -> tuple[str, int]:
+    env = open_envelope(session.log[position])
+    return env.kind, session.seat_of(env.sender)
+
+
+@pytest.mark.parametrize("double, seat", [(SubstitutingShuffler, 1), (SubstitutingShuffler, 2)])
+def test_a_substituted_card_in_a_shuffle_is_pinned_on_that_pass(double: type, seat: int) -> None:
+    table = table_with(make_settings("classic", {"deals": 1}), 3, seed=40, doubles={seat: double})
+    table.run(limit=120)
+    audit = assert_named(table, seat, "deck round", "shuffle pass does not match its seed")
+    assert entry_kind(table.sessions[0], audit.fault.entry)[0] == "seed_reveal"
+
+
+def test_a_duplicated_card_in_a_shuffle_is_refused_at_once() -> None:
+    table = table_with(make_settings("qdan"), 3, seed=41, doubles={2: DuplicatingShuffler})
+    table.run(limit=120)
+    audit = assert_named(table, 2, "deck round", "repeats a card")
+    assert entry_kind(table.sessions[0], audit.fault.entry) == ("shuffle", 2)
+
+
+def test_a_lock_pass_that_copies_a_victims_card_is_found_by_re_deriving_every_pass() -> None:
+    table = table_with(make_settings("classic", {"deals": 1}), 3, seed=42,
+                       doubles={0: MovingLocker})
+    table.run(limit=120)
+    audit = assert_named(table, 0, "deck round", "lock pass does not match its seed")
+    assert "position 0" in audit.fault.reason
+
+
+def test_a_wrong_unlock_key_stops_the_hand_and_names_its_publisher() -> None:
+    table = table_with(make_settings("classic", {"deals": 1}), 3, seed=43, doubles={1: WrongKey})
+    table.run(limit=120)
+    assert_named(table, 1, "deck round", "published a wrong key")
+
+
+@pytest.mark.parametrize("bot, words", [(RenegeBot, "follow suit instead of drawing"),
+                                        (DrawPastBot, "follow suit instead of drawing")])
+def test_a_hidden_illegal_draw_in_classic_is_named_at_its_entry(bot: type, words: str) -> None:
+    for seed in range(50, 60):
+        cheat = bot()
+        table = table_with(make_settings("classic", {"deals": 3}), 3, seed=seed,
+                           doubles={2: Lenient}, bots={2: cheat})
+        table.run(limit=600)
+        if cheat.done:
+            break
+    assert cheat.done, "the cheat never found its chance"
+    audit = assert_named(table, 2, "move, with every card known", words)
+    assert entry_kind(table.sessions[0], audit.fault.entry) == ("move", 2)
+    assert f"entry {audit.fault.entry}" in table.sessions[0].ended
+
+
+def test_a_false_page_one_call_in_qdan_is_named_and_a_draw_and_pass_is_not() -> None:
+    cheat = FalseCallBot()
+    table = table_with(make_settings("qdan"), 3, seed=61, doubles={1: Lenient}, bots={1: cheat})
+    table.run(limit=900)
+    assert cheat.done
+    audit = assert_named(table, 1, "move, with every card known", "Page One is said just before")
+    assert entry_kind(table.sessions[0], audit.fault.entry) == ("move", 1)
+
+    passer = DrawAndPassBot()  # drawing with a playable card is allowed in qdan (Q7)
+    table = table_with(make_settings("qdan"), 3, seed=61, bots={1: passer})
+    table.run(limit=900)
+    assert passer.done
+    assert all(s.game_over and not s.ended for s in table.sessions)
+    assert audit_of(table.sessions[0]).ok
+
+
+def test_a_peer_silent_instead_of_revealing_its_seed_is_named_as_refusing() -> None:
+    table = table_with(make_settings("classic", {"deals": 1}), 3, seed=62,
+                       doubles={2: SilentAtReveal})
+    table.run(limit=600)
+    audit = assert_named(table, 2, "seed reveal", "refused to reveal its hand seed")
+    assert "cannot be checked" in audit.fault.reason
+    assert entry_kind(table.sessions[0], audit.fault.entry) == ("timeout", 0)
+    assert audit.hands[0].status == "fault"
+
+
+def test_a_hand_voided_by_a_silent_peer_is_reported_as_void_and_the_log_passes() -> None:
+    table = MemoryTable(make_settings("classic", {"deals": 2}), 4, seed=3, silent_after=5.0)
+    while not any(s.game is not None and s.crypto and s.crypto.rounds for s in table.sessions):
+        table.step()
+    for _ in range(30):
+        table.step()
+    table.kill(2)
+    table.run(limit=table.now + 600)
+    audit = audit_of(table.sessions[0])
+    assert audit.ok and audit.finished, audit.fault
+    void = [line for line in audit.hands if line.status == "void"]
+    assert len(void) == 1 and void[0].hand == 1
+    assert "p2 (seat 2" in void[0].text and "went silent" in void[0].text
+    assert [line.status for line in audit.hands[1:]] == ["ok", "ok"]
+    assert audit.places[2] == 4
