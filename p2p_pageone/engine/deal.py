@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 UNKNOWN = -1
 NOBODY = -1
 
+# A single card cannot be shuffled (everyone knows it) and the deck protocol shuffles two or more:
+# fewer recyclable cards count as nothing to reshuffle.
+MIN_RESHUFFLE = 2
+
 # Why a seat is drawing; decides what happens when the draw is done or cannot be finished.
 FOLLOW, PASS, PENDING, PENALTY = "follow", "pass", "pending", "penalty"
 
@@ -268,7 +272,7 @@ class Deal:
         while self._owed_count > 0:
             if not stock:
                 recyclable = self._recyclable()
-                if recyclable:
+                if len(recyclable) >= MIN_RESHUFFLE:
                     self.chance = ReshuffleRequest(
                         tuple(self.known[s] for s in recyclable), tuple(recyclable)
                     )

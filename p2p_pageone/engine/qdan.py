@@ -103,6 +103,8 @@ class QdanDeal(Deal):
         for card in cards[1:]:
             if _kind(card) != kind:
                 raise IllegalMove("cards played together must share a number or an action (Q3)")
+        if kind == KIND_CHANGE and len(cards) > 1:
+            raise IllegalMove("play change-colour cards one at a time (Q3)")
         first = cards[0]
         if self.pending:
             if kind != self.pending_kind:
@@ -168,8 +170,8 @@ class QdanDeal(Deal):
             self.pending_kind = kind
         elif kind == KIND_REVERSE and len(cards) % 2:
             self.direction = -self.direction
-        elif kind == KIND_SKIP:
-            steps += len(cards)
+        elif kind == KIND_SKIP:  # never round to the player who played them (Q6)
+            steps += min(len(cards), len(self.active) - 1)
         if not hand:
             self._place(seat, best=True)
         if not self.over:
@@ -277,7 +279,11 @@ class QdanDeal(Deal):
             elif kind != top_kind and kind != KIND_CHANGE and card // 26 != top_colour:
                 continue
             colours = _ALL_COLOURS if kind == KIND_CHANGE else _NO_COLOUR
-            if kinds.count(kind) == 1:  # the common case, kept cheap
+            if kind == KIND_CHANGE:  # played alone (Q3); the copies play alike, so list one
+                if kind in done:
+                    continue
+                done.add(kind)
+            if kind == KIND_CHANGE or kinds.count(kind) == 1:  # the common case, kept cheap
                 slot = hand[index]
                 for colour in colours:
                     plays.append(Play(seat, (slot,), (card,), False, colour))

@@ -42,6 +42,7 @@ class GameRecord:
     moves: int
     deals: int
     violations: Counter[str] = field(default_factory=Counter)
+    drawn_deals: int = 0
 
 
 def resolve_chance(game: Game, rng: random.Random) -> None:
@@ -140,7 +141,8 @@ def play_game(
             violations.update(conservation_errors(game.deal))
             if game.chance is None:
                 violations.update(rules_disagreements(game))
-    return GameRecord(game.places, moves, len(game.results), violations)
+    drawn = sum(result.drawn for result in game.results)
+    return GameRecord(game.places, moves, len(game.results), violations, drawn)
 
 
 def _next_move(

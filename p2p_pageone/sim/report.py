@@ -36,6 +36,7 @@ class SimReport:
     games: int = 0
     moves: int = 0
     deals: int = 0
+    drawn_deals: int = 0
     wins: list[int] = field(default_factory=list)
     place_sums: list[int] = field(default_factory=list)
     violations: Counter[str] = field(default_factory=Counter)
@@ -60,6 +61,7 @@ class SimReport:
             "games": self.games,
             "avg_moves": round(self.moves / max(1, self.games), 2),
             "avg_deals": round(self.deals / max(1, self.games), 3),
+            "drawn_deal_rate": round(self.drawn_deals / max(1, self.deals), 4),
             "bots": bots,
             "violations": sum(self.violations.values()),
             "violation_kinds": dict(sorted(self.violations.items())),
@@ -112,6 +114,7 @@ def simulate(
         report.games += 1
         report.moves += record.moves
         report.deals += record.deals
+        report.drawn_deals += record.drawn_deals
         report.violations.update(record.violations)
         for seat in range(players):
             place = record.places[seat] if record.places else players
