@@ -39,7 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--bots", default="normal,random",
                      help="bot per seat, comma-separated; the last repeats (default normal,random)")
     sim.add_argument("--no-check", action="store_true",
-                     help="skip the referee's per-move cross-checks (faster)")
+                     help="skip the referee's checks (same as --check none)")
+    sim.add_argument("--check", choices=("all", "sample", "none"), default="sample",
+                     help="the referee's cross-checks after every step, a seeded sample "
+                          "(default), or none")
+    sim.add_argument("--no-timing", action="store_true",
+                     help="leave out ms_per_decision, so the same seed prints the same bytes")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
 
     host = sub.add_parser("host", help="host a table on the LAN (with --bots: CPU peers)")
