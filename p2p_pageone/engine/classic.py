@@ -30,6 +30,16 @@ class ClassicDeal(Deal):
         self.stock_closed = False  # ran dry with nothing to reshuffle: no more draws (C6)
         self.tricks = 0
 
+    def clone(self) -> ClassicDeal:
+        other = ClassicDeal(self.rules, self.players, self.dealer, self.seats)
+        self._copy_into(other)
+        other.trick = list(self.trick)
+        other.led_suit, other.leader, other.trick_left = self.led_suit, self.leader, self.trick_left
+        other.drawn_slot, other.winner, other.tricks = self.drawn_slot, self.winner, self.tricks
+        other.collected = list(self.collected)
+        other.drawn_deal, other.stock_closed = self.drawn_deal, self.stock_closed
+        return other
+
     def _hand_size(self) -> int:
         return self.rules.hand_size
 

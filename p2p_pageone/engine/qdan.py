@@ -65,6 +65,19 @@ class QdanDeal(Deal):
         self._best_free = best_free  # places before it went in an earlier, voided deal
         self._worst_free = best_free + len(self.players) - 1
 
+    def clone(self) -> QdanDeal:
+        other = QdanDeal(self.rules, self.players, self.dealer, self.seats)
+        self._copy_into(other)
+        other.discard = list(self.discard)
+        other.top_group, other.top_colour, other.top_kind = (
+            self.top_group, self.top_colour, self.top_kind)
+        other.direction, other.pending, other.pending_kind = (
+            self.direction, self.pending, self.pending_kind)
+        other.announced = self.announced
+        other.places, other.active = list(self.places), list(self.active)
+        other._best_free, other._worst_free = self._best_free, self._worst_free
+        return other
+
     def _hand_size(self) -> int:
         return self.rules.start_cards
 
