@@ -240,8 +240,45 @@ def test_c6_empty_stock_reshuffles_collected_tricks() -> None:
     assert not deal.collected and len(deal.stock) == 1 and len(deal.hands[0]) == 4
 
 
-def test_c6_nothing_to_reshuffle_is_a_drawn_deal() -> None:
-    game = rig(S, ["5h 2c 3c 4c", "6d 2d 3d 4d"], stock="9s")
+def test_c6_nothing_to_reshuffle_the_player_passes_and_keeps_their_draws() -> None:
+    game = rig(S, ["5h 2c 3c 4c", "6d 2d 3d 4d", "9h 8s 9d 10d"], stock="js qs")
+    play(game, 0, "5h")
+    deal = deal_of(game)
+    deal.stock[:] = deal.stock[-1:]  # one card (the jack of spades) left
+    game.apply(Draw(1))  # the jack
+    assert deal.drawn_slot >= 0 and deal.turn == 1
+    game.apply(Draw(1))  # nothing left to draw or reshuffle: seat 1 passes
+    assert not deal.over and ("passed", 1) in deal.events
+    assert hand(game, 1) == sorted(cards_of("classic", "6d 2d 3d 4d js"))
+    assert deal.turn == 2 and deal.drawn_slot == -1
+    assert [m for m in game.legal_moves(1) if not isinstance(m, Catch)] == []
+    play(game, 2, "9h")  # the trick is complete without seat 1's card
+    assert deal.leader == 2 and len(deal.collected) == 2 and deal.stock_closed
+    play(game, 2, "8s")
+    game.apply(Draw(0))  # the stock stays closed: no reshuffle, seat 0 passes at once
+    assert game.chance is None and ("passed", 0) in deal.events
+    assert len(deal.hands[0]) == 3 and deal.turn == 1 and not game.results
+
+
+def test_c6_closed_stock_forgives_penalties_and_the_deal_ends() -> None:
+    game = rig(S, ["5h 2c 3c 4c", "6d 2d 3d 4d"])
+    deal = deal_of(game)
+    deal.stock.clear()
+    play(game, 0, "5h")
+    game.apply(Draw(1))  # passes: the trick holds the lead alone
+    assert deal.leader == 0 and deal.tricks == 1 and deal.stock_closed
+    play(game, 0, "2c")  # two cards left, no call
+    game.apply(Catch(1, 0))
+    assert ("forgiven", 0, 5) in deal.events and len(deal.hands[0]) == 2
+    game.apply(Draw(1))
+    play(game, 0, "3c")
+    game.apply(Draw(1))
+    play(game, 0, "4c")  # out: the deal ends normally and is scored
+    assert game.results[-1].scores == {0: 0, 1: 2 + 3 + 4 + 6}
+
+
+def test_c6_setting_exhausted_drawn_makes_a_drawn_deal() -> None:
+    game = rig(ClassicSettings(exhausted="drawn"), ["5h 2c 3c 4c", "6d 2d 3d 4d"], stock="9s")
     play(game, 0, "5h")
     _drain_stock(game)
     game.apply(Draw(1))

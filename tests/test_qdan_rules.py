@@ -12,6 +12,7 @@ from p2p_pageone.engine import (
     Draw,
     Game,
     IllegalMove,
+    Play,
     QdanSettings,
     ReshuffleRequest,
     SettingError,
@@ -85,6 +86,17 @@ def test_q3_first_card_must_match_and_ranks_must_agree() -> None:
     assert top_name(game) == (3, 4)
 
 
+def test_q3_change_colour_cards_are_not_played_together() -> None:
+    game = rig(S, ["cc cc 5b 6b", "1y 2y 3y 4y"], stock="3r")
+    with pytest.raises(IllegalMove, match="one at a time"):
+        play(game, 0, "cc cc", colour=1)
+    plays = [m for m in game.legal_moves(0) if isinstance(m, Play)]
+    changes = [m for m in plays if kind_of(m.cards[0]) == KIND_CHANGE]
+    assert len(changes) == 4 and all(len(m.slots) == 1 for m in changes)  # one per colour
+    play(game, 0, "cc", colour=1)
+    assert len(deal_of(game).hands[0]) == 3
+
+
 def test_q3_change_colour_always_playable_and_chooses_colour() -> None:
     game = rig(S, ["cc 5b 6b 3g", "1y 2y 3y 4y"], stock="3r")
     with pytest.raises(IllegalMove, match="choose the next colour"):
@@ -156,6 +168,17 @@ def test_q6_skip_skips_one_each_and_two_players_play_again() -> None:
     game2 = rig(S, ["skipr 1b 2b 3b", "5y 6y 7y 8y"], stock="3r")
     play(game2, 0, "skipr")
     assert deal_of(game2).turn == 0
+
+
+@pytest.mark.parametrize(("players", "skips"), [(2, 2), (2, 3), (3, 2), (3, 3), (4, 4)])
+def test_q6_skips_never_come_round_to_their_player(players: int, skips: int) -> None:
+    names = ["skipr", "skipr", "skipy", "skipy"][:skips]
+    pad = ["1b", "2b", "3b", "4b", "5b"][: 5 - skips]
+    others = ["5y 6y 7y 8y 9y", "1g 2g 3g 4g 5g", "6g 7g 8g 9g 1y"]
+    game = rig(S, [" ".join(names + pad), *others[: players - 1]], stock="3r")
+    play(game, 0, " ".join(names))
+    skipped = min(skips, players - 1)  # at most n-1 skipped: two players means play again
+    assert deal_of(game).turn == (1 + skipped) % players
 
 
 # --- Q7 / Q8 ---
@@ -289,17 +312,27 @@ def test_q10_places_in_order_and_last_player_takes_last_place() -> None:
 
 
 def test_q11_empty_stock_keeps_top_group_and_reshuffles_the_rest() -> None:
+    game = rig(S, ["5r 1b 2b", "5y 5b 3y"], stock="3r")
+    play(game, 0, "5r")
+    play(game, 1, "5y 5b")
+    deal = deal_of(game)
+    deal.stock.clear()
+    game.apply(Draw(0))
+    request = game.chance
+    assert isinstance(request, ReshuffleRequest)
+    assert request.cards == tuple(cards_of("qdan", "3r 5r"))
+    game.reshuffle(list(request.cards))
+    assert [deal.known[s] for s in deal.discard] == cards_of("qdan", "5y 5b")
+    assert len(deal.hands[0]) == 3 and len(deal.stock) == 1
+
+
+def test_q11_a_single_card_is_not_reshuffled() -> None:
     game = rig(S, ["5r 5b 1b", "1y 2y 3y"], stock="3r")
     play(game, 0, "5r 5b")
     deal = deal_of(game)
     deal.stock.clear()
-    game.apply(Draw(1))
-    request = game.chance
-    assert isinstance(request, ReshuffleRequest)
-    assert request.cards == tuple(cards_of("qdan", "3r"))
-    game.reshuffle(list(request.cards))
-    assert [deal.known[s] for s in deal.discard] == cards_of("qdan", "5r 5b")
-    assert len(deal.hands[1]) == 4 and not deal.stock
+    game.apply(Draw(1))  # only the start card 3r could be recycled: the draw is skipped
+    assert game.chance is None and len(deal.hands[1]) == 3 and deal.turn == 0
 
 
 def test_q11_nothing_to_reshuffle_skips_the_draw() -> None:

@@ -2,9 +2,8 @@
 
 A bot answers ``choose(view, rng)`` with a move for its seat, or ``None`` to wait. The driver (the
 simulator, or later the peer's client) asks every bot that may act: out of turn a bot may call or
-catch; on its turn it must return a move. A stronger search player (``hard``: determinized /
-ISMCTS) fits the same interface: it samples hidden hands consistent with its view and plays them
-out on copies of the same engine.
+catch; on its turn it must return a move. The search player (``hard``) fits the same interface: it
+samples hidden hands consistent with its view and plays them out on copies of the same engine.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from typing import Protocol
 
 from ..engine.moves import Move
 from ..engine.view import SeatView
+from .hard import HardBot
 from .normal import NormalBot
 from .random_bot import RandomBot
 
@@ -24,7 +24,10 @@ class Bot(Protocol):
     def choose(self, view: SeatView, rng: random.Random) -> Move | None: ...
 
 
-BOTS: dict[str, type[RandomBot] | type[NormalBot]] = {"random": RandomBot, "normal": NormalBot}
+BOTS: dict[str, type[RandomBot] | type[NormalBot] | type[HardBot]] = {
+    "random": RandomBot, "normal": NormalBot, "hard": HardBot,
+}
+LEVELS = tuple(BOTS)
 
 
 def make_bot(level: str) -> Bot:
@@ -34,4 +37,20 @@ def make_bot(level: str) -> Bot:
         raise ValueError(f"unknown bot level {level!r}: choose {', '.join(BOTS)}") from None
 
 
-__all__ = ["BOTS", "Bot", "NormalBot", "RandomBot", "make_bot"]
+def parse_bot_levels(spec: str, level: str = "normal") -> list[str]:
+    """The CPU players asked for: ``"2"`` (two of ``level``), or levels ``"normal,hard"``."""
+    text = spec.strip()
+    if text.isdigit():
+        if level not in BOTS:
+            raise ValueError(f"unknown bot level {level!r}: choose {', '.join(BOTS)}")
+        return [level] * int(text)
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    for name in names:
+        if name not in BOTS:
+            raise ValueError(f"unknown bot level {name!r}: choose {', '.join(BOTS)}, "
+                             "or give a number")
+    return names
+
+
+__all__ = ["BOTS", "LEVELS", "Bot", "HardBot", "NormalBot", "RandomBot", "make_bot",
+           "parse_bot_levels"]

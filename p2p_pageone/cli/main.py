@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from ..bots import LEVELS
 from ..engine.settings import SettingError, Settings, parse_options
 from .audit_cmd import add_parsers as add_audit_commands
 from .table_cmds import default_nick
@@ -40,7 +41,12 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--bots", default="normal,random",
                      help="bot per seat, comma-separated; the last repeats (default normal,random)")
     sim.add_argument("--no-check", action="store_true",
-                     help="skip the referee's per-move cross-checks (faster)")
+                     help="skip the referee's checks (same as --check none)")
+    sim.add_argument("--check", choices=("all", "sample", "none"), default="sample",
+                     help="the referee's cross-checks after every step, a seeded sample "
+                          "(default), or none")
+    sim.add_argument("--no-timing", action="store_true",
+                     help="leave out ms_per_decision, so the same seed prints the same bytes")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
 
     host = sub.add_parser("host", help="host a table on the LAN (with --bots: CPU peers)")
@@ -48,8 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     host.add_argument("--name", default="", help="the table's name (default: NICK's table)")
     host.add_argument("--nick", default=default_nick(), help="your name at the table")
     host.add_argument("--seats", type=int, default=0, help="seats at the table (default bots+1)")
-    host.add_argument("--bots", type=int, default=0, help="CPU peers to start (real peers)")
-    host.add_argument("--level", default="normal", choices=("normal", "random"))
+    host.add_argument("--bots", default="0", help="CPU peers to start (real peers): a number "
+                      "(of --level), or levels such as normal,hard")
+    host.add_argument("--level", default="normal", choices=LEVELS)
     host.add_argument("--autoplay", action="store_true", help="let the CPU play your seat")
     host.add_argument("--deals", type=int, default=None, help="classic: short for --option deals=N")
     host.add_argument("--log", default="", help="where to write the table's log")
@@ -62,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     join.add_argument("table", nargs="?", default="", help="the table's name (default: any)")
     join.add_argument("--name", default=default_nick(), help="your name at the table")
     join.add_argument("--bot", action="store_true", help="sit a CPU player, not a person")
-    join.add_argument("--level", default="normal", choices=("normal", "random"))
+    join.add_argument("--level", default="normal", choices=LEVELS)
     join.add_argument("--autoplay", action="store_true", help="let the CPU play your seat")
     join.add_argument("--connect", default="", metavar="HOST:PORT", help="skip discovery")
     join.add_argument("--log", default="", help="where to write the table's log")
@@ -78,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="an offline game against CPU players (no network)")
     _add_rules(play)
     play.add_argument("--bots", type=int, default=3, help="CPU players besides you")
-    play.add_argument("--level", default="normal", choices=("normal", "random"))
+    play.add_argument("--level", default="normal", choices=LEVELS)
     play.add_argument("--autoplay", action="store_true", help="let the CPU play your seat too")
     play.add_argument("--deals", type=int, default=None, help="classic: short for --option deals=N")
     play.add_argument("--seed", type=int, default=None, help="seed the shuffle (testing)")

@@ -107,6 +107,8 @@ def describe(event: tuple[object, ...], names: list[str], family: str) -> str:
         return f"{who} holds too many cards and is out"
     if kind == "stopped":
         return f"{who} is stopped by the 8"
+    if kind == "passed":
+        return f"{who} cannot follow and passes: the stock is empty"
     if kind == "forgiven":
         return f"{who}: nothing left to draw, {rest[1]} penalty cards forgiven"
     return " ".join(str(x) for x in event)

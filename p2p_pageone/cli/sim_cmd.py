@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 from ..bots import BOTS
 from ..engine.settings import SettingError, Settings
+from ..sim.referee import Check
 from ..sim.report import simulate
 
 
@@ -20,9 +22,10 @@ def run_sim(args: argparse.Namespace, settings: Settings) -> int:
     if args.games < 1:
         print("pageone sim: --games must be at least 1", file=sys.stderr)
         return 2
+    check: Check = "none" if args.no_check else args.check
+    clock = None if args.no_timing else time.perf_counter
     try:
-        report = simulate(settings, args.players, args.games, args.seed, names,
-                          check=not args.no_check)
+        report = simulate(settings, args.players, args.games, args.seed, names, check, clock)
     except SettingError as error:
         print(f"pageone sim: {error}", file=sys.stderr)
         return 2

@@ -15,7 +15,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
-from ..bots import make_bot
+from ..bots import make_bot, parse_bot_levels
 from ..crypto.identity import Identity
 from ..engine.settings import SettingError, Settings
 from ..net.discovery import Advertiser, TableAdvert, browse
@@ -46,13 +46,14 @@ def _bot_session(index: int, level: str) -> PeerSession:
 
 
 async def _host(args: argparse.Namespace, settings: Settings) -> int:
-    seats = args.seats or args.bots + 1
     try:
+        levels = parse_bot_levels(args.bots, args.level)
+        seats = args.seats or len(levels) + 1
         settings.check_players(seats)
-    except SettingError as error:
+    except (SettingError, ValueError) as error:
         print(f"pageone host: {error}", file=sys.stderr)
         return EXIT_USAGE
-    if args.bots >= seats:
+    if len(levels) >= seats:
         print("pageone host: --bots must leave a seat for you (use --seats)", file=sys.stderr)
         return EXIT_USAGE
     identity = _identity()
@@ -73,7 +74,7 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     else:
         print(f"hosting {table_name!r} on port {port}, not advertised "
               f"(join with --connect HOST:{port}); fingerprint {identity.fingerprint}")
-    bot_sessions = [_bot_session(i + 1, args.level) for i in range(args.bots)]
+    bot_sessions = [_bot_session(i + 1, level) for i, level in enumerate(levels)]
     bot_logs = [LogWriter(_log_path(argparse.Namespace(), bot, session.table_id.hex()[:12]))
                 for bot in bot_sessions]  # every peer keeps the log, CPU peers too
     bots = [asyncio.create_task(run_joiner(bot, "127.0.0.1", port, lambda s, e: None, log_file,

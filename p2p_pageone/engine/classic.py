@@ -27,7 +27,18 @@ class ClassicDeal(Deal):
         self.collected: list[int] = []
         self.winner = NOBODY
         self.drawn_deal = False
+        self.stock_closed = False  # ran dry with nothing to reshuffle: no more draws (C6)
         self.tricks = 0
+
+    def clone(self) -> ClassicDeal:
+        other = ClassicDeal(self.rules, self.players, self.dealer, self.seats)
+        self._copy_into(other)
+        other.trick = list(self.trick)
+        other.led_suit, other.leader, other.trick_left = self.led_suit, self.leader, self.trick_left
+        other.drawn_slot, other.winner, other.tricks = self.drawn_slot, self.winner, self.tricks
+        other.collected = list(self.collected)
+        other.drawn_deal, other.stock_closed = self.drawn_deal, self.stock_closed
+        return other
 
     def _hand_size(self) -> int:
         return self.rules.hand_size
@@ -164,20 +175,37 @@ class ClassicDeal(Deal):
         self.events.append(("call", move.seat))
 
     def _recyclable(self) -> list[int]:
-        return self.collected
+        return [] if self.stock_closed else self.collected
 
     def _take_recyclable(self) -> None:
         self.collected = []
 
     def _draws_done(self, seat: int, why: str, short: int) -> None:
         if why == FOLLOW:
-            if short:  # nothing left to draw or reshuffle: a drawn deal (C6)
+            if not short:
+                self.drawn_slot = self.hands[seat][-1]
+            elif self.rules.exhausted == "drawn":  # nothing to draw or reshuffle (C6)
                 self.drawn_deal = True
                 self._end()
             else:
-                self.drawn_slot = self.hands[seat][-1]
+                self.stock_closed = True
+                self._pass_trick(seat)
         elif why == PENALTY and short:
             self.events.append(("forgiven", seat, short))  # (C9)
+
+    def _pass_trick(self, seat: int) -> None:
+        """C6: nothing left to draw; ``seat`` gives no card to this trick, keeps its draws.
+
+        The stock stays closed for the rest of the deal, so every later trick leaves fewer cards
+        in the hands and the deal must end: reshuffling the tricks again let strong players pass
+        the same cards round for ever (two thirds of 3-player games between ``normal`` bots).
+        """
+        self.events.append(("passed", seat))
+        self.drawn_slot = -1
+        self.trick_left -= 1
+        self.turn = self._after[seat]
+        if self.trick_left == 0:
+            self._finish_trick()
 
     def _end(self) -> None:
         self.over = True

@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 UNKNOWN = -1
 NOBODY = -1
 
+# A single card cannot be shuffled (everyone knows it) and the deck protocol shuffles two or more:
+# fewer recyclable cards count as nothing to reshuffle.
+MIN_RESHUFFLE = 2
+
 # Why a seat is drawing; decides what happens when the draw is done or cannot be finished.
 FOLLOW, PASS, PENDING, PENALTY = "follow", "pass", "pending", "penalty"
 
@@ -65,6 +69,21 @@ class Deal:
         self._owed_count = 0
         self._owed_why = ""
         self._after = {p: self.players[(i + 1) % len(players)] for i, p in enumerate(players)}
+
+    def clone(self) -> Deal:
+        """An independent copy for search (a bot's determinized rollouts); events not copied."""
+        raise NotImplementedError
+
+    def _copy_into(self, other: Deal) -> None:
+        other.known = list(self.known)
+        other.hands = [list(hand) for hand in self.hands]
+        other.stock = list(self.stock)
+        other.chance = self.chance
+        other.over, other.turn, other.open_miss = self.over, self.turn, self.open_miss
+        other.called = list(self.called)
+        other.moves, other.version = self.moves, self.version + 1
+        other._owed_seat, other._owed_count = self._owed_seat, self._owed_count
+        other._owed_why = self._owed_why
 
     # --- chance steps: outcomes come from outside (the mental-poker deck, or a seeded shuffle) --
 
@@ -268,7 +287,7 @@ class Deal:
         while self._owed_count > 0:
             if not stock:
                 recyclable = self._recyclable()
-                if recyclable:
+                if len(recyclable) >= MIN_RESHUFFLE:
                     self.chance = ReshuffleRequest(
                         tuple(self.known[s] for s in recyclable), tuple(recyclable)
                     )

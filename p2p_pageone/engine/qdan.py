@@ -65,6 +65,19 @@ class QdanDeal(Deal):
         self._best_free = best_free  # places before it went in an earlier, voided deal
         self._worst_free = best_free + len(self.players) - 1
 
+    def clone(self) -> QdanDeal:
+        other = QdanDeal(self.rules, self.players, self.dealer, self.seats)
+        self._copy_into(other)
+        other.discard = list(self.discard)
+        other.top_group, other.top_colour, other.top_kind = (
+            self.top_group, self.top_colour, self.top_kind)
+        other.direction, other.pending, other.pending_kind = (
+            self.direction, self.pending, self.pending_kind)
+        other.announced = self.announced
+        other.places, other.active = list(self.places), list(self.active)
+        other._best_free, other._worst_free = self._best_free, self._worst_free
+        return other
+
     def _hand_size(self) -> int:
         return self.rules.start_cards
 
@@ -103,6 +116,8 @@ class QdanDeal(Deal):
         for card in cards[1:]:
             if _kind(card) != kind:
                 raise IllegalMove("cards played together must share a number or an action (Q3)")
+        if kind == KIND_CHANGE and len(cards) > 1:
+            raise IllegalMove("play change-colour cards one at a time (Q3)")
         first = cards[0]
         if self.pending:
             if kind != self.pending_kind:
@@ -168,8 +183,8 @@ class QdanDeal(Deal):
             self.pending_kind = kind
         elif kind == KIND_REVERSE and len(cards) % 2:
             self.direction = -self.direction
-        elif kind == KIND_SKIP:
-            steps += len(cards)
+        elif kind == KIND_SKIP:  # never round to the player who played them (Q6)
+            steps += min(len(cards), len(self.active) - 1)
         if not hand:
             self._place(seat, best=True)
         if not self.over:
@@ -277,7 +292,11 @@ class QdanDeal(Deal):
             elif kind != top_kind and kind != KIND_CHANGE and card // 26 != top_colour:
                 continue
             colours = _ALL_COLOURS if kind == KIND_CHANGE else _NO_COLOUR
-            if kinds.count(kind) == 1:  # the common case, kept cheap
+            if kind == KIND_CHANGE:  # played alone (Q3); the copies play alike, so list one
+                if kind in done:
+                    continue
+                done.add(kind)
+            if kind == KIND_CHANGE or kinds.count(kind) == 1:  # the common case, kept cheap
                 slot = hand[index]
                 for colour in colours:
                     plays.append(Play(seat, (slot,), (card,), False, colour))

@@ -29,6 +29,7 @@ class ClassicSettings:
     stop_eight: bool = False
     scoring: Literal["deals", "elimination"] = "deals"
     deals: int = 5
+    exhausted: Literal["pass", "drawn"] = "pass"  # stock empty, nothing to reshuffle (C6)
 
     family = "classic"
 
@@ -89,6 +90,7 @@ ALLOWED: dict[str, dict[str, tuple[Any, ...]]] = {
         "stop_eight": (False, True),
         "scoring": ("deals", "elimination"),
         "deals": tuple(range(1, 21)),
+        "exhausted": ("pass", "drawn"),
     },
     "qdan": {
         "start_cards": tuple(range(3, 11)),

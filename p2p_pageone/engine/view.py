@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
+
 from .classic import ClassicDeal
+from .deal import UNKNOWN, Deal
 from .game import Game
 from .moves import IllegalMove, Move
 from .qdan import QdanDeal
@@ -93,3 +97,58 @@ class SeatView:
         if isinstance(deal, QdanDeal):
             return deal._step(self.seat, 1) if not deal.over else -1
         return deal._after.get(self.seat, -1)
+
+    # --- search ---------------------------------------------------------------------------------
+
+    def events(self) -> list[tuple[object, ...]]:
+        """The public account of this deal so far (plays, draws with counts, tricks, passes)."""
+        return list(self._game.deal.events)
+
+    def stock_count(self) -> int:
+        return len(self._game.deal.stock)
+
+    def determinize(
+        self, rng: random.Random, allowed: Callable[[int, int], bool] | None = None
+    ) -> Deal:
+        """A full-information copy of the deal for search: this seat's hand and the face-up
+        cards as they are, every other card dealt at random to the slots this seat cannot see
+        (other hands, the stock). ``allowed(seat, card)`` may rule cards out of a seat's hand
+        (what the public record proves it does not hold); it is honoured where the cards allow.
+        Hidden cards are never read, so the engine behind the view may know them or not."""
+        deal = self._game.deal
+        copy = deal.clone()
+        known = deal.known
+        own = set(deal.hands[self.seat])
+        public = self.public_slots()
+        hidden = [s for p in deal.players if p != self.seat for s in deal.hands[p]]
+        hidden += deal.stock
+        seen = {known[s] for s in own | public if known[s] != UNKNOWN}
+        hidden += [s for s in own | public if known[s] == UNKNOWN]
+        pool = [c for c in range(deal.settings.deck_size) if c not in seen]
+        rng.shuffle(pool)
+        owner = {s: p for p in deal.players if p != self.seat for s in deal.hands[p]}
+        if allowed is not None:  # constrained hands first, from the cards they may hold
+            hidden.sort(key=lambda s: owner.get(s, -1) == -1)
+            for slot in hidden:
+                seat = owner.get(slot, -1)
+                pick = len(pool) - 1
+                if seat >= 0:
+                    while pick >= 0 and not allowed(seat, pool[pick]):
+                        pick -= 1
+                    if pick < 0:
+                        pick = len(pool) - 1
+                pool[pick], pool[-1] = pool[-1], pool[pick]
+                copy.known[slot] = pool.pop()
+        else:
+            for slot, card in zip(hidden, pool, strict=True):
+                copy.known[slot] = card
+        return copy
+
+    def public_slots(self) -> set[int]:
+        """Slots whose cards every player has seen: tricks, the discard pile."""
+        deal = self._game.deal
+        if isinstance(deal, ClassicDeal):
+            return set(deal.collected) | {slot for _, slot, _ in deal.trick}
+        if isinstance(deal, QdanDeal):
+            return set(deal.discard)
+        return set()

@@ -1,16 +1,17 @@
 """Engine-only games: a seeded dealer, bots on their own views, the full-information referee.
 
 The referee is the same engine with every slot known. Besides refusing illegal moves, it
-cross-checks its two statements of the rules (``verify`` and ``legal_moves``) on every decision
-and checks card conservation after every step.
+cross-checks its two statements of the rules (``verify`` and ``legal_moves``) and card
+conservation, after every step or after a seeded sample of steps.
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from ..bots import Bot
 from ..engine.classic import ClassicDeal
@@ -42,6 +43,8 @@ class GameRecord:
     moves: int
     deals: int
     violations: Counter[str] = field(default_factory=Counter)
+    drawn_deals: int = 0
+    clocks: list[SeatClock] = field(default_factory=list)
 
 
 def resolve_chance(game: Game, rng: random.Random) -> None:
@@ -112,23 +115,46 @@ def rules_disagreements(game: Game) -> list[str]:
     return errors
 
 
+Check = Literal["all", "sample", "none"]
+SAMPLE_EVERY = 64  # "sample": the full cross-checks on one step in 64 on average, seeded
+
+
+@dataclass
+class SeatClock:
+    """What a seat's bot spent deciding: calls that returned a move, and seconds in total."""
+
+    decisions: int = 0
+    seconds: float = 0.0
+
+
 def play_game(
-    settings: Settings, bots: Sequence[Bot], rng: random.Random, check: bool = True
+    settings: Settings, bots: Sequence[Bot], rng: random.Random, check: Check = "sample",
+    clock: Callable[[], float] | None = None,
 ) -> GameRecord:
-    """One whole game; ``check`` adds the referee's cross-checks after every step."""
+    """One whole game. The engine refuses any move that is not legal (a move taken from its own
+    listing is trusted, so the listing itself is what the cross-checks test); ``check`` adds the
+    cross-checks (``verify`` against ``legal_moves`` for every seat, full card conservation)
+    after every step ("all") or after a seeded sample of steps ("sample", with a cheap count of
+    the cards on every other step). The sample comes from its own stream, so the game is the
+    same whatever is checked. ``clock`` times the bots' decisions."""
     seats = len(bots)
     game = Game(settings, seats, rng.randrange(seats))
     bot_rngs = [random.Random(rng.getrandbits(64)) for _ in bots]
+    order_rng = random.Random(rng.getrandbits(64))
+    check_rng = random.Random(rng.getrandbits(64))
     views = [SeatView(game, seat) for seat in range(seats)]
+    clocks = [SeatClock() for _ in bots]
+    asker = _Asker(bots, views, bot_rngs, order_rng, clocks, clock)
     violations: Counter[str] = Counter()
     moves = 0
+    next_check = 0  # the step of the next full cross-check
+    steps = 0
     while not game.over:
         if game.chance is not None:
             resolve_chance(game, rng)
         else:
-            move = _next_move(game, bots, views, bot_rngs)
             try:
-                game.apply(move)
+                game.apply(asker.next_move(game))
             except IllegalMove:
                 violations["bot_move_refused"] += 1
                 break
@@ -136,24 +162,62 @@ def play_game(
             if moves >= MAX_MOVES:
                 violations["non_termination"] += 1
                 break
-        if check and not game.over and not isinstance(game.chance, DealRequest):
+        if check == "none" or game.over or isinstance(game.chance, DealRequest):
+            continue
+        steps += 1
+        if check == "all" or steps >= next_check:
+            next_check = steps + 1 + check_rng.randrange(2 * SAMPLE_EVERY - 1)
             violations.update(conservation_errors(game.deal))
             if game.chance is None:
                 violations.update(rules_disagreements(game))
-    return GameRecord(game.places, moves, len(game.results), violations)
+        elif _zone_count(game.deal) != game.settings.deck_size:
+            violations["card_conservation"] += 1
+    drawn = sum(result.drawn for result in game.results)
+    return GameRecord(game.places, moves, len(game.results), violations, drawn, clocks)
 
 
-def _next_move(
-    game: Game, bots: Sequence[Bot], views: list[SeatView], rngs: list[random.Random]
-) -> Move:
-    """Out-of-turn calls and catches first (in seat order), then the player to move."""
-    turn = game.deal.turn
-    for seat in game.players:
-        if seat != turn and (game.deal.open_miss != -1):
-            move = bots[seat].choose(views[seat], rngs[seat])
-            if move is not None:
-                return move
-    move = bots[turn].choose(views[turn], rngs[turn])
-    if move is None:
-        raise IllegalMove(f"bot at seat {turn} did not move on its turn")
-    return move
+def _zone_count(deal: Deal) -> int:
+    """How many slots are in some zone: the cheap conservation check made on every step."""
+    count = sum(len(deal.hands[p]) for p in deal.players) + len(deal.stock)
+    if isinstance(deal, ClassicDeal):
+        return count + len(deal.collected) + len(deal.trick)
+    if isinstance(deal, QdanDeal):
+        return count + len(deal.discard)
+    return count
+
+
+class _Asker:
+    """Asks the bots for the next move: out-of-turn calls and catches first, offered to the
+    other seats in a fresh seeded order each time (a fixed order favours the first seats),
+    then the player to move."""
+
+    def __init__(self, bots: Sequence[Bot], views: list[SeatView], rngs: list[random.Random],
+                 order_rng: random.Random, clocks: list[SeatClock],
+                 clock: Callable[[], float] | None) -> None:
+        self.bots, self.views, self.rngs = bots, views, rngs
+        self.order_rng, self.clocks, self.clock = order_rng, clocks, clock
+
+    def ask(self, seat: int) -> Move | None:
+        clock = self.clock
+        if clock is None:
+            return self.bots[seat].choose(self.views[seat], self.rngs[seat])
+        start = clock()
+        move = self.bots[seat].choose(self.views[seat], self.rngs[seat])
+        used = self.clocks[seat]
+        used.seconds += clock() - start
+        used.decisions += move is not None
+        return move
+
+    def next_move(self, game: Game) -> Move:
+        turn = game.deal.turn
+        if game.deal.open_miss != -1:
+            others = [seat for seat in game.players if seat != turn]
+            self.order_rng.shuffle(others)
+            for seat in others:
+                move = self.ask(seat)
+                if move is not None:
+                    return move
+        move = self.ask(turn)
+        if move is None:
+            raise IllegalMove(f"bot at seat {turn} did not move on its turn")
+        return move

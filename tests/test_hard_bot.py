@@ -1,0 +1,85 @@
+"""The ``hard`` CPU: legal moves, its own view only, repeatable under a seed; bot levels."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from p2p_pageone.bots import HardBot, NormalBot, parse_bot_levels
+from p2p_pageone.engine import UNKNOWN, Game, ReshuffleRequest, SeatView, make_settings
+from p2p_pageone.sim.referee import play_game
+
+QUICK = HardBot(rounds=2, horizon=12)
+
+
+@pytest.mark.parametrize(("family", "players", "options"), [
+    ("classic", 3, {"deals": 1}), ("classic", 2, {"deals": 1, "stop_eight": True}),
+    ("qdan", 3, {"start_cards": 5}), ("qdan", 2, {}),
+])
+def test_hard_plays_whole_games_without_a_refused_move(
+    family: str, players: int, options: dict[str, object]
+) -> None:
+    bots = [QUICK, NormalBot(), NormalBot()][:players]
+    record = play_game(make_settings(family, options), bots, random.Random(players), "all")
+    assert not record.violations, record.violations
+    assert sorted(record.places) and 1 in record.places
+
+
+def _peer_copy(referee: Game, seat: int) -> Game:
+    """The seat's own engine: it sees its hand and what is played, nothing else."""
+    deal = referee.deal
+    peer = Game(referee.settings, referee.seats, deal.dealer)
+    peer.deal_cards([card if slot in deal.hands[seat] else UNKNOWN
+                     for slot, card in enumerate(deal.known)])
+    return peer
+
+
+@pytest.mark.parametrize("family", ["classic", "qdan"])
+def test_hard_decides_the_same_on_the_referee_and_on_its_own_engine(family: str) -> None:
+    """Its choices depend on its own view only: an engine that knows every card and one that
+    knows only this seat's cards lead to the same decisions under the same seed."""
+    rng = random.Random(5)
+    referee = Game(make_settings(family), 3, 2)
+    deck = list(range(referee.settings.deck_size))
+    rng.shuffle(deck)
+    referee.deal_cards(deck)
+    peer = _peer_copy(referee, 0)
+    while referee.chance is not None:  # qdan start card, public
+        card = referee.deal.known[referee.deal.stock[-1]]
+        referee.turn_up(card)
+        peer.turn_up(card)
+    normal, hard, compared = NormalBot(), HardBot(rounds=3, horizon=15), 0
+    while not referee.results and compared < 6:
+        if isinstance(referee.chance, ReshuffleRequest):
+            cards = list(referee.chance.cards)
+            rng.shuffle(cards)
+            referee.reshuffle(cards)
+            peer.reshuffle([UNKNOWN] * len(cards))
+            continue
+        for slot in referee.deal.hands[0]:  # seat 0 sees its own draws
+            if peer.deal.known[slot] == UNKNOWN:
+                peer.deal.reveal(slot, referee.deal.known[slot])
+        turn = referee.deal.turn
+        if turn == 0 and len(SeatView(referee, 0).legal_moves()) > 2:
+            mine = hard.choose(SeatView(referee, 0), random.Random(compared))
+            theirs = hard.choose(SeatView(peer, 0), random.Random(compared))
+            assert mine == theirs
+            again = hard.choose(SeatView(peer, 0), random.Random(compared))
+            assert again == mine  # repeatable under a seed
+            compared += 1
+        move = normal.choose(SeatView(referee, turn), rng)
+        assert move is not None
+        referee.apply(move)
+        peer.apply(move)
+    assert compared >= 2
+
+
+def test_bot_levels_for_the_command_line() -> None:
+    assert parse_bot_levels("2", "hard") == ["hard", "hard"]
+    assert parse_bot_levels("normal, hard") == ["normal", "hard"]
+    assert parse_bot_levels("0") == []
+    with pytest.raises(ValueError, match="unknown bot level 'genius'"):
+        parse_bot_levels("normal,genius")
+    with pytest.raises(ValueError, match="unknown bot level"):
+        parse_bot_levels("1", "genius")
