@@ -8,11 +8,10 @@ import pytest
 
 from p2p_pageone.cli.commands import CommandError, Info, parse_command
 from p2p_pageone.cli.main import main
-
-from .test_cli_table import pageone
 from p2p_pageone.engine import Call, Catch, ClassicSettings, Draw, Play, QdanSettings, SeatView
 
 from .helpers import rig
+from .test_cli_table import pageone
 
 
 @pytest.mark.parametrize("rules", ["classic", "qdan"])
