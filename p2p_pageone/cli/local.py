@@ -36,7 +36,7 @@ async def _play(args: argparse.Namespace, settings: Settings) -> int:
     me = PeerSession(Identity(rng.randbytes(32)), args.name, rng.randbytes,
                      bot=cpu_bot("normal", clock, 0.0, 0.0, random.Random(rng.random())),
                      rng=random.Random(rng.random()), autoplay=args.autoplay,
-                     host_table=(f"{args.name}'s table", settings, players))
+                     host_table=("offline", settings, players))
     cpus = []
     for index in range(args.bots):
         bot_rng = random.Random(rng.random())

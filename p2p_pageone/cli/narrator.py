@@ -97,9 +97,9 @@ class Narrator:
         elif event.kind == "ended":
             self._ended(event)
         elif event.kind == "seat":
-            seat = len(self.session.names) - 1
-            self.say(f"  you sit at seat {seat}" if seat == self.session.me
-                     else "  " + event.text.split(" (")[0])
+            text = event.text.split(" (")[0]
+            seat = int(text.rsplit(" ", 1)[-1])
+            self.say(f"  you sit at seat {seat}" if seat == self.session.me else "  " + text)
         else:
             self.say("  " + render.without_ruling_ids(event.text))
 

@@ -14,7 +14,10 @@ from collections.abc import Iterable
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.application import get_app
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.patch_stdout import patch_stdout
 
 from ..engine.cards import names as card_names
@@ -112,11 +115,13 @@ class Terminal:
 
     async def _prompt_loop(self) -> None:
         self._prompt = PromptSession(completer=HandCompleter(self.session),
-                                     bottom_toolbar=self._toolbar, complete_while_typing=False)
+                                     bottom_toolbar=self._toolbar, complete_while_typing=False,
+                                     key_bindings=_quit_keys())
         with patch_stdout():
             while not self.done() and not self.quitting:
-                message = "quit? [y/N] " if self.confirming else "pageone> "
-                task = asyncio.ensure_future(self._prompt.prompt_async(message))
+                message = "quit? (y/n) " if self.confirming else "pageone> "
+                task = asyncio.ensure_future(self._prompt.prompt_async(message,
+                                                                       handle_sigint=False))
                 while not task.done() and not self.done() and not self.quitting:
                     await asyncio.wait({task}, timeout=0.3)
                     if _clock() - self._last_event > 1.5:
@@ -125,9 +130,8 @@ class Terminal:
                     self._prompt.app.exit(result="")
                     await asyncio.sleep(0)
                     break
-                try:
-                    text = task.result()
-                except (EOFError, KeyboardInterrupt):
+                text = task.result()
+                if text in (CTRL_C, CTRL_D):
                     if self.confirming:  # a second Ctrl-C or Ctrl-D: leave now
                         self.quit()
                         break
@@ -179,12 +183,12 @@ class Terminal:
             return
         self.confirming = True
         if s.is_host and not self.offline:
-            self.say("  you are the host: quitting closes the table for everyone. "
-                     "Quit? (y/n)", "bold")
+            self.say("  you are the host: quitting closes the table for everyone", "bold")
         elif self.offline:
-            self.say("  quit this game? (y/n)", "bold")
+            self.say("  quitting ends this game", "bold")
         else:
-            self.say("  quit? The table goes on without you and your hand is void (y/n)", "bold")
+            self.say("  if you quit, the table goes on without you and this hand is void",
+                     "bold")
 
     def quit(self) -> None:
         s = self.session
@@ -268,6 +272,25 @@ class Terminal:
             self.screen.lines([render.table(s.game, s.names, s.me, symbols)])
         elif name == "scores":
             self.say("  " + render.scores_line(s.game, s.names))
+
+
+CTRL_C, CTRL_D = "\x03", "\x04"
+
+
+def _quit_keys() -> KeyBindings:
+    """Ctrl-C and Ctrl-D (on an empty line) end the prompt with a marker, never an exception:
+    an exception out of a prompt task would escape asyncio as a traceback."""
+    keys = KeyBindings()
+
+    @keys.add("c-c")
+    def _interrupt(event: KeyPressEvent) -> None:
+        event.app.exit(result=CTRL_C)
+
+    @keys.add("c-d", filter=Condition(lambda: not get_app().current_buffer.text))
+    def _end(event: KeyPressEvent) -> None:
+        event.app.exit(result=CTRL_D)
+
+    return keys
 
 
 def _clock() -> float:
