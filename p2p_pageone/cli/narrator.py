@@ -99,7 +99,13 @@ class Narrator:
         elif event.kind == "seat":
             text = event.text.split(" (")[0]
             seat = int(text.rsplit(" ", 1)[-1])
-            self.say(f"  you sit at seat {seat}" if seat == self.session.me else "  " + text)
+            if seat != self.session.me:
+                self.say("  " + text)
+                return
+            name = self.session.names[seat]
+            renamed = f" as {name} ({self.session.name} was taken)" if (
+                name != self.session.name) else ""
+            self.say(f"  you sit at seat {seat}{renamed}")
         else:
             self.say("  " + render.without_ruling_ids(event.text))
 
@@ -266,6 +272,9 @@ class Narrator:
         culprit = int(event.data.get("culprit", -1))
         if culprit == 0 and not s.is_host and s.ended.endswith("closed the table"):
             self.say("the host closed the table", "bold")
+        elif s.me < 0 and not s.is_host:
+            self.say(f"could not sit down: {s.ended.removeprefix('the host refused to seat us: ')}",
+                     "bold")
         elif not (s.is_host and culprit == s.me):
             self.say(f"the table ended: {render.without_ruling_ids(s.ended)}", "bold")
 

@@ -157,7 +157,7 @@ class Terminal:
 
     def _toolbar(self) -> FormattedText:
         s = self.session
-        if s.game is None:
+        if s.game is None or s.me < 0:
             return FormattedText([("", f" {s.table_name or 'table'}: {len(s.keys)}/"
                                    f"{s.seat_count} seated, waiting for players | help, quit")])
         deal = s.game.deal

@@ -119,11 +119,11 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     tasks = [asyncio.create_task(run_joiner(bot, "127.0.0.1", port, lambda s, e: None,
                                             bot_log, args.silent_after))
              for bot, bot_log in zip(bots, bot_logs, strict=True)]
+    terminal.resume()
     waiting = seats - 1 - args.bots
     if waiting and not args.autoplay:
         print(f"waiting for {waiting} more player{'s' if waiting > 1 else ''}… "
               "(type help; quit to stop)", flush=True)
-    terminal.resume()
 
     async def on_tick() -> None:
         if advertiser is not None:

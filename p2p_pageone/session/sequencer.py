@@ -56,6 +56,13 @@ class Sequencer:
     # --- connections --------------------------------------------------------------------------
 
     def connect(self, conn: int, now: float) -> None:
+        host = self.host
+        if host.game is not None or len(host.keys) + len(host.waiting_hellos) >= host.seat_count:
+            # A full table says so at once, and shows nothing of its log.
+            self.out.append((conn, frame(pack({"control": "refused", "seq": -1,
+                                                 "reason": "the table is full"}))))
+            self.to_close.append(conn)
+            return
         self.links[conn] = Link(now)
         self.out += [(conn, frame(raw)) for raw in self.log]
 
