@@ -119,6 +119,8 @@ class Narrator:
                 return
             self._flush_draw()
             self.draw = (seat, count, why)
+            if why != "follow":  # only drawing to follow comes one card at a time
+                self._flush_draw()
             return
         self._flush_draw()
         if kind == "reshuffle":
