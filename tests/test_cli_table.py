@@ -79,3 +79,37 @@ def test_bad_flags_are_errors_not_tracebacks(tmp_path: Path) -> None:
         assert "--name" in text or command == "tables"
         assert all(line.split()[0].startswith("-") is False or len(line.split()) > 1
                    for line in text.splitlines() if line.strip().startswith("--"))
+
+
+def test_two_games_against_the_same_host_and_port_leave_two_logs(tmp_path: Path) -> None:
+    import socket
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = str(probe.getsockname()[1])
+    host_home, joiner_home = tmp_path / "host", tmp_path / "joiner"
+    fast = ("--think", "0", "--catch-window", "0")
+    for _ in range(2):
+        host = pageone_async(host_home, "host", "--autoplay", "--seats", "2", "--port", port,
+                             *LOOPBACK, "--deals", "1", *fast)
+        joined = None
+        for _attempt in range(50):  # until the host listens
+            joined = pageone(joiner_home, "join", "--bot", "--connect", f"127.0.0.1:{port}",
+                             *fast)
+            if "could not connect" not in joined.stderr:
+                break
+            time.sleep(0.2)
+        assert joined is not None and joined.returncode == 0, joined.stdout + joined.stderr
+        assert host.wait(timeout=120) == 0
+    logs = sorted((joiner_home / "data").rglob("*.pageone-log"))
+    assert len(logs) == 2 and all(log.stat().st_size > 0 for log in logs)
+    assert len({read_log(log)[0] for log in logs}) == 2  # two tables, two first entries
+    assert len(list((host_home / "data").rglob("*.pageone-log"))) == 2
+
+
+def pageone_async(home: Path, *args: str) -> subprocess.Popen[str]:
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / "cfg"),
+           "XDG_DATA_HOME": str(home / "data"), "PATH": "/usr/bin:/bin"}
+    return subprocess.Popen([sys.executable, "-m", "p2p_pageone.cli.main", *args], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
