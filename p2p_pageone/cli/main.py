@@ -179,6 +179,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"pageone {args.command}: stopped", file=sys.stderr)
         return 4
+    except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
+        sys.stderr.close()
+        return 1
 
 
 def _with_settings(args: argparse.Namespace) -> Settings | None:

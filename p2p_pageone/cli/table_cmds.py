@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import getpass
 import json
 import os
@@ -127,7 +128,7 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
 
     async def on_tick() -> None:
         if advertiser is not None:
-            await advertiser.update(session.advert())
+            await advertiser.update(advert_fields(session, args.name))
 
     async def table() -> None:
         try:
@@ -148,12 +149,23 @@ async def _advertise(args: argparse.Namespace, port: int, me: Identity,
         return None
     advertiser = Advertiser(args.interface, port, me.fingerprint)
     try:
-        await advertiser.start(session.advert())
+        await advertiser.start(advert_fields(session, args.name))
     except Exception as error:  # zeroconf raises many kinds; the table works without it
         print(f"could not advertise the table over mDNS ({error}); others can still join "
               "with --connect", file=sys.stderr)
         return None
     return advertiser
+
+
+def advert_fields(session: PeerSession, nick: str) -> dict[str, object]:
+    settings = session.settings or (session.host_table[1] if session.host_table else None)
+    changed = ""
+    if settings is not None:
+        default = type(settings)()
+        changed = " ".join(f"{f.name}={getattr(settings, f.name)}"
+                           for f in dataclasses.fields(settings)
+                           if getattr(settings, f.name) != getattr(default, f.name))
+    return {**session.advert(), "nick": nick, "settings": changed}
 
 
 async def _tables(args: argparse.Namespace) -> int:
@@ -168,11 +180,11 @@ async def _tables(args: argparse.Namespace) -> int:
         print("no tables with a free seat" + (f" ({full} full; --all lists them)" if full
                                                else "") + " — host one: pageone host")
         return EXIT_OK
-    print(f"{'TABLE':24} {'RULES':8} {'SEATS':9} {'ADDRESS':21} HOST")
+    print(f"{'TABLE':24} {'HOST':12} {'RULES':8} {'SEATS':12} {'SETTINGS':24} ADDRESS")
     for t in tables:
-        seats = f"{t.free} free" if t.free else "full"
-        print(f"{t.name:24} {t.rules:8} {seats:9} {t.address + ':' + str(t.port):21} "
-              f"{t.fingerprint}")
+        seats = f"{t.free} of {t.taken + t.free} free" if t.free else "full"
+        print(f"{t.name:24} {t.nick or t.fingerprint[:9]:12} {t.rules:8} {seats:12} "
+              f"{t.settings or 'defaults':24} {t.address}:{t.port}")
     return EXIT_OK
 
 
