@@ -277,7 +277,7 @@ class Narrator:
         elif s.me < 0 and not s.is_host:
             self.say(f"could not sit down: {s.ended.removeprefix('the host refused to seat us: ')}",
                      "bold")
-        elif not (s.is_host and culprit == s.me):
+        elif culprit != s.me or s.me < 0:  # our own leaving is told by the command
             self.say(f"the table ended: {render.without_ruling_ids(s.ended)}", "bold")
 
     # --- what to do now -----------------------------------------------------------------------
