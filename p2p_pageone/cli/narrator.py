@@ -37,11 +37,22 @@ class Narrator:
         self.hinted: tuple[int, int] = (-1, -1)
         self.results_shown = 0
         self.places_shown: set[int] = set()
+        self.places_deal = 0
+        self.eliminated: set[int] = set()
+        self.recent: list[tuple[object, ...]] = []  # the last two engine events
+        self.last_play: dict[int, int] = {}  # seat → index of its last play in this batch
+        self.index = 0
 
     # --- entry points -------------------------------------------------------------------------
 
     def show(self, events: list[Event]) -> None:
-        for event in events:
+        self.last_play = {}
+        for index, event in enumerate(events):
+            if event.kind == "hand":
+                self.last_play = {}
+            elif event.kind == "engine" and event.data["event"][0] == "play":
+                self.last_play[int(event.data["event"][1])] = index
+        for self.index, event in enumerate(events):
             self._event(event)
         if self._pending_prompt():
             self._flush_draw()
@@ -89,6 +100,7 @@ class Narrator:
             self._results()
         elif event.kind == "game_over":
             self._results()
+            self._places()
             self._game_over()
         elif event.kind == "hand":
             self._new_hand(event)
@@ -110,8 +122,12 @@ class Narrator:
             self.say("  " + render.without_ruling_ids(event.text))
 
     def _engine(self, event: tuple[object, ...]) -> None:
+        recent, self.recent = self.recent, [*self.recent[-1:], event]
         kind, *rest = event
         family = self._family()
+        if kind == "call" and len(recent) == 2 and recent[0] == event and (
+                recent[1][:2] == ("play", rest[0])):
+            return  # said before the play, and counted again by it: one call
         if kind == "draw":
             seat, count, why = int(str(rest[0])), int(str(rest[1])), str(rest[2])
             if self.draw is not None and self.draw[0] == seat and self.draw[2] == why:
@@ -141,8 +157,9 @@ class Narrator:
             self.say(f"  {self._verb(catcher, 'catch')} {self._name(target)}: no Page One "
                      "call, penalty cards", "bold")
         elif kind == "eliminated":
-            self.say(f"  {self._verb(int(str(rest[0])), 'hold')} too many cards and "
-                     f"{'are' if int(str(rest[0])) == self.session.me else 'is'} out")
+            self.eliminated.add(int(str(rest[0])))
+            self.say(f"  {self._verb(int(str(rest[0])), 'hold')} too many cards")
+            self._places(int(str(rest[0])))
         elif kind == "stopped":
             self.say(f"  {self._name(int(str(rest[0])))}: stopped by the 8, no card this trick")
         elif kind == "forgiven":
@@ -158,11 +175,15 @@ class Narrator:
             chooses = "choose" if seat == self.session.me else "chooses"
             line.append(("", f" and {chooses} {render.COLOUR_NAMES[colour]}"))
         game = self.session.game
-        if game is not None and seat in game.deal.players:
+        if game is not None and seat in game.deal.players and (
+                self.last_play.get(seat) == self.index):  # the count is this play's
             left = len(game.deal.hands[seat])
-            if left <= 2:
+            if 0 < left <= 2:
                 line.append(("", f"  ({left} card{'s' if left != 1 else ''} left)"))
         self.lines.append(line)
+        if self.last_play.get(seat) == self.index and game is not None and not (
+                game.deal.hands[seat]):
+            self._places(seat)
 
     def _flush_draw(self) -> None:
         if self.draw is None:
@@ -188,7 +209,7 @@ class Narrator:
             return []
         deal = game.deal
         if id(deal) != self.deal_id:
-            self.deal_id, self.my_cards, self.places_shown = id(deal), set(), set()
+            self.deal_id, self.my_cards = id(deal), set()
         opened = [slot for slot in deal.hands[s.me] if deal.known[slot] >= 0
                   and slot not in self.my_cards]
         if not opened:
@@ -242,29 +263,35 @@ class Narrator:
                      "bold")
         self.say("  " + render.scores_line(game, s.names))
 
-    def _places(self) -> None:
+    def _places(self, only: int = -1) -> None:
+        """Announce places as they are taken (``only``: just that seat's, if it has one)."""
         s = self.session
         game = s.game
         if game is None or not isinstance(game.deal, QdanDeal):
             return
-        self._my_new_cards(announce=False) if id(game.deal) != self.deal_id else None
         deal = game.deal
+        if id(deal) != self.places_deal:
+            self.places_deal, self.places_shown = id(deal), set()
         for seat in deal.players:
             place = deal.places[seat]
-            if place and seat not in self.places_shown:
-                self.places_shown.add(seat)
-                how = "is out" if len(deal.hands[seat]) else "goes out"
-                if seat == s.me:
-                    how = "are out" if len(deal.hands[seat]) else "go out"
-                self.say(f"  {self._name(seat)} {how}: {render.ordinal(place)} place", "bold")
+            if not place or seat in self.places_shown or only not in (-1, seat):
+                continue
+            self.places_shown.add(seat)
+            if not deal.hands[seat]:
+                how = "go out" if seat == s.me else "goes out"
+            elif seat in self.eliminated:
+                how = "are out" if seat == s.me else "is out"
+            else:
+                how = "are the last one playing" if seat == s.me else "is the last one playing"
+            self.say(f"  {self._name(seat)} {how}: {render.ordinal(place)} place", "bold")
 
     def _game_over(self) -> None:
         s = self.session
         game = s.game
         assert game is not None
-        winners = [s.names[w] for w in game.winners()]
-        self.say(f"game over: {', '.join(winners)} win{'s' if len(winners) == 1 else ''}",
-                 "bold")
+        winners = [self._name(w) for w in game.winners()]
+        one = len(winners) == 1 and winners != ["you"]
+        self.say(f"game over: {', '.join(winners)} win{'s' if one else ''}", "bold")
         self.say("final standings:")
         for line in render.standings(game, s.names):
             self.say(line)
