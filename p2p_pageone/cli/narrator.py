@@ -357,6 +357,13 @@ class Narrator:
         line += render.hand(view.hand(), family, playable, self.symbols)
         self.lines.append(line)
         self.lines.append([("bold", "  " + what_to_do(s, playable))])
+        calls = [m for m in legal if m.call]
+        if calls:
+            name = render.typed_names(list(calls[0].cards), family)
+            left = len(view.hand()) - len(calls[0].cards)
+            self.lines.append([("bold", f"  a play that leaves you {left} card"
+                                        f"{'s' if left != 1 else ''} needs Page One: add !, "
+                                        f"e.g. play {name} !")])
 
 
 def what_to_do(s: PeerSession, playable: set[int]) -> str:

@@ -30,18 +30,15 @@ async def play_seat(session: PeerSession, terminal: Terminal,
     loop = asyncio.get_running_loop()
     table_task = asyncio.ensure_future(table)
     terminal_task = asyncio.ensure_future(terminal.run())
-    interrupts = 0
 
     def interrupted() -> None:
-        nonlocal interrupts
-        interrupts += 1
-        if interrupts == 1 and terminal.interactive and sys.stdin.isatty() and not (
-                terminal.quitting):
-            terminal.ask_quit()
-        elif interrupts <= 2 and not terminal.quitting:
+        """Ctrl-C as a signal (between prompts, or without one): as the key does at the prompt."""
+        if terminal.quitting:
+            table_task.cancel()  # a third time: stop now
+        elif terminal.confirming or not (terminal.interactive and sys.stdin.isatty()):
             terminal.quit()
         else:
-            table_task.cancel()
+            terminal.ask_quit()
 
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, terminal.quit if signum == signal.SIGTERM
