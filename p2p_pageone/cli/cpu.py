@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable
 
 from ..bots import Bot, make_bot
-from ..engine.moves import Call, Catch, Move
+from ..engine.moves import Call, Catch, Draw, Move
 from ..engine.view import SeatView
 
 CPU_NAMES = ("ann", "bob", "cy", "dee", "eve", "fay", "gus", "hal")
@@ -35,6 +35,7 @@ class ThinkingBot:
         self._since = 0.0
         self._intent: Move | None = None
         self._delay = 0.0
+        self._drew = False  # the last move was a draw: the next draw comes quicker
 
     def choose(self, view: SeatView, rng: random.Random) -> Move | None:
         moment = (view.turn, tuple(view.counts().items()), len(view.played_cards()),
@@ -44,11 +45,14 @@ class ThinkingBot:
             self._moment, self._since = moment, now
             self._intent = self.bot.choose(view, rng)
             self._delay = self.think * (0.6 + 0.8 * self.rng.random())
+            if isinstance(self._intent, Draw) and self._drew:
+                self._delay *= 0.3  # drawing on, card after card, is quicker than deciding
             if isinstance(self._intent, Catch | Call) and view.turn != view.seat:
                 self._delay += self.catch_window
         if self._intent is None or now - self._since < self._delay:
             return None
         intent, self._intent = self._intent, None
+        self._drew = isinstance(intent, Draw)
         self._moment = None  # if it is refused (a race lost), decide again after a moment
         return intent
 
