@@ -356,7 +356,7 @@ class Narrator:
         line: Line = [("reverse bold", " YOUR TURN "), ("", "  ")]
         line += render.hand(view.hand(), family, playable, self.symbols)
         self.lines.append(line)
-        self.lines.append([("bold", "  " + what_to_do(s, playable))])
+        self.lines.append([("bold", "  " + what_to_do(s, playable, legal))])
         calls = [m for m in legal if m.call]
         if calls:
             name = render.typed_names(list(calls[0].cards), family)
@@ -366,12 +366,13 @@ class Narrator:
                                         f"e.g. play {name} !")])
 
 
-def what_to_do(s: PeerSession, playable: set[int]) -> str:
+def what_to_do(s: PeerSession, playable: set[int], legal: list[Play]) -> str:
     game = s.game
     assert game is not None
     deal = game.deal
-    names = render.typed_names(sorted(playable), deal.family)
-    example = names.split()[0] if names else ""
+    plain = [m for m in legal if not m.call] or legal
+    single = [m for m in plain if len(m.cards) == 1] or plain
+    example = render.typed_names(list(single[0].cards), deal.family) if single else ""
     if isinstance(deal, ClassicDeal):
         if deal.drawn_slot >= 0 and playable:
             return f"play the card you drew: play {example}"
@@ -393,7 +394,7 @@ def what_to_do(s: PeerSession, playable: set[int]) -> str:
             return f"you must draw {deal.pending}: type draw"
         if playable:
             top = render.plain([render.card(deal.known[deal.discard[-1]], "qdan")])
-            return (f"match {top} by colour or number, or play cc: e.g. play {example}; "
-                    "or draw")
+            cc = " (or a cc)" if any(c >= 104 for c in playable) else ""
+            return f"match {top} by colour or number{cc}: e.g. play {example}; or draw"
         return "nothing matches: type draw"
     return "type help"
