@@ -15,6 +15,8 @@ from . import netns
 REASON = netns.available()
 pytestmark = pytest.mark.skipif(bool(REASON), reason=f"no network namespaces here: {REASON}")
 
+FAST = ("--think", "0", "--catch-window", "0")  # CPU players only: no human pacing
+
 
 def pageone(host: netns.Host, home: Path, *args: str) -> list[str]:
     env = ["env", f"HOME={home}", f"XDG_CONFIG_HOME={home}/cfg", f"XDG_DATA_HOME={home}/data",
@@ -44,7 +46,7 @@ def test_host_and_three_bot_processes_play_a_full_game_over_mdns(
         host, joiners, lister = hosts[0], hosts[1:4], hosts[4]
         table = f"lan-{rules}"
         server = start(pageone(host, tmp_path / "h0", "host", "--rules", rules, *options,
-                               "--seats", "4", "--autoplay", "--name", table,
+                               "--seats", "4", "--autoplay", "--table", table, *FAST,
                                "--interface", host.address))
         try:
             listing: list[dict[str, object]] = []
@@ -61,7 +63,7 @@ def test_host_and_three_bot_processes_play_a_full_game_over_mdns(
             assert entry["rules"] == rules and entry["free"] == 3 and entry["taken"] == 1
             assert entry["address"] == host.address and entry["proto"] == "1"
             bots = [start(pageone(j, tmp_path / f"j{i}", "join", table, "--bot", "--name",
-                                  f"bot{i}", "--interface", j.address))
+                                  f"bot{i}", *FAST, "--interface", j.address))
                     for i, j in enumerate(joiners)]
             results = [finish(proc, 240) for proc in bots]
             code, out, err = finish(server, 60)
@@ -85,13 +87,13 @@ def test_a_killed_joiner_is_named_and_the_others_play_on(tmp_path: Path) -> None
     with netns.lan(3, "k") as hosts:
         host = hosts[0]
         server = start(pageone(host, tmp_path / "h0", "host", "--rules", "classic", "--deals",
-                               "20", "--seats", "3", "--autoplay", "--no-mdns", "--port",
+                               "20", "--seats", "3", "--autoplay", "--no-mdns", *FAST, "--port",
                                "7420", "--interface", host.address, "--silent-after", "8"))
         time.sleep(1.0)
         victim = start(pageone(hosts[1], tmp_path / "j1", "join", "--bot", "--name", "victim",
-                               "--connect", f"{host.address}:7420", "--silent-after", "8"))
+                               *FAST, "--connect", f"{host.address}:7420", "--silent-after", "8"))
         other = start(pageone(hosts[2], tmp_path / "j2", "join", "--bot", "--name", "other",
-                              "--connect", f"{host.address}:7420", "--silent-after", "8"))
+                              *FAST, "--connect", f"{host.address}:7420", "--silent-after", "8"))
         logs = tmp_path / "j1" / "data" / "pageone" / "logs"
         deadline = time.time() + 60
         while time.time() < deadline:  # kill it mid-game: once its log holds a few hands
@@ -118,9 +120,9 @@ def test_adverts_update_collide_and_go_away(tmp_path: Path) -> None:
         return [t for t in json.loads(result.stdout) if t["name"] == "same"]
 
     with netns.lan(4, "m") as hosts:
-        first = start(pageone(hosts[0], tmp_path / "h0", "host", "--name", "same", "--seats",
+        first = start(pageone(hosts[0], tmp_path / "h0", "host", "--table", "same", "--seats",
                               "3", "--autoplay", "--interface", hosts[0].address))
-        second = start(pageone(hosts[1], tmp_path / "h1", "host", "--name", "same", "--seats",
+        second = start(pageone(hosts[1], tmp_path / "h1", "host", "--table", "same", "--seats",
                                "2", "--autoplay", "--interface", hosts[1].address))
         try:
             seen: list[dict[str, object]] = []
