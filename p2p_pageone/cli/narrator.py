@@ -108,6 +108,8 @@ class Narrator:
             self.say("  " + event.text, "italic")
         elif event.kind == "ended":
             self._ended(event)
+        elif event.kind == "table" and self.session.table_name == "offline":
+            return  # an offline table has no address or host to tell
         elif event.kind == "seat":
             text = event.text.split(" (")[0]
             seat = int(text.rsplit(" ", 1)[-1])
