@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 import time
 from collections.abc import Iterable
 
@@ -140,12 +141,12 @@ class Terminal:
                 self.handle(text)
 
     async def _line_loop(self) -> None:
-        loop = asyncio.get_running_loop()
+        lines = _stdin_lines()
         while not self.done() and not self.quitting:
             while not self.done() and not self._dealt():
                 await asyncio.sleep(0.05)  # piped commands apply once our cards are dealt
-            line = await loop.run_in_executor(None, sys.stdin.readline)
-            if not line:
+            line = await lines.get()
+            if line is None:
                 return
             self.handle(line)
 
@@ -291,6 +292,21 @@ def _quit_keys() -> KeyBindings:
         event.app.exit(result=CTRL_D)
 
     return keys
+
+
+def _stdin_lines() -> asyncio.Queue[str | None]:
+    """Lines of a standard input that is not a terminal, read by a daemon thread (a blocked read
+    must never keep the command from exiting); None at its end."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def read() -> None:
+        for line in sys.stdin:
+            loop.call_soon_threadsafe(queue.put_nowait, line)
+        loop.call_soon_threadsafe(queue.put_nowait, None)
+
+    threading.Thread(target=read, daemon=True).start()
+    return queue
 
 
 def _clock() -> float:

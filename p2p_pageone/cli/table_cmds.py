@@ -117,7 +117,8 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     bots = [cpu_session(i, args.level, think, window) for i in range(args.bots)]
     runner.sequencer.cpu_keys = {bot.identity.public for bot in bots}
     bot_logs = [LogWriter(LogWriterPath(f"cpu{i + 1}")) for i in range(args.bots)]
-    tasks = [asyncio.create_task(run_joiner(bot, "127.0.0.1", port, lambda s, e: None,
+    here = args.interface or "127.0.0.1"  # where the server listens
+    tasks = [asyncio.create_task(run_joiner(bot, here, port, lambda s, e: None,
                                             bot_log, args.silent_after))
              for bot, bot_log in zip(bots, bot_logs, strict=True)]
     terminal.resume()
