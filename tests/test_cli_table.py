@@ -51,6 +51,7 @@ def test_human_at_the_prompt_can_hand_over_to_the_cpu(tmp_path: Path) -> None:
     out = result.stdout
     assert "commands (help COMMAND for more)" in out and "'zz' is not a card" in out
     assert "hello all" in out and "the CPU plays for you" in out and "game over" in out
+    assert "\x1b" not in out  # not a terminal: plain text
 
 
 def test_bad_flags_are_errors_not_tracebacks(tmp_path: Path) -> None:

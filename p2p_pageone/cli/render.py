@@ -48,8 +48,6 @@ def card(card_id: int, family: str, symbols: bool = True) -> Frag:
     ``symbols`` a classic card shows its suit symbol after the rank (``Q♦``)."""
     if family == "classic":
         text = classic_label(card_id, symbols=True) if symbols else classic_name(card_id)
-        if card_id >= 52:
-            text = "jk" if not symbols else text
         red = suit_of(card_id) in (1, 2)
         return (_COLOUR_STYLE["red" if red else "black"], text)
     colour = colour_of(card_id)
