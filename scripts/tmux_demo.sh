@@ -18,7 +18,7 @@ home=$(mktemp -d)
 trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$home"' EXIT
 sock=pageone-demo-$$
 run="cd '$here' && HOME='$home' XDG_CONFIG_HOME='$home/cfg' XDG_DATA_HOME='$home/data' \
-  '$python' -m p2p_pageone.cli.main host --name you --bots 3 --interface 127.0.0.1 $*; \
+  '$python' -m p2p_pageone.cli.main host --name alice --bots 3 --interface 127.0.0.1 $*; \
   echo \"[pageone exited with \$?]\"; sleep 30"
 tmux -L "$sock" new-session -d -s demo -x 100 -y 36 "$run"
 
