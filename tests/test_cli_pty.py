@@ -94,7 +94,7 @@ def _turn_prompts_come_last(text: str) -> None:
     lines = [line for line in text.split("\n") if line.strip()]
     prompts = 0
     for index, line in enumerate(lines):
-        if "YOUR TURN" not in line:
+        if "YOUR TURN" not in line or "STILL YOUR TURN" in line:
             continue
         prompts += 1
         after = lines[index + 1 : index + 3]

@@ -346,14 +346,19 @@ class Narrator:
         if not self._pending_prompt() or s.autoplay or game is None:
             return
         moment = (s.hand, game.deal.moves)
-        if self.prompted == moment:
-            return
+        again = self.prompted == moment
+        if again and not self.lines:
+            return  # shown, and nothing printed below it since
         self.prompted = moment
         view = s.view()
         assert view is not None
         family = game.settings.family
         legal = [m for m in view.legal_moves() if isinstance(m, Play)]
         playable = {c for m in legal for c in m.cards}
+        if again:  # chat or a hint came in below the prompt: show it again, short
+            self.lines.append([("reverse bold", " STILL YOUR TURN "), ("", "  "),
+                               *render.hand(view.hand(), family, playable, self.symbols)])
+            return
         self.lines.append(render.table(game, s.names, s.me, self.symbols))
         line: Line = [("reverse bold", " YOUR TURN "), ("", "  ")]
         line += render.hand(view.hand(), family, playable, self.symbols)
