@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from p2p_pageone.cli.commands import CommandError, Info, parse_command
@@ -9,14 +11,20 @@ from p2p_pageone.cli.main import main
 from p2p_pageone.engine import Call, Catch, ClassicSettings, Draw, Play, QdanSettings, SeatView
 
 from .helpers import rig
+from .test_cli_table import pageone
 
 
 @pytest.mark.parametrize("rules", ["classic", "qdan"])
 def test_autoplay_local_game_runs_to_the_end(
-    rules: str, capsys: pytest.CaptureFixture[str]
+    rules: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["play", "--rules", rules, "--bots", "3", "--autoplay", "--seed", "4"]) == 0
-    assert "game over:" in capsys.readouterr().out
+    log = tmp_path / "offline.log"
+    short = ["--deals", "1"] if rules == "classic" else []
+    assert main(["play", "--rules", rules, "--bots", "3", "--autoplay", "--seed", "4", *short,
+                 "--log", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "game over:" in out and "final standings:" in out
+    assert f"check it with: pageone audit {log}" in out and log.stat().st_size > 0
 
 
 def test_classic_commands_map_to_moves() -> None:
@@ -61,11 +69,11 @@ def test_qdan_commands_group_and_colour() -> None:
     assert parse_command("pass", view, ["me", "bob"]) == Draw(0)
 
 
-def test_interactive_prompt_reports_refusals(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    answers = iter(["help", "play zz", "draw", "quit"])
-    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
-    assert main(["play", "--bots", "1", "--seed", "2"]) == 0
-    out = capsys.readouterr().out
-    assert "'zz' is not a card" in out and "bye" in out
+def test_offline_play_reads_commands_and_reports_refusals(tmp_path: Path) -> None:
+    result = pageone(tmp_path, "play", "--bots", "1", "--seed", "2",
+                     stdin="help\nhelp catch\nplay zz\nhand\nquit\n")
+    out = result.stdout
+    assert "commands (help COMMAND for more)" in out and "catch a missed Page One" in out
+    assert "'zz' is not a card" in out and "type: " in out
+    assert "you quit the game" in out and result.returncode == 4, out + result.stderr
+    assert "check it with: pageone audit" in out and "Traceback" not in result.stderr

@@ -13,10 +13,14 @@ from typing import IO
 
 import pytest
 
+from p2p_pageone.net.discovery import SERVICE
+
 from . import netns
 
 REASON = netns.available()
 pytestmark = pytest.mark.skipif(bool(REASON), reason=f"no network namespaces here: {REASON}")
+
+FAST = ("--think", "0", "--catch-window", "0")  # CPU players only: no human pacing
 
 
 def pageone(host: netns.Host, home: Path, *args: str) -> list[str]:
@@ -47,7 +51,7 @@ def test_host_and_three_bot_processes_play_a_full_game_over_mdns(
         host, joiners, lister = hosts[0], hosts[1:4], hosts[4]
         table = f"lan-{rules}"
         server = start(pageone(host, tmp_path / "h0", "host", "--rules", rules, *options,
-                               "--seats", "4", "--autoplay", "--name", table,
+                               "--seats", "4", "--autoplay", "--table", table, *FAST,
                                "--interface", host.address))
         try:
             listing: list[dict[str, object]] = []
@@ -64,7 +68,7 @@ def test_host_and_three_bot_processes_play_a_full_game_over_mdns(
             assert entry["rules"] == rules and entry["free"] == 3 and entry["taken"] == 1
             assert entry["address"] == host.address and entry["proto"] == "1"
             bots = [start(pageone(j, tmp_path / f"j{i}", "join", table, "--bot", "--name",
-                                  f"bot{i}", "--interface", j.address))
+                                  f"bot{i}", *FAST, "--interface", j.address))
                     for i, j in enumerate(joiners)]
             results = [finish(proc, 240) for proc in bots]
             code, out, err = finish(server, 60)
@@ -97,13 +101,13 @@ def test_a_killed_joiner_is_named_and_the_others_play_on(tmp_path: Path) -> None
     with netns.lan(3, "k") as hosts:
         host = hosts[0]
         server = start(pageone(host, tmp_path / "h0", "host", "--rules", "classic", "--deals",
-                               "20", "--seats", "3", "--autoplay", "--no-mdns", "--port",
+                               "20", "--seats", "3", "--autoplay", "--no-mdns", *FAST, "--port",
                                "7420", "--interface", host.address, "--silent-after", "8"))
         time.sleep(1.0)
         victim = start(pageone(hosts[1], tmp_path / "j1", "join", "--bot", "--name", "victim",
-                               "--connect", f"{host.address}:7420", "--silent-after", "8"))
+                               *FAST, "--connect", f"{host.address}:7420", "--silent-after", "8"))
         other = start(pageone(hosts[2], tmp_path / "j2", "join", "--bot", "--name", "other",
-                              "--connect", f"{host.address}:7420", "--silent-after", "8"))
+                              *FAST, "--connect", f"{host.address}:7420", "--silent-after", "8"))
         logs = tmp_path / "j1" / "data" / "pageone" / "logs"
         deadline = time.time() + 60
         while time.time() < deadline:  # kill it mid-game: once its log holds a few hands
@@ -177,15 +181,16 @@ def test_adverts_update_collide_and_go_away(tmp_path: Path) -> None:
         raise AssertionError(f"last listing: {seen}\n{shown}")
 
     with netns.lan(4, "m") as hosts:
-        first = Watched("host A", pageone(hosts[0], tmp_path / "h0", "host", "--name", "same",
+        first = Watched("host A", pageone(hosts[0], tmp_path / "h0", "host", "--table", "same",
                                           "--seats", "3", "--autoplay",
                                           "--interface", hosts[0].address))
-        second = Watched("host B", pageone(hosts[1], tmp_path / "h1", "host", "--name", "same",
+        second = Watched("host B", pageone(hosts[1], tmp_path / "h1", "host", "--table", "same",
                                            "--seats", "2", "--autoplay",
                                            "--interface", hosts[1].address))
         procs = [first, second]
         try:
-            services = {p.wait_for("advertising", 60).split("'")[1] for p in procs}
+            services = {p.wait_for("advertised on the LAN as", 60).split("'")[1] + "." + SERVICE
+                        for p in procs}
             assert len(services) == 2, "each table has its own instance name: " + str(services)
             seen = listed_until(hosts[3], lambda s: len(s) == 2, procs)
             assert {t["address"] for t in seen} == {hosts[0].address, hosts[1].address}

@@ -16,19 +16,48 @@ from ..engine.cards import (
 from ..engine.moves import Call, Catch, Draw, IllegalMove, Move, Play
 from ..engine.view import SeatView
 
-HELP = """\
-play CARD [CARD ...] [COLOUR] [!]   play cards (classic: 7h 10s qd ac jk; qdan: 5r d2b d3g revy
-                                    skipr cc); several qdan cards of one rank go together, the
-                                    last on top; a colour after cc chooses it; ! calls Page One
-draw                                draw a card (classic: to follow; qdan: draw and pass)
-pass                                qdan: same as draw
-pageone                             say "Page One!"
-catch NAME                          flag a player's missed Page One call
-hand, table, scores                 show your hand, the table, the scores
-auto                                let the CPU play the rest of the game for you
-help, quit"""
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    # name: (example, what it does in a few words, more)
+    "play": ("play 7h | play 5r 5b | play cc red | play qd !", "play cards",
+             "cards by name (classic 7h 10s qd ac jk; qdan 5r d2b d3g revy skipr cc). Several "
+             "qdan cards of one rank go together, the last on top; a colour after cc chooses "
+             "it; a final ! says Page One with the play."),
+    "draw": ("draw", "draw a card",
+             "classic: when you cannot follow suit; qdan: draw one and end your turn."),
+    "pass": ("pass", "qdan: same as draw", "draw one card and end your turn."),
+    "pageone": ("pageone", 'say "Page One!"',
+                "before a play that needs it, or late if you forgot, before anyone catches "
+                "you."),
+    "catch": ("catch bob", "catch a missed Page One",
+              "the player draws penalty cards; only while their window is open."),
+    "hand": ("hand", "show your hand", "with the name to type for each card."),
+    "table": ("table", "show the table", "the trick or top card, cards in hand, the stock."),
+    "scores": ("scores", "show totals or places", "classic: penalty totals; qdan: places."),
+    "say": ("say good luck", "chat", "everyone at the table sees it (it is in the log)."),
+    "log": ("log", "where the log is", "and the command that checks it."),
+    "auto": ("auto", "let the CPU play for you", "for the rest of the game."),
+    "help": ("help play", "this list, or help on one command", ""),
+    "quit": ("quit", "leave the table",
+             "asks first during a game; when the host quits, the table closes for everyone."),
+}
+VERBS = tuple(COMMANDS)
 
-INFO_COMMANDS = ("hand", "table", "scores", "help", "auto", "quit", "log")
+
+def help_text(topic: str = "") -> str:
+    topic = topic.strip().lower()
+    if topic:
+        if topic not in COMMANDS:
+            return f"  no command {topic!r}: type help for the list"
+        example, short, more = COMMANDS[topic]
+        return f"  {topic}: {short}. {more}\n  e.g. {example}"
+    rows = [f"  {name:<8} {short:<36} e.g. {example}"
+            for name, (example, short, _) in COMMANDS.items()]
+    return "commands (help COMMAND for more):\n" + "\n".join(rows)
+
+
+HELP = help_text()
+
+INFO_COMMANDS = ("hand", "table", "scores", "help", "auto", "quit", "log", "say")
 
 
 class CommandError(ValueError):
@@ -40,6 +69,7 @@ class Info:
     """A command that shows something or changes the client, not the game."""
 
     name: str
+    arg: str = ""
 
 
 def parse_command(text: str, view: SeatView, names: list[str]) -> Move | Info:
@@ -49,7 +79,7 @@ def parse_command(text: str, view: SeatView, names: list[str]) -> Move | Info:
     verb, args = words[0].lower(), words[1:]
     seat = view.seat
     if verb in INFO_COMMANDS:
-        return Info(verb)
+        return Info(verb, " ".join(args))
     if verb == "draw" or (verb == "pass" and view.family == "qdan"):
         return Draw(seat)
     if verb in ("pageone", "call", "page-one", "!"):
@@ -92,7 +122,7 @@ def _parse_play(args: list[str], view: SeatView) -> Play:
     taken: list[int] = []
     for word in words:
         try:
-            wanted = parse(word)
+            wanted = parse(_unsymbol(word))
         except CardError as error:
             raise CommandError(str(error)) from None
         index = _find(wanted, cards, slots, taken, view.family)
@@ -102,6 +132,13 @@ def _parse_play(args: list[str], view: SeatView) -> Play:
     return Play(
         view.seat, tuple(slots[i] for i in taken), tuple(cards[i] for i in taken), call, colour
     )
+
+
+def _unsymbol(word: str) -> str:
+    """``Q♦`` as shown on screen means ``qd``."""
+    for symbol, letter in zip("♠♥♦♣", "shdc", strict=True):
+        word = word.replace(symbol, letter)
+    return word
 
 
 def _find(wanted: int, cards: list[int], slots: list[int], taken: list[int], family: str) -> int:
@@ -116,4 +153,4 @@ def _find(wanted: int, cards: list[int], slots: list[int], taken: list[int], fam
     return -1
 
 
-__all__ = ["HELP", "CommandError", "IllegalMove", "Info", "parse_command"]
+__all__ = ["COMMANDS", "HELP", "VERBS", "CommandError", "IllegalMove", "Info", "parse_command"]

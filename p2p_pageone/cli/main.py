@@ -1,23 +1,52 @@
-"""`pageone` command line: argument parsing only; each subcommand lives in its own module."""
+"""`pageone` command line: argument parsing only; each subcommand lives in its own module.
+
+To add a subcommand: a function ``add_NAME(sub)`` that declares its arguments and sets
+``run=`` to a function of ``args`` (importing its module lazily), and one line in ``SUBCOMMANDS``.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from .. import __version__
 from ..bots import LEVELS
 from ..engine.settings import SettingError, Settings, parse_options
-from .audit_cmd import add_parsers as add_audit_commands
-from .table_cmds import default_nick
 
 
-def _add_rules(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rules", choices=("classic", "qdan"), default="classic")
+def _rules(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rules", choices=("classic", "qdan"), default="classic",
+                        help="classic (trick-taking, 53 cards) or qdan (shedding, 108 cards); "
+                        "default classic")
     parser.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE",
         help="a table setting, e.g. hand_size=5 (repeatable; see docs/RULES.md)",
     )
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or not 0 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port (0-65535; 0 picks one)")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError("seconds must be between 0 and 3600")
+    return value
+
+
+def _count(low: int, high: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        if not text.lstrip("-").isdigit() or not low <= int(text) <= high:
+            raise argparse.ArgumentTypeError(f"{text!r}: give a whole number {low}-{high}")
+        return int(text)
+    return parse
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -27,17 +56,25 @@ def settings_from(args: argparse.Namespace) -> Settings:
     return parse_options(args.rules, options)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="pageone", description="Page One (classic and Qdan) with no trusted dealer."
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
+def _fairness(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--catch-window", type=_seconds, default=2.0, metavar="S",
+                        help="seconds after a missed Page One call in which people can catch "
+                        "it or call late before any CPU player may (default 2)")
+    parser.add_argument("--think", type=_seconds, default=1.0, metavar="S",
+                        help="about how long CPU players think before a move (default 1)")
 
+
+def _you(parser: argparse.ArgumentParser, default: str | None) -> None:
+    parser.add_argument("--name", default=default,
+                        help="your name at the table (default: your user name)")
+
+
+def add_sim(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sim = sub.add_parser("sim", help="play engine-only games between CPU players")
-    _add_rules(sim)
-    sim.add_argument("--players", type=int, default=4)
-    sim.add_argument("--games", type=int, default=100)
-    sim.add_argument("--seed", type=int, default=0)
+    _rules(sim)
+    sim.add_argument("--players", type=int, default=4, help="players per game (default 4)")
+    sim.add_argument("--games", type=int, default=100, help="games to play (default 100)")
+    sim.add_argument("--seed", type=int, default=0, help="the seed (same seed, same output)")
     sim.add_argument("--bots", default="normal,random",
                      help="bot per seat, comma-separated; the last repeats (default normal,random)")
     sim.add_argument("--no-check", action="store_true",
@@ -48,84 +85,163 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--no-timing", action="store_true",
                      help="leave out ms_per_decision, so the same seed prints the same bytes")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
+    sim.set_defaults(run=_run_sim)
 
-    host = sub.add_parser("host", help="host a table on the LAN (with --bots: CPU peers)")
-    _add_rules(host)
-    host.add_argument("--name", default="", help="the table's name (default: NICK's table)")
-    host.add_argument("--nick", default=default_nick(), help="your name at the table")
-    host.add_argument("--seats", type=int, default=0, help="seats at the table (default bots+1)")
-    host.add_argument("--bots", default="0", help="CPU peers to start (real peers): a number "
-                      "(of --level), or levels such as normal,hard")
-    host.add_argument("--level", default="normal", choices=LEVELS)
+
+def add_host(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    host = sub.add_parser("host", help="host a table on the LAN (with --bots: CPU players)")
+    _rules(host)
+    _you(host, _default_nick())
+    host.add_argument("--table", default="", help="the table's name (default: NAME's table)")
+    host.add_argument("--seats", type=_count(0, 6), default=0,
+                      help="seats at the table, 2-6 (default: 2, or --bots + 1)")
+    host.add_argument("--bots", default="0", metavar="N|LEVELS",
+                      help="CPU players to seat, each a real peer: a number (of --level), or "
+                      "levels such as normal,hard (default none)")
+    host.add_argument("--level", default="normal", choices=LEVELS,
+                      help="how the CPU players play (default normal)")
     host.add_argument("--autoplay", action="store_true", help="let the CPU play your seat")
-    host.add_argument("--deals", type=int, default=None, help="classic: short for --option deals=N")
-    host.add_argument("--log", default="", help="where to write the table's log")
-    host.add_argument("--port", type=int, default=0, help="TCP port (default: any free port)")
-    host.add_argument("--interface", default="", help="the address to listen and advertise on")
+    host.add_argument("--deals", type=_count(1, 20), default=None,
+                      help="classic: deals in the game (short for --option deals=N)")
+    host.add_argument("--log", default="", help="write the table's log here (a new file)")
+    host.add_argument("--port", type=_port, default=0, help="TCP port (default: any free port)")
+    host.add_argument("--interface", default="",
+                      help="an address of this machine to listen and advertise on")
     host.add_argument("--no-mdns", action="store_true", help="do not advertise over mDNS")
+    _fairness(host)
     host.add_argument("--silent-after", type=float, default=10.0, help=argparse.SUPPRESS)
+    host.set_defaults(run=_run_host)
 
+
+def add_join(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     join = sub.add_parser("join", help="join a table found on the LAN")
-    join.add_argument("table", nargs="?", default="", help="the table's name (default: any)")
-    join.add_argument("--name", default=default_nick(), help="your name at the table")
+    join.add_argument("table", nargs="?", default="",
+                      help="the table's name, any case (default: the one open table, or ask)")
+    _you(join, None)
     join.add_argument("--bot", action="store_true", help="sit a CPU player, not a person")
-    join.add_argument("--level", default="normal", choices=LEVELS)
+    join.add_argument("--level", default="normal", choices=LEVELS,
+                      help="with --bot: how it plays (default normal)")
     join.add_argument("--autoplay", action="store_true", help="let the CPU play your seat")
-    join.add_argument("--connect", default="", metavar="HOST:PORT", help="skip discovery")
-    join.add_argument("--log", default="", help="where to write the table's log")
-    join.add_argument("--interface", default="", help="the address to browse on")
-    join.add_argument("--wait", type=float, default=10.0, help="seconds to look for a table")
+    join.add_argument("--connect", default="", metavar="HOST:PORT",
+                      help="skip discovery and connect to this address")
+    join.add_argument("--log", default="", help="write the table's log here (a new file)")
+    join.add_argument("--interface", default="", help="an address of this machine to browse on")
+    join.add_argument("--wait", type=_seconds, default=10.0, metavar="S",
+                      help="seconds to look for a table (default 10)")
+    _fairness(join)
     join.add_argument("--silent-after", type=float, default=10.0, help=argparse.SUPPRESS)
+    join.set_defaults(run=_run_join)
 
+
+def add_tables(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     tables = sub.add_parser("tables", help="list the tables on the LAN")
-    tables.add_argument("--json", action="store_true")
-    tables.add_argument("--timeout", type=float, default=3.0, help="seconds to listen")
-    tables.add_argument("--interface", default="", help="the address to browse on")
+    tables.add_argument("--json", action="store_true", help="print one JSON list")
+    tables.add_argument("--all", action="store_true", help="list full tables too")
+    tables.add_argument("--timeout", type=_seconds, default=3.0, metavar="S",
+                        help="seconds to listen (default 3)")
+    tables.add_argument("--interface", default="", help="an address of this machine to browse on")
+    tables.set_defaults(run=_run_tables)
 
+
+def add_play(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     play = sub.add_parser("play", help="an offline game against CPU players (no network)")
-    _add_rules(play)
-    play.add_argument("--bots", type=int, default=3, help="CPU players besides you")
-    play.add_argument("--level", default="normal", choices=LEVELS)
+    _rules(play)
+    _you(play, "you")
+    play.add_argument("--bots", type=_count(1, 5), default=3,
+                      help="CPU players besides you, 1-5 (default 3)")
+    play.add_argument("--level", default="normal", choices=LEVELS,
+                      help="how the CPU players play (default normal)")
     play.add_argument("--autoplay", action="store_true", help="let the CPU play your seat too")
-    play.add_argument("--deals", type=int, default=None, help="classic: short for --option deals=N")
-    play.add_argument("--seed", type=int, default=None, help="seed the shuffle (testing)")
-    play.add_argument("--name", default="you", help="your name at the table")
+    play.add_argument("--deals", type=_count(1, 20), default=None,
+                      help="classic: deals in the game (short for --option deals=N)")
+    play.add_argument("--seed", type=int, default=None, help="seed every shuffle (testing)")
+    play.add_argument("--log", default="", help="write the table's log here (a new file)")
+    _fairness(play)
+    play.set_defaults(run=_run_play)
 
-    sub.add_parser("whoami", help="show this user's identity fingerprint (made on first use)")
-    add_audit_commands(sub)  # audit, replay, log show, ratings (cli/audit_cmd.py)
+
+def add_whoami(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    whoami = sub.add_parser("whoami", help="show this user's identity fingerprint")
+    whoami.set_defaults(run=lambda args: _whoami())
+
+
+def add_audit(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from .audit_cmd import add_parsers
+
+    add_parsers(sub)  # audit, replay, log show, ratings
+
+
+SUBCOMMANDS = (add_host, add_join, add_tables, add_play, add_sim, add_whoami, add_audit)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pageone", description="Page One (classic and Qdan) on a LAN, with no trusted "
+        "dealer. Start with: pageone play (offline), pageone host, pageone join.")
+    parser.add_argument("--version", action="version", version=f"pageone {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in SUBCOMMANDS:
+        add(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if hasattr(args, "run"):  # commands that carry their own runner (cli/audit_cmd.py)
-        return int(args.run(args))
-    if args.command == "whoami":
-        return _whoami()
-    if args.command == "join":
-        from .table_cmds import run_join
-
-        return run_join(args)
-    if args.command == "tables":
-        from .table_cmds import run_tables
-
-        return run_tables(args)
     try:
-        settings = settings_from(args)
+        return int(args.run(args))
+    except KeyboardInterrupt:
+        print(f"pageone {args.command}: stopped", file=sys.stderr)
+        return 4
+    except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
+        sys.stderr.close()
+        return 1
+
+
+def _with_settings(args: argparse.Namespace) -> Settings | None:
+    try:
+        return settings_from(args)
     except SettingError as error:
-        print(f"pageone: {error}", file=sys.stderr)
-        return 2
-    if args.command == "sim":
-        from .sim_cmd import run_sim
+        print(f"pageone {args.command}: {error}", file=sys.stderr)
+        return None
 
-        return run_sim(args, settings)
-    if args.command == "host":
-        from .table_cmds import run_host
 
-        return run_host(args, settings)
+def _run_sim(args: argparse.Namespace) -> int:
+    from .sim_cmd import run_sim
+
+    settings = _with_settings(args)
+    return 2 if settings is None else run_sim(args, settings)
+
+
+def _run_host(args: argparse.Namespace) -> int:
+    from .table_cmds import run_host
+
+    settings = _with_settings(args)
+    return 2 if settings is None else run_host(args, settings)
+
+
+def _run_join(args: argparse.Namespace) -> int:
+    from .join_cmd import run_join
+
+    return run_join(args)
+
+
+def _run_tables(args: argparse.Namespace) -> int:
+    from .table_cmds import run_tables
+
+    return run_tables(args)
+
+
+def _run_play(args: argparse.Namespace) -> int:
     from .local import run_local
 
-    return run_local(args, settings)
+    settings = _with_settings(args)
+    return 2 if settings is None else run_local(args, settings)
+
+
+def _default_nick() -> str:
+    from .table_cmds import default_nick
+
+    return default_nick()
 
 
 def _whoami() -> int:

@@ -1,25 +1,35 @@
-"""The player's terminal at a network table: events above a prompt-toolkit prompt."""
+"""The player's terminal, the same for `pageone play`, `host` and `join`: events above a prompt.
+
+Quitting: ``quit``, Ctrl-C and Ctrl-D ask to confirm during a game (a host is told its table
+closes), then the peer says ``bye`` and the command exits quietly with the log's path.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import sys
+import threading
+import time
 from collections.abc import Iterable
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import get_app
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.patch_stdout import patch_stdout
 
 from ..engine.cards import names as card_names
 from ..engine.moves import IllegalMove
+from ..net.runner import LogWriter
 from ..session.common import Event
 from ..session.peer import PeerSession
-from .commands import HELP, CommandError, Info, parse_command
-from .render import describe, hand_text, scores_text, table_text
-
-VERBS = ("play", "draw", "pass", "pageone", "catch", "hand", "table", "scores", "say", "auto",
-         "help", "quit", "log")
+from . import render
+from .commands import VERBS, CommandError, Info, help_text, parse_command
+from .narrator import Narrator
+from .screen import Screen
 
 
 class HandCompleter(Completer):
@@ -36,6 +46,8 @@ class HandCompleter(Completer):
             options: list[str] = list(VERBS)
         elif words and words[0] == "catch":
             options = [n for i, n in enumerate(self.session.names) if i != self.session.me]
+        elif words and words[0] == "help":
+            options = list(VERBS)
         else:
             view = self.session.view()
             family = self.session.settings.family if self.session.settings else "classic"
@@ -49,113 +61,183 @@ class HandCompleter(Completer):
 
 
 class Terminal:
-    def __init__(self, session: PeerSession, interactive: bool) -> None:
+    def __init__(self, session: PeerSession, interactive: bool, screen: Screen | None = None,
+                 log: LogWriter | None = None, catch_window: float = 2.0,
+                 offline: bool = False) -> None:
         self.session = session
         self.interactive = interactive
+        self.screen = screen or Screen()
+        self.log = log
+        self.offline = offline
+        self.narrator = Narrator(session, self.screen.lines, symbols=self.screen.colour,
+                                 prompts=interactive, catch_window=catch_window)
+        self.paused = False
+        self._held: list[Event] = []
+        self.confirming = False
+        self.quitting = False  # the player chose to leave: the bye is on its way
         self._prompt: PromptSession[str] | None = None
+        self._last_event = 0.0
+
+    # --- output -------------------------------------------------------------------------------
 
     def show(self, session: PeerSession, events: list[Event]) -> None:
-        for event in events:
-            if event.kind == "your_turn":
-                if self.interactive and not session.autoplay:
-                    self._your_turn(session)
-                continue
-            if event.kind == "catchable" and (session.autoplay or not self.interactive):
-                continue
-            if event.kind == "engine":
-                if session.settings is not None:
-                    print("  " + describe(event.data["event"], session.names,
-                                          session.settings.family), flush=True)
-                continue
-            print(f"  {event.text}", flush=True)
-            if event.kind in ("hand",) and self.interactive:
-                print("  type help for commands; your cards appear once dealt", flush=True)
-
-    def _your_turn(self, session: PeerSession) -> None:
-        game, view = session.game, session.view()
-        if game is None or view is None:
+        if self.paused:  # until the command has said where the table is
+            self._held += events
             return
-        print(table_text(game, session.names, session.me), flush=True)
-        print("  your turn — hand: " + hand_text(view.hand(), game.settings.family), flush=True)
+        if events:
+            self._last_event = _clock()
+        self.narrator.show(events)
 
-    def _done(self) -> bool:
+    def resume(self) -> None:
+        self.paused = False
+        events, self._held = self._held, []
+        self.show(self.session, events)
+
+    def say(self, text: str, style: str = "") -> None:
+        self.screen.text(text, style)
+
+    def done(self) -> bool:
         return self.session.game_over or bool(self.session.ended)
 
+    # --- input loops --------------------------------------------------------------------------
+
     async def run(self) -> None:
-        if not self.interactive:
-            while not self._done():
-                await asyncio.sleep(0.2)
-            return
-        if sys.stdin.isatty():
+        if self.interactive and sys.stdin.isatty():
             await self._prompt_loop()
-        else:
+        elif self.interactive:
             await self._line_loop()
+        while not self.done():
+            await self._idle(0.2)
+
+    async def _idle(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        if _clock() - self._last_event > 1.5:
+            self.narrator.idle()
 
     async def _prompt_loop(self) -> None:
         self._prompt = PromptSession(completer=HandCompleter(self.session),
-                                     bottom_toolbar=self._toolbar)
+                                     bottom_toolbar=self._toolbar, complete_while_typing=False,
+                                     key_bindings=_quit_keys())
         with patch_stdout():
-            while not self._done():
-                task = asyncio.ensure_future(self._prompt.prompt_async("pageone> "))
-                while not task.done() and not self._done():
+            while not self.done() and not self.quitting:
+                message = "quit? (y/n) " if self.confirming else "pageone> "
+                task = asyncio.ensure_future(self._prompt.prompt_async(message,
+                                                                       handle_sigint=False))
+                while not task.done() and not self.done() and not self.quitting:
                     await asyncio.wait({task}, timeout=0.3)
+                    if _clock() - self._last_event > 1.5:
+                        self.narrator.idle()
                 if not task.done():
                     self._prompt.app.exit(result="")
                     await asyncio.sleep(0)
                     break
-                try:
-                    text = task.result()
-                except (EOFError, KeyboardInterrupt):
-                    self.handle("quit")
-                    break
+                text = task.result()
+                if text in (CTRL_C, CTRL_D):
+                    if self.confirming:  # a second Ctrl-C or Ctrl-D: leave now
+                        self.quit()
+                        break
+                    self.ask_quit()
+                    continue
                 self.handle(text)
 
     async def _line_loop(self) -> None:
-        loop = asyncio.get_running_loop()
-        while not self._done():
-            while not self._done() and not self.session.hand_known():
+        lines = _stdin_lines()
+        while not self.done() and not self.quitting:
+            while not self.done() and not self._dealt():
                 await asyncio.sleep(0.05)  # piped commands apply once our cards are dealt
-            line = await loop.run_in_executor(None, sys.stdin.readline)
-            if not line:
-                while not self._done():
-                    await asyncio.sleep(0.2)
+            line = await lines.get()
+            if line is None:
                 return
             self.handle(line)
 
-    def _toolbar(self) -> str:
+    def _dealt(self) -> bool:
         s = self.session
-        if s.game is None:
-            return f" {len(s.keys)}/{s.seat_count} seated — waiting for players"
+        game = s.game
+        return (game is not None and s.me in game.deal.players and game.chance is None
+                and bool(game.deal.hands[s.me]) and s.hand_known())
+
+    def _toolbar(self) -> FormattedText:
+        s = self.session
+        if s.game is None or s.me < 0:
+            return FormattedText([("", f" {s.table_name or 'table'}: {len(s.keys)}/"
+                                   f"{s.seat_count} seated, waiting for players | help, quit")])
         deal = s.game.deal
-        turn = s.names[deal.turn] if 0 <= deal.turn < len(s.names) else "-"
-        counts = " ".join(f"{s.names[p]}:{len(deal.hands[p])}" for p in deal.players)
-        return f" hand {s.hand} | turn: {turn} | cards {counts} | stock {len(deal.stock)}"
+        turn = "you" if deal.turn == s.me else s.names[deal.turn] if deal.turn >= 0 else "-"
+        counts = " ".join(f"{'you' if p == s.me else s.names[p]}:{len(deal.hands[p])}"
+                          for p in deal.players)
+        parts: render.Line = [("", f" hand {s.hand} | turn: "),
+                              ("bold" if turn == "you" else "", turn), ("", f" | {counts} | ")]
+        game = s.game
+        if game.settings.family == "classic" and getattr(deal, "led_suit", -1) >= 0:
+            parts += [("", "follow "), render.follow_suit(deal.led_suit,  # type: ignore[attr-defined]
+                                                          self.screen.colour), ("", " | ")]
+        parts.append(("", f"stock {len(deal.stock)}"))
+        return FormattedText(parts)
+
+    # --- commands -----------------------------------------------------------------------------
+
+    def ask_quit(self) -> None:
+        s = self.session
+        if (s.game is None or s.game_over or s.ended or not self.interactive
+                or not sys.stdin.isatty()):
+            self.quit()
+            return
+        self.confirming = True
+        if s.is_host and not self.offline:
+            self.say("  you are the host: quitting closes the table for everyone", "bold")
+        elif self.offline:
+            self.say("  quitting ends this game", "bold")
+        else:
+            self.say("  if you quit, the table goes on without you and this hand is void",
+                     "bold")
+
+    def quit(self) -> None:
+        s = self.session
+        self.confirming, self.quitting = False, True
+        if s.ended or s.game_over:
+            return
+        reason = "the host closed the table" if s.is_host else "the player quit"
+        s.urgent = ("bye", {"reason": reason})
+        s.flush(0.0)
 
     def handle(self, text: str) -> None:
-        s = self.session
         words = text.strip().split(maxsplit=1)
+        if self.confirming:
+            self.confirming = False
+            if words and words[0].lower() in ("y", "yes", "quit"):
+                self.quit()
+            else:
+                self.say("  playing on")
+            return
         if not words:
             return
-        if words[0] == "say":
-            s.say(words[1] if len(words) > 1 else "")
-            return
-        if words[0] == "quit":
-            s.urgent = ("bye", {"reason": "the player quit"})
-            s.flush(0.0)
-            return
-        if words[0] == "auto":
-            s.autoplay = True
-            s.flush(0.0)
-            print("  the CPU plays for you from now on")
-            return
+        verb, rest = words[0].lower(), (words[1] if len(words) > 1 else "")
+        if verb in ("help", "?"):
+            self.say(help_text(rest))
+        elif verb == "say":
+            self.session.say(rest) if rest else self.say("  say what? e.g. say good luck")
+        elif verb in ("quit", "exit"):
+            self.ask_quit()
+        elif verb == "log":
+            self._log_info()
+        elif verb == "auto":
+            self.session.autoplay = True
+            self.session.flush(0.0)
+            self.say("  the CPU plays for you from now on")
+        else:
+            self._game_command(text)
+
+    def _game_command(self, text: str) -> None:
+        s = self.session
         view = s.view()
         if view is None or s.game is None:
-            print("  wait: the game has not started yet")
+            self.say("  the game has not started yet: waiting for players (help, say, quit "
+                     "work now)")
             return
         try:
             command = parse_command(text, view, s.names)
         except (CommandError, IllegalMove) as error:
-            print(f"  {error}")
+            self.say(f"  {render.without_ruling_ids(str(error))}")
             return
         if isinstance(command, Info):
             self._info(command.name)
@@ -163,23 +245,70 @@ class Terminal:
         try:
             s.request(command)
         except IllegalMove as error:
-            print(f"  not allowed: {error}")
+            self.say(f"  not allowed: {render.without_ruling_ids(str(error))}")
+
+    def _log_info(self) -> None:
+        path = self.log.path if self.log is not None else None
+        if path is None:
+            self.say(f"  {len(self.session.log)} signed entries so far (no file yet)")
+            return
+        self.say(f"  {len(self.session.log)} signed entries so far in {path}\n"
+                 f"  check it after the game with: pageone audit {path}")
 
     def _info(self, name: str) -> None:
         s = self.session
         assert s.game is not None
         family = s.game.settings.family
+        symbols = self.screen.colour
         if name == "hand":
             view = s.view()
             try:
-                print("  " + hand_text(view.hand() if view else [], family))
+                cards = view.hand() if view else []
             except IllegalMove:
-                print("  your cards are still being dealt")
+                self.say("  your cards are still being dealt")
+                return
+            self.screen.lines([[("", "  "), *render.hand(cards, family, symbols=symbols)],
+                               [("", "  type: " + render.typed_names(cards, family))]])
         elif name == "table":
-            print(table_text(s.game, s.names, s.me))
+            self.screen.lines([render.table(s.game, s.names, s.me, symbols)])
         elif name == "scores":
-            print("  " + scores_text(s.game, s.names))
-        elif name == "log":
-            print(f"  {len(s.log)} signed entries so far")
-        else:
-            print(HELP)
+            self.say("  " + render.scores_line(s.game, s.names))
+
+
+CTRL_C, CTRL_D = "\x03", "\x04"
+
+
+def _quit_keys() -> KeyBindings:
+    """Ctrl-C and Ctrl-D (on an empty line) end the prompt with a marker, never an exception:
+    an exception out of a prompt task would escape asyncio as a traceback."""
+    keys = KeyBindings()
+
+    @keys.add("c-c")
+    def _interrupt(event: KeyPressEvent) -> None:
+        event.app.exit(result=CTRL_C)
+
+    @keys.add("c-d", filter=Condition(lambda: not get_app().current_buffer.text))
+    def _end(event: KeyPressEvent) -> None:
+        event.app.exit(result=CTRL_D)
+
+    return keys
+
+
+def _stdin_lines() -> asyncio.Queue[str | None]:
+    """Lines of a standard input that is not a terminal, read by a daemon thread (a blocked read
+    must never keep the command from exiting); None at its end."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def read() -> None:
+        for line in sys.stdin:
+            loop.call_soon_threadsafe(queue.put_nowait, line)
+        loop.call_soon_threadsafe(queue.put_nowait, None)
+
+    threading.Thread(target=read, daemon=True).start()
+    return queue
+
+
+def _clock() -> float:
+    return time.monotonic()
+

@@ -8,9 +8,52 @@ from collections.abc import Iterator
 from ..audit.check import Audit
 from ..audit.replay import card_trails, steps
 from ..audit.report import hand_line, verdict
+from ..engine.cards import COLOUR_NAMES
 from ..engine.game import Game
 from ..session.records import HandRecord
-from .render import card_text, describe, hand_text, table_text
+from . import render
+
+
+def card_text(card: int, family: str) -> str:
+    return render.card(card, family, symbols=False)[1]
+
+
+def hand_text(cards: list[int], family: str) -> str:
+    return render.plain(render.hand(cards, family, symbols=False))
+
+
+def table_text(game: Game, names: list[str], me: int) -> str:
+    return render.plain(render.table(game, names, me, symbols=False))
+
+
+def describe(event: tuple[object, ...], names: list[str], family: str) -> str:
+    """One engine event of a replayed hand, in the terminal's words."""
+    kind, *rest = event
+    if kind == "reshuffle":
+        return f"the discards are reshuffled into a new stock of {rest[0]}"
+    if kind == "start":
+        return f"start card: {card_text(int(str(rest[0])), family)}"
+    who = names[int(str(rest[0]))]
+    if kind == "play":
+        cards = rest[1]
+        assert isinstance(cards, tuple)
+        text = f"{who} plays {' '.join(card_text(c, family) for c in cards)}"
+        if len(rest) > 2 and isinstance(rest[2], int) and rest[2] >= 0:
+            text += f" and chooses {COLOUR_NAMES[rest[2]]}"
+        return text
+    simple = {"trick": f"{who} wins the trick", "call": f"{who}: Page One!",
+              "eliminated": f"{who} holds too many cards and is out",
+              "stopped": f"{who}: stopped by the 8, no card this trick",
+              "passed": f"{who}: cannot follow and the stock is empty, passes"}
+    if kind in simple:
+        return simple[str(kind)]
+    if kind == "draw":
+        return f"{who} draws {rest[1]}" + (" (penalty)" if rest[2] == "penalty" else "")
+    if kind == "caught":
+        return f"{who} catches {names[int(str(rest[1]))]}: no Page One call, penalty cards"
+    if kind == "forgiven":
+        return f"{who}: nothing left to draw, {rest[1]} penalty cards forgiven"
+    return " ".join(str(x) for x in event)
 
 
 def _records(audit: Audit) -> dict[int, HandRecord]:

@@ -1,187 +1,219 @@
-"""`pageone host`, `pageone join`, `pageone tables`: sockets, mDNS and the player's terminal."""
+"""`pageone host` and `pageone tables`: sockets, mDNS, CPU peers and the player's terminal."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import getpass
 import json
 import os
 import random
-import shlex
-import signal
 import sys
+import time
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
-from ..bots import make_bot, parse_bot_levels
+from ..bots import parse_bot_levels
 from ..crypto.identity import Identity
 from ..engine.settings import SettingError, Settings
-from ..net.discovery import Advertiser, TableAdvert, browse
+from ..net.discovery import SERVICE, Advertiser, browse
 from ..net.runner import HostRunner, LogWriter, run_joiner
 from ..session.peer import PeerSession
+from .cpu import cpu_bot, cpu_name
 from .identity_store import IdentityFileError, data_dir, load_or_create
+from .playing import EXIT_FILES, EXIT_OK, EXIT_USAGE, play_seat
 from .repl import Terminal
 
-EXIT_OK, EXIT_ENDED, EXIT_USAGE = 0, 3, 2
+
+class Refusal(Exception):
+    """Bad usage or an unusable machine: the message says what to do; ``code`` is the exit."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.code = code
 
 
-def _identity() -> Identity:
+def identity() -> Identity:
     try:
         return load_or_create()
     except IdentityFileError as error:
-        raise SystemExit(f"pageone: {error}") from None
+        raise Refusal(str(error), EXIT_FILES) from None
 
 
-def _log_path(args: argparse.Namespace, session: PeerSession, tag: str) -> Path:
-    if getattr(args, "log", None):
-        return Path(args.log)
-    return data_dir() / "logs" / f"{tag}-{session.identity.fingerprint}.pageone-log"
+def log_place(args: argparse.Namespace, role: str) -> Path | None:
+    """``--log PATH`` (never over an existing file), or None for a unique default name."""
+    if getattr(args, "log", ""):
+        path = Path(args.log)
+        if path.exists():
+            raise Refusal(f"--log {path} already exists: logs are never overwritten, choose "
+                          "another path")
+        return path
+    return None
 
 
-def _bot_session(index: int, level: str) -> PeerSession:
-    return PeerSession(Identity(os.urandom(32)), f"cpu{index}-{level}", os.urandom,
-                       bot=make_bot(level), rng=random.Random(), autoplay=True)
+def default_log(role: str, explicit: Path | None) -> Path | LogWriterPath:
+    return explicit if explicit is not None else LogWriterPath(role)
+
+
+class LogWriterPath:
+    """A unique, time-stamped log name per table and peer, decided at the log's first entry."""
+
+    def __init__(self, role: str) -> None:
+        self.role = role
+        self.stamp = time.strftime("%Y%m%d-%H%M%S")
+
+    def __call__(self, session: PeerSession) -> Path:
+        name = (f"{self.stamp}-{session.table_id.hex()[:8]}-{self.role}-"
+                f"{session.identity.fingerprint[:8]}.pageone-log")
+        return data_dir() / "logs" / name
+
+
+def cpu_session(index: int, level: str, think: float, window: float) -> PeerSession:
+    rng = random.Random()
+    bot = cpu_bot(level, time.monotonic, think, window, rng)
+    return PeerSession(Identity(os.urandom(32)), cpu_name(index), os.urandom, bot=bot,
+                       rng=rng, autoplay=True)
 
 
 async def _host(args: argparse.Namespace, settings: Settings) -> int:
     try:
         levels = parse_bot_levels(args.bots, args.level)
-        seats = args.seats or len(levels) + 1
-        settings.check_players(seats)
-    except (SettingError, ValueError) as error:
-        print(f"pageone host: {error}", file=sys.stderr)
-        return EXIT_USAGE
+    except ValueError as error:
+        raise Refusal(f"--bots: {error}") from None
+    if len(levels) > 5:
+        raise Refusal(f"--bots {args.bots}: at most 5 CPU players (6 seats with you)")
+    seats = args.seats or max(2, len(levels) + 1)
+    settings.check_players(seats)
     if len(levels) >= seats:
-        print("pageone host: --bots must leave a seat for you (use --seats)", file=sys.stderr)
-        return EXIT_USAGE
-    identity = _identity()
-    table_name = args.name or f"{args.nick}'s table"
-    session = PeerSession(identity, args.nick, os.urandom, bot=make_bot("normal"),
+        raise Refusal(f"--bots {args.bots} leaves no seat for you at {seats} seats: use "
+                      f"--seats {len(levels) + 1} or fewer --bots")
+    explicit = log_place(args, "host")
+    me = identity()
+    table_name = args.table or f"{args.name}'s table"
+    all_cpu = args.autoplay and seats == len(levels) + 1
+    window = 0.0 if all_cpu else args.catch_window
+    think = 0.0 if all_cpu else args.think
+    session = PeerSession(me, args.name, os.urandom,
+                          bot=cpu_bot("normal", time.monotonic, think, window, random.Random()),
                           rng=random.Random(), autoplay=args.autoplay,
                           host_table=(table_name, settings, seats))
-    log = LogWriter(_log_path(args, session, session.table_id.hex()[:12]))
-    terminal = Terminal(session, interactive=not args.autoplay)
+    log = LogWriter(default_log("host", explicit))
+    terminal = Terminal(session, interactive=not args.autoplay, log=log, catch_window=window)
+    terminal.paused = True
     runner = HostRunner(session, args.interface or "0.0.0.0", args.port, terminal.show, log,
                         silent_after=args.silent_after)
-    port = await runner.start()
-    advertiser = None
-    if not args.no_mdns:
-        advertiser = Advertiser(args.interface, port, identity.fingerprint)
-        service = await advertiser.start(session.advert())
-        print(f"advertising {service!r} on port {port} (fingerprint {identity.fingerprint})")
+    try:
+        port = await runner.start()
+    except OSError as error:
+        where = f"{args.interface or 'all addresses'} port {args.port or '(any)'}"
+        raise Refusal(f"cannot listen on {where}: {error.strerror or error}. Use an address "
+                      "of this machine for --interface, or another --port") from None
+    assert runner.sequencer is not None
+    runner.sequencer.catch_window = window
+    advertiser = await _advertise(args, port, me, session)
+    address = args.interface or "THIS-MACHINE"
+    print(f"hosting {table_name!r}: {settings.family}, {seats} seats, port {port}", flush=True)
+    if advertiser is not None:
+        print(f"others join with: pageone join {table_name!r}   "
+              f"(or pageone join --connect {address}:{port})", flush=True)
     else:
-        print(f"hosting {table_name!r} on port {port}, not advertised "
-              f"(join with --connect HOST:{port}); fingerprint {identity.fingerprint}")
-    bot_sessions = [_bot_session(i + 1, level) for i, level in enumerate(levels)]
-    bot_logs = [LogWriter(_log_path(argparse.Namespace(), bot, session.table_id.hex()[:12]))
-                for bot in bot_sessions]  # every peer keeps the log, CPU peers too
-    bots = [asyncio.create_task(run_joiner(bot, "127.0.0.1", port, lambda s, e: None, log_file,
-                                           args.silent_after))
-            for bot, log_file in zip(bot_sessions, bot_logs, strict=True)]
+        print(f"not advertised: others join with pageone join --connect {address}:{port}",
+              flush=True)
+    bots = [cpu_session(i, level, think, window) for i, level in enumerate(levels)]
+    runner.sequencer.cpu_keys = {bot.identity.public for bot in bots}
+    bot_logs = [LogWriter(LogWriterPath(f"cpu{i + 1}")) for i in range(len(levels))]
+    here = args.interface or "127.0.0.1"  # where the server listens
+    tasks = [asyncio.create_task(run_joiner(bot, here, port, lambda s, e: None,
+                                            bot_log, args.silent_after))
+             for bot, bot_log in zip(bots, bot_logs, strict=True)]
+    terminal.resume()
+    waiting = seats - 1 - len(levels)
+    if waiting and not args.autoplay:
+        print(f"waiting for {waiting} more player{'s' if waiting > 1 else ''}… "
+              "(type help; quit to stop)", flush=True)
 
     async def on_tick() -> None:
         if advertiser is not None:
-            await advertiser.update(session.advert())
+            await advertiser.update(advert_fields(session, args.name))
 
+    async def table() -> None:
+        try:
+            await runner.run(on_tick)
+        finally:
+            await runner.close()
+            if advertiser is not None:
+                await advertiser.stop()
+            for task in tasks:
+                task.cancel()
+
+    return await play_seat(session, terminal, table(), [log, *bot_logs])
+
+
+async def _advertise(args: argparse.Namespace, port: int, me: Identity,
+                     session: PeerSession) -> Advertiser | None:
+    if args.no_mdns:
+        return None
+    advertiser = Advertiser(args.interface, port, me.fingerprint)
     try:
-        await asyncio.gather(runner.run(on_tick), terminal.run())
-    finally:
-        if advertiser is not None:
-            await advertiser.stop()
-        for task in bots:
-            task.cancel()
-        for log_file in [log, *bot_logs]:
-            log_file.close()
-    return _finish(session, log.path)
+        service = await advertiser.start(advert_fields(session, args.name))
+    except Exception as error:  # zeroconf raises many kinds; the table works without it
+        print(f"could not advertise the table over mDNS ({error}); others can still join "
+              "with --connect", file=sys.stderr)
+        return None
+    print(f"advertised on the LAN as {service.removesuffix('.' + SERVICE)!r}", flush=True)
+    return advertiser
 
 
-def _finish(session: PeerSession, log_path: Path) -> int:
-    print(f"log: {log_path}")
-    print(f"check it: pageone audit {shlex.quote(str(log_path))}")
-    if session.game_over:
-        return EXIT_OK
-    print(f"pageone: {session.ended or 'the table ended'}", file=sys.stderr)
-    return EXIT_ENDED
-
-
-async def _join(args: argparse.Namespace) -> int:
-    if args.connect:
-        host, _, port_text = args.connect.rpartition(":")
-        if not host or not port_text.isdigit():
-            print("pageone join: --connect takes HOST:PORT, e.g. 192.168.1.20:7420",
-                  file=sys.stderr)
-            return EXIT_USAGE
-        address, port = host, int(port_text)
-    else:
-        advert = await _find_table(args)
-        if advert is None:
-            return EXIT_ENDED
-        address, port = advert.address, advert.port
-        print(f"joining {advert.name!r} at {address}:{port} (host {advert.fingerprint})")
-    identity = _identity()
-    level = args.level if args.bot else "normal"
-    session = PeerSession(identity, args.name, os.urandom, bot=make_bot(level),
-                          rng=random.Random(), autoplay=args.bot or args.autoplay)
-    log = LogWriter(_log_path(args, session, f"join-{address}-{port}"))
-    terminal = Terminal(session, interactive=not (args.bot or args.autoplay))
-    try:
-        await asyncio.gather(run_joiner(session, address, port, terminal.show, log,
-                                        args.silent_after), terminal.run())
-    finally:
-        log.close()
-    return _finish(session, log.path)
-
-
-async def _find_table(args: argparse.Namespace) -> TableAdvert | None:
-    for _ in range(max(1, int(args.wait // 2))):
-        tables = await browse(2.0, args.interface)
-        wanted = [t for t in tables if t.free > 0 and (not args.table or t.name == args.table)]
-        if wanted:
-            return wanted[0]
-    what = f"a table named {args.table!r}" if args.table else "a table with a free seat"
-    print(f"pageone join: found no {what} (try pageone tables, or --connect HOST:PORT)",
-          file=sys.stderr)
-    return None
+def advert_fields(session: PeerSession, nick: str) -> dict[str, object]:
+    settings = session.settings or (session.host_table[1] if session.host_table else None)
+    changed = ""
+    if settings is not None:
+        default = type(settings)()
+        changed = " ".join(f"{f.name}={getattr(settings, f.name)}"
+                           for f in dataclasses.fields(settings)
+                           if getattr(settings, f.name) != getattr(default, f.name))
+    return {**session.advert(), "nick": nick, "settings": changed}
 
 
 async def _tables(args: argparse.Namespace) -> int:
-    tables = await browse(args.timeout, args.interface)
+    print("looking for tables…", file=sys.stderr, flush=True)
+    found = await browse(args.timeout, args.interface)
+    tables = [t for t in found if args.all or t.free > 0]
     if args.json:
         print(json.dumps([t.as_dict() for t in tables]))
         return EXIT_OK
     if not tables:
-        print("no tables found")
+        full = len(found) - len(tables)
+        print("no tables with a free seat" + (f" ({full} full; --all lists them)" if full
+                                               else "") + " — host one: pageone host")
+        return EXIT_OK
+    print(f"{'TABLE':24} {'HOST':12} {'RULES':8} {'SEATS':12} {'SETTINGS':24} ADDRESS")
     for t in tables:
-        print(f"{t.name:24} {t.rules:8} seats {t.taken} taken, {t.free} free   "
-              f"{t.address}:{t.port}  host {t.fingerprint}")
+        seats = f"{t.free} of {t.taken + t.free} free" if t.free else "full"
+        print(f"{t.name:24} {t.nick or t.fingerprint[:9]:12} {t.rules:8} {seats:12} "
+              f"{t.settings or 'defaults':24} {t.address}:{t.port}")
     return EXIT_OK
 
 
-async def _until_signalled(main: Coroutine[Any, Any, int]) -> int:
-    """Run ``main``; SIGTERM cancels it like Ctrl-C, so adverts are withdrawn and logs closed."""
-    task = asyncio.ensure_future(main)
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, task.cancel)
-    try:
-        return await task
-    except asyncio.CancelledError:
-        print("pageone: stopped", file=sys.stderr)
-        return EXIT_ENDED
-
-
 def run_host(args: argparse.Namespace, settings: Settings) -> int:
-    return asyncio.run(_until_signalled(_host(args, settings)))
-
-
-def run_join(args: argparse.Namespace) -> int:
-    return asyncio.run(_until_signalled(_join(args)))
+    return _run(_host(args, settings), "host")
 
 
 def run_tables(args: argparse.Namespace) -> int:
-    return asyncio.run(_tables(args))
+    return _run(_tables(args), "tables")
+
+
+def _run(main: Coroutine[Any, Any, int], command: str) -> int:
+    try:
+        return asyncio.run(main)
+    except (Refusal, SettingError) as error:
+        print(f"pageone {command}: {error}", file=sys.stderr)
+        return error.code if isinstance(error, Refusal) else EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"pageone {command}: stopped", file=sys.stderr)
+        return 4
 
 
 def default_nick() -> str:
@@ -189,3 +221,4 @@ def default_nick() -> str:
         return getpass.getuser()[:32] or "player"
     except (KeyError, OSError):
         return "player"
+

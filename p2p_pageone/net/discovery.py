@@ -29,11 +29,14 @@ class TableAdvert:
     address: str
     port: int
     service: str
+    nick: str = ""  # the host player's name
+    settings: str = ""  # the table's settings that differ from the defaults
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "rules": self.rules, "taken": self.taken, "free": self.free,
                 "host": self.fingerprint, "proto": self.proto, "address": self.address,
-                "port": self.port, "service": self.service}
+                "port": self.port, "nick": self.nick, "settings": self.settings,
+                "service": self.service}
 
 
 def _zeroconf(interface: str | None) -> AsyncZeroconf:
@@ -73,7 +76,8 @@ class Advertiser:
             if not a.startswith("127.")] or ["127.0.0.1"]
         properties = {"proto": PROTOCOL, "name": fields["name"], "rules": fields["rules"],
                       "taken": str(fields["taken"]), "free": str(fields["free"]),
-                      "host": self.fingerprint}
+                      "host": self.fingerprint, "nick": str(fields.get("nick", ""))[:32],
+                      "settings": str(fields.get("settings", ""))[:200]}
         service = name or instance_name(fields["name"], self.fingerprint)
         return AsyncServiceInfo(SERVICE, service, port=self.port, properties=properties,
                                 addresses=[socket.inet_aton(a) for a in addresses],
@@ -135,6 +139,7 @@ async def _resolve(zc: AsyncZeroconf, name: str) -> TableAdvert | None:
         return TableAdvert(props.get("name", name), props.get("rules", "?"),
                            int(props.get("taken", "0")), int(props.get("free", "0")),
                            props.get("host", "?"), props.get("proto", "?"), addresses[0],
-                           int(info.port), name)
+                           int(info.port), name, props.get("nick", ""),
+                           props.get("settings", ""))
     except ValueError:
         return None

@@ -10,6 +10,7 @@ import contextlib
 import itertools
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from ..session.common import Event
 from ..session.peer import PeerSession
@@ -23,23 +24,45 @@ LINGER = 10.0  # after the game, how long the host waits for joiners to take the
 
 
 class LogWriter:
-    """Appends the table's log entries, framed, to a file as they arrive."""
+    """Appends the table's log entries, framed, to a file as they arrive.
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle = path.open("wb")
+    The file is created on the first entry, never over an existing one: ``path`` may be a function
+    of the session, called then (a joiner learns the table's id from the log's first entry). A
+    start that fails before any entry leaves no file.
+    """
+
+    def __init__(self, path: Path | Callable[[PeerSession], Path]) -> None:
+        self._where = path
+        self.path: Path | None = path if isinstance(path, Path) else None
+        self._handle: BinaryIO | None = None
         self._written = 0
+
+    def _open(self, session: PeerSession) -> BinaryIO:
+        path = self._where if isinstance(self._where, Path) else self._where(session)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        stem, n = path, 1
+        while True:
+            try:
+                handle = path.open("xb")
+                break
+            except FileExistsError:
+                n += 1
+                path = stem.with_name(f"{stem.stem}-{n}{stem.suffix}")
+        self.path = path
+        return handle
 
     def sync(self, session: PeerSession) -> None:
         new = session.log[self._written :]
         if new:
+            if self._handle is None:
+                self._handle = self._open(session)
             self._handle.write(b"".join(frame(raw) for raw in new))
             self._handle.flush()
             self._written += len(new)
 
     def close(self) -> None:
-        self._handle.close()
+        if self._handle is not None:
+            self._handle.close()
 
 
 def _finished(session: PeerSession) -> bool:

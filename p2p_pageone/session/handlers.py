@@ -234,6 +234,8 @@ def on_timeout(s: TableState, env: Envelope, seat: int, now: float) -> None:
 
 def on_bye(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
+    if env.sender == s.host_key and not s.game_over:  # no sequencer, no table
+        raise TableEnded("closed the table", seat)
     if not s.game_over:
         _leave(s, seat, f"left the table: {env.data['reason']}")
 
@@ -311,6 +313,7 @@ def advance(s: TableState, now: float) -> None:
     """Everything that follows from the log so far without anyone saying anything."""
     if s.game is None or s.crypto is None or s.game_over:
         return
+    _forward_engine_events(s)  # what the entry did comes before what follows from it
     try:
         _advance(s, now)
     finally:

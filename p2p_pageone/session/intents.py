@@ -26,10 +26,10 @@ def next_intent(s: PeerSession, now: float) -> Intent | None:
         return _table_intent(s) if s.is_host else None
     if s.me < 0 or (s.is_host and s.waiting_hellos):
         return _lobby_seating(s)
+    if s.chat:  # chat goes out in the lobby too
+        return "say", {"text": s.chat.pop(0)}
     if s.game is None:
         return _lobby_intent(s)
-    if s.chat:
-        return "say", {"text": s.chat.pop(0)}
     if s.game_over:
         return None
     return _hand_intent(s, now)
@@ -48,11 +48,21 @@ def _lobby_seating(s: PeerSession) -> Intent | None:
             return "seat", {"seat": 0, "key": s.identity.public, "name": s.name}
         if s.waiting_hellos and len(s.keys) < s.seat_count:
             key, name = s.waiting_hellos[0]
-            return "seat", {"seat": len(s.keys), "key": key, "name": name}
+            return "seat", {"seat": len(s.keys), "key": key, "name": _unique(name, s.names)}
         return None
     if any(key == s.identity.public for key, _ in s.waiting_hellos):
         return None  # asked already; waiting for the host to seat us
     return "hello", {"name": s.name, "proto": PROTOCOL_VERSION, "client": "pageone"}
+
+
+def _unique(name: str, taken: list[str]) -> str:
+    """Names at a table differ in more than case, so `catch NAME` always means one player."""
+    lowered = {n.casefold() for n in taken}
+    candidate, n = name, 1
+    while candidate.casefold() in lowered:
+        n += 1
+        candidate = f"{name}-{n}"
+    return candidate
 
 
 def _lobby_intent(s: PeerSession) -> Intent | None:
@@ -151,5 +161,5 @@ def _chosen_move(s: PeerSession, now: float) -> Move | None:
     if not (s.autoplay or timed_out):
         return None
     if timed_out and not s.autoplay:
-        s.events.append(Event("timer", "your time ran out: the CPU plays this turn (Q13)"))
+        s.events.append(Event("timer", "your time ran out: the CPU plays this turn"))
     return s.bot.choose(SeatView(game, s.me), s.rng)

@@ -23,18 +23,24 @@ def make_peer(seed: str, name: str, level: str = "normal", autoplay: bool = True
 
 
 class MemoryTable:
+    """``peers``: the sessions to seat (the first hosts, with ``host_table`` set); by default
+    CPU peers ``p0``, ``p1``, … made from ``seed``. ``pageone play`` runs one of these with the
+    player's own session first, pumped in real time by the terminal."""
+
     def __init__(self, settings: Settings, players: int, seed: int = 0,
                  levels: list[str] | None = None, silent_after: float = 10.0,
-                 step_timeout: float = 30.0) -> None:
+                 step_timeout: float = 30.0, peers: list[PeerSession] | None = None,
+                 catch_window: float = 0.0, now: float = 0.0) -> None:
         levels = levels or ["normal"] * players
-        self.now = 0.0
-        host = make_peer(f"{seed}/0", "p0", levels[0], host_table=("memory", settings, players))
-        self.sequencer = Sequencer(host, self.now, silent_after, step_timeout)
-        self.clients = [
-            Client(make_peer(f"{seed}/{i}", f"p{i}", levels[i % len(levels)]), self.now,
-                   silent_after)
-            for i in range(1, players)
-        ]
+        self.now = now
+        if peers is None:
+            peers = [make_peer(f"{seed}/0", "p0", levels[0],
+                               host_table=("memory", settings, players))]
+            peers += [make_peer(f"{seed}/{i}", f"p{i}", levels[i % len(levels)])
+                      for i in range(1, players)]
+        self.sequencer = Sequencer(peers[0], self.now, silent_after, step_timeout,
+                                   catch_window=catch_window)
+        self.clients = [Client(peer, self.now, silent_after) for peer in peers[1:]]
         self.dead: set[int] = set()
         for conn in range(1, players):
             self.sequencer.connect(conn, self.now)
@@ -69,6 +75,18 @@ class MemoryTable:
     def finished(self) -> bool:
         live = [s for i, s in enumerate(self.sessions) if i not in self.dead]
         return all(s.game_over or s.ended for s in live)
+
+    def advance(self, now: float) -> None:
+        """Move the clock to ``now``: deliver everything, then let every peer's timers run."""
+        while self.step():
+            pass
+        self.now = now
+        self.sequencer.tick(now)
+        for index, client in enumerate(self.clients, start=1):
+            if index not in self.dead:
+                client.tick(now)
+        while self.step():
+            pass
 
     def run(self, limit: float = 3600.0, dt: float = 0.5) -> None:
         """Pump until every live peer has finished (or ``limit`` simulated seconds pass)."""

@@ -1,5 +1,11 @@
 """The host's sequencer and a joiner's link to it, sans-I/O (protocol/SPEC.md §7).
 
+The Page One window (protocol/SPEC.md §7.4): for ``catch_window`` seconds of the sequencer's own
+clock after a play leaves a player owing the call, the sequencer holds back every move that would
+close the window (another player's move that is not a catch) and, from the CPU peers it started
+(``cpu_keys``), every move at all. So a person always has that long to catch or to make the late
+call, however fast the CPU peers are and whatever the clients' clocks say.
+
 Frames carry either an envelope (a msgpack array, §3) or a control map that is never logged:
 ``{"control": "ping"}`` (liveness) and ``{"control": "refused", "seq": n, "reason": text}`` (the
 sequencer did not append an envelope; its author may send a new one with the same ``seq``).
@@ -66,8 +72,13 @@ class Sequencer:
     """Orders every envelope into the log, relays it to every connection, times out the silent."""
 
     def __init__(self, host: PeerSession, now: float, silent_after: float = 10.0,
-                 step_timeout: float = 30.0, heartbeat: float = 1.0) -> None:
+                 step_timeout: float = 30.0, heartbeat: float = 1.0,
+                 catch_window: float = 0.0) -> None:
         self.host = host
+        self.catch_window = catch_window
+        self.cpu_keys: set[bytes] = set()  # CPU peers this host started: held in the window too
+        self.window: tuple[int, float] | None = None  # (seat owing the call, opened at)
+        self.held: list[tuple[int, Envelope]] = []  # (connection, or 0 for the host's own)
         self.silent_after, self.step_timeout, self.heartbeat = silent_after, step_timeout, heartbeat
         self.log: list[bytes] = []
         self.links: dict[int, Link] = {}
@@ -81,6 +92,12 @@ class Sequencer:
     # --- connections --------------------------------------------------------------------------
 
     def connect(self, conn: int, now: float) -> None:
+        host = self.host
+        if host.game is not None or len(host.keys) + len(host.waiting_hellos) >= host.seat_count:
+            # A full table says so at once, and shows nothing of its log.
+            self.out.append((conn, _refusal(-1, "the table is full")))
+            self.to_close.append(conn)
+            return
         unseated = [c for c, link in self.links.items() if not link.key]
         if len(unseated) >= MAX_UNSEATED:
             oldest = min(unseated, key=lambda c: self.links[c].opened)
@@ -135,6 +152,41 @@ class Sequencer:
             self._timeout(seat, what, now)
         self.host.tick(now)
         self._pump(now)
+        self._release(now)
+
+    # --- the Page One window ------------------------------------------------------------------
+
+    def _note_window(self, now: float) -> None:
+        game = self.host.game
+        miss = game.deal.open_miss if game is not None else -1
+        if miss < 0:
+            self.window = None
+        elif self.window is None or self.window[0] != miss:
+            self.window = (miss, now)
+
+    def _must_wait(self, env: Envelope, now: float) -> bool:
+        if self.window is None or env.kind != "move":
+            return False
+        seat, opened = self.window
+        if now - opened >= self.catch_window:
+            return False
+        if env.sender in self.cpu_keys:
+            return True
+        return env.data.get("kind") != "catch" and self.host.seat_of(env.sender) != seat
+
+    def _release(self, now: float) -> None:
+        """Held moves go in once the window has closed or run out, if they still fit."""
+        while self.held and not self._must_wait(self.held[0][1], now):
+            conn, env = self.held.pop(0)
+            reason = self.host.admissible(env)
+            if reason is None:
+                self._append(env, now)
+            elif conn == 0:
+                self.host.refused(reason, now)
+                self._pump(now)
+            else:
+                self.out.append((conn, frame(pack({"control": "refused", "seq": env.seq,
+                                                     "reason": reason}))))
 
     # --- sequencing ---------------------------------------------------------------------------
 
@@ -165,6 +217,9 @@ class Sequencer:
             if not link.key:  # a joiner that cannot sit down has nothing more to say
                 self.to_close.append(conn)
             return False
+        if self._must_wait(env, now):
+            self.held.append((conn, env))
+            return True
         self._append(env, now)
         return True
 
@@ -175,13 +230,16 @@ class Sequencer:
         self.out += [(conn, encoded) for conn in self.links]
         self.last_progress = now
         self.host.on_log(raw, now, env)
+        self._note_window(now)
         self._pump(now)
 
     def _pump(self, now: float) -> None:
         for raw in self.host.take_outgoing():
             env = open_envelope(raw)  # our own, just sealed
             reason = self.host.admissible(env)
-            if reason is None:
+            if reason is None and self._must_wait(env, now):
+                self.held.append((0, env))
+            elif reason is None:
                 self._append(env, now)
             else:
                 self.host.refused(reason, now)

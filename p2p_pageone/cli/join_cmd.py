@@ -1,0 +1,124 @@
+"""`pageone join`: find a table (mDNS, or --connect), sit down, play."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+
+from ..net.discovery import TableAdvert, browse
+from ..net.runner import LogWriter, run_joiner
+from ..session.peer import PeerSession
+from .cpu import cpu_bot, cpu_name
+from .playing import EXIT_ENDED, play_seat
+from .repl import Terminal
+from .table_cmds import Refusal, _run, default_log, default_nick, identity, log_place
+
+
+def parse_connect(text: str) -> tuple[str, int]:
+    host, _, port_text = text.rpartition(":")
+    if not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise Refusal("--connect takes HOST:PORT with a port 1-65535, e.g. 192.168.1.20:7420")
+    return host, int(port_text)
+
+
+async def _join(args: argparse.Namespace) -> int:
+    explicit = log_place(args, "join")
+    if args.connect:
+        address, port = parse_connect(args.connect)
+    else:
+        advert = await find_table(args)
+        if advert is None:
+            return EXIT_ENDED
+        address, port = advert.address, advert.port
+        print(f"joining {advert.name!r} at {address}:{port}", flush=True)
+    me = identity()
+    if args.name is None:
+        args.name = cpu_name(random.randrange(8)) if args.bot else default_nick()
+    think = args.think if args.bot else 0.0
+    bot = cpu_bot(args.level if args.bot else "normal", time.monotonic, think,
+                  args.catch_window if args.bot else 0.0, random.Random())
+    session = PeerSession(me, args.name, os.urandom, bot=bot, rng=random.Random(),
+                          autoplay=args.bot or args.autoplay)
+    log = LogWriter(default_log("join", explicit))
+    interactive = not (args.bot or args.autoplay)
+    terminal = Terminal(session, interactive=interactive, log=log, catch_window=args.catch_window)
+    if interactive:
+        print("waiting to be seated… (type help; quit to leave)", flush=True)
+    table = run_joiner(session, address, port, terminal.show, log, args.silent_after)
+    return await play_seat(session, terminal, table, [log])
+
+
+async def find_table(args: argparse.Namespace) -> TableAdvert | None:
+    """Browse until a table fits; a named full table is reported at once."""
+    wanted = args.table.casefold()
+    print("looking for tables…", flush=True)
+    deadline = time.monotonic() + args.wait
+    seen: dict[str, TableAdvert] = {}
+    while True:
+        for t in await browse(min(2.0, args.wait), args.interface):
+            seen[t.service] = t
+        tables = list(seen.values())
+        if wanted:
+            named = [t for t in tables if t.name.casefold() == wanted]
+            open_ = [t for t in named if t.free > 0]
+            if open_:
+                return open_[0]
+            if named:
+                t = named[0]
+                print(f"pageone join: the table {t.name!r} is full ({t.taken} of "
+                      f"{t.taken + t.free} seats taken)", file=sys.stderr)
+                return None
+        else:
+            open_ = [t for t in tables if t.free > 0]
+            if len(open_) == 1:
+                return open_[0]
+            if len(open_) > 1:
+                return choose_table(open_)
+        if time.monotonic() >= deadline:
+            break
+    _nothing_found(args, list(seen.values()))
+    return None
+
+
+def choose_table(tables: list[TableAdvert]) -> TableAdvert | None:
+    print("several tables have a free seat:")
+    for index, t in enumerate(tables, start=1):
+        print(f"  {index}. {t.name}  ({t.rules}, {t.free} free, {t.address}:{t.port})")
+    if not sys.stdin.isatty():
+        print("pageone join: name one, e.g. pageone join "
+              f"{tables[0].name!r}", file=sys.stderr)
+        return None
+    while True:
+        try:
+            answer = input(f"join which? (1-{len(tables)}, or q) ").strip()
+        except (EOFError, KeyboardInterrupt):
+            return None
+        if answer.lower() in ("q", "quit"):
+            return None
+        if answer.isdigit() and 1 <= int(answer) <= len(tables):
+            return tables[int(answer) - 1]
+        named = [t for t in tables if t.name.casefold() == answer.casefold()]
+        if named:
+            return named[0]
+
+
+def _nothing_found(args: argparse.Namespace, tables: list[TableAdvert]) -> None:
+    if args.table:
+        names = ", ".join(repr(t.name) for t in tables) or "none"
+        print(f"pageone join: found no table named {args.table!r} in {args.wait:g} s "
+              f"(tables seen: {names}); try pageone tables, or --connect HOST:PORT",
+              file=sys.stderr)
+    elif tables:
+        print("pageone join: every table found is full; host one with pageone host",
+              file=sys.stderr)
+    else:
+        print(f"pageone join: found no table in {args.wait:g} s; host one with pageone host, "
+              "or use --connect HOST:PORT where multicast is blocked", file=sys.stderr)
+
+
+def run_join(args: argparse.Namespace) -> int:
+    return _run(_join(args), "join")
+

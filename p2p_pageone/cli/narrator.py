@@ -1,0 +1,410 @@
+"""The session's events as lines for the player, in the order they happened.
+
+What the player must act on comes last in each batch: a catch hint, then "your turn" with what to
+do and the legal cards marked. Repeated draws by one player collapse into one line, and the
+player's own draws name the cards once they are opened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..engine.cards import JOKER
+from ..engine.classic import ClassicDeal
+from ..engine.game import DealResult
+from ..engine.moves import Play
+from ..engine.qdan import QdanDeal
+from ..session.common import Event
+from ..session.peer import PeerSession
+from . import render
+from .render import Line
+
+Sink = Callable[[list[Line]], None]
+QUIET = ("your_turn", "catchable")  # derived from the table's state instead, at a batch's end
+
+
+class Narrator:
+    def __init__(self, session: PeerSession, sink: Sink, symbols: bool = True,
+                 prompts: bool = True, catch_window: float = 2.0) -> None:
+        self.session, self.sink, self.symbols = session, sink, symbols
+        self.prompts = prompts  # False for a CPU seat: no turn or catch prompts
+        self.catch_window = catch_window
+        self.lines: list[Line] = []
+        self.draw: tuple[int, int, str] | None = None  # (seat, count, why) not printed yet
+        self.my_cards: set[int] = set()  # slots of my hand already shown to me
+        self.deal_id = 0
+        self.prompted: tuple[int, int] = (-1, -1)
+        self.hinted: tuple[int, int] = (-1, -1)
+        self.results_shown = 0
+        self.places_shown: set[int] = set()
+        self.places_deal = 0
+        self.eliminated: set[int] = set()
+        self.recent: list[tuple[object, ...]] = []  # the last two engine events
+        self.last_play: dict[int, int] = {}  # seat → index of its last play in this batch
+        self.index = 0
+
+    # --- entry points -------------------------------------------------------------------------
+
+    def show(self, events: list[Event]) -> None:
+        self.last_play = {}
+        for index, event in enumerate(events):
+            if event.kind == "hand":
+                self.last_play = {}
+            elif event.kind == "engine" and event.data["event"][0] == "play":
+                self.last_play[int(event.data["event"][1])] = index
+        for self.index, event in enumerate(events):
+            self._event(event)
+        if self._pending_prompt():
+            self._flush_draw()
+        self._my_new_cards()
+        self._places()
+        if self.prompts:
+            self._catch_hint()
+            self._your_turn()
+        self.emit()
+
+    def idle(self) -> None:
+        """Nothing has happened for a while: print a draw that is still being counted."""
+        self._flush_draw()
+        self._my_new_cards()
+        self.emit()
+
+    def emit(self) -> None:
+        if self.lines:
+            lines, self.lines = self.lines, []
+            self.sink(lines)
+
+    def say(self, text: str, style: str = "") -> None:
+        self.lines.append([(style, text)])
+
+    # --- events -------------------------------------------------------------------------------
+
+    def _name(self, seat: int) -> str:
+        s = self.session
+        return "you" if seat == s.me else s.names[seat] if 0 <= seat < len(s.names) else "?"
+
+    def _verb(self, seat: int, verb: str) -> str:
+        if seat == self.session.me:
+            return f"you {verb}"
+        return f"{self._name(seat)} {verb}es" if verb.endswith(("ch", "sh", "s")) else (
+            f"{self._name(seat)} {verb}s")
+
+    def _event(self, event: Event) -> None:
+        if event.kind in QUIET:
+            return
+        if event.kind == "engine":
+            self._engine(tuple(event.data["event"]))
+            return
+        self._flush_draw()
+        if event.kind == "scores":
+            self._results()
+        elif event.kind == "game_over":
+            self._results()
+            self._places()
+            self._game_over()
+        elif event.kind == "hand":
+            self._new_hand(event)
+        elif event.kind == "say":
+            self.say("  " + event.text, "italic")
+        elif event.kind == "ended":
+            self._ended(event)
+        elif event.kind == "table" and self.session.table_name == "offline":
+            return  # an offline table has no address or host to tell
+        elif event.kind == "seat":
+            text = event.text.split(" (")[0]
+            seat = int(text.rsplit(" ", 1)[-1])
+            if seat != self.session.me:
+                self.say("  " + text)
+                return
+            name = self.session.names[seat]
+            renamed = f" as {name} ({self.session.name} was taken)" if (
+                name != self.session.name) else ""
+            self.say(f"  you sit at seat {seat}{renamed}")
+        else:
+            self.say("  " + render.without_ruling_ids(event.text))
+
+    def _engine(self, event: tuple[object, ...]) -> None:
+        recent, self.recent = self.recent, [*self.recent[-1:], event]
+        kind, *rest = event
+        family = self._family()
+        if kind == "call" and len(recent) == 2 and recent[0] == event and (
+                recent[1][:2] == ("play", rest[0])):
+            return  # said before the play, and counted again by it: one call
+        if kind == "draw":
+            seat, count, why = int(str(rest[0])), int(str(rest[1])), str(rest[2])
+            if self.draw is not None and self.draw[0] == seat and self.draw[2] == why:
+                self.draw = (seat, self.draw[1] + count, why)
+                return
+            self._flush_draw()
+            self.draw = (seat, count, why)
+            if why != "follow":  # only drawing to follow comes one card at a time
+                self._flush_draw()
+            return
+        self._flush_draw()
+        if kind == "reshuffle":
+            self.say(f"  the discards are reshuffled into a new stock of {rest[0]} cards")
+        elif kind == "start":
+            self.lines.append([("", "  start card: "),
+                               render.card(int(str(rest[0])), family, self.symbols)])
+        elif kind == "play":
+            self._play(int(str(rest[0])), rest[1], rest[2] if len(rest) > 2 else -1)
+        elif kind == "trick":
+            seat = int(str(rest[0]))
+            self.say(f"  {self._verb(seat, 'win')} the trick",
+                     "bold" if seat == self.session.me else "")
+        elif kind == "call":
+            self.say(f"  {self._name(int(str(rest[0])))}: \"Page One!\"", "bold")
+        elif kind == "caught":
+            catcher, target = int(str(rest[0])), int(str(rest[1]))
+            self.say(f"  {self._verb(catcher, 'catch')} {self._name(target)}: no Page One "
+                     "call, penalty cards", "bold")
+        elif kind == "eliminated":
+            self.eliminated.add(int(str(rest[0])))
+            self.say(f"  {self._verb(int(str(rest[0])), 'hold')} too many cards")
+            self._places(int(str(rest[0])))
+        elif kind == "stopped":
+            self.say(f"  {self._name(int(str(rest[0])))}: stopped by the 8, no card this trick")
+        elif kind == "passed":
+            self.say(f"  {self._name(int(str(rest[0])))}: cannot follow and the stock is empty, "
+                     "passes (no card this trick)")
+        elif kind == "forgiven":
+            self.say(f"  {self._name(int(str(rest[0])))}: nothing left to draw, "
+                     f"{rest[1]} penalty cards forgiven")
+
+    def _play(self, seat: int, played: object, colour: object) -> None:
+        assert isinstance(played, tuple)
+        family = self._family()
+        line: Line = [("", f"  {self._verb(seat, 'play')} ")]
+        line += render.cards([int(c) for c in played], family, self.symbols)
+        if isinstance(colour, int) and colour >= 0:
+            chooses = "choose" if seat == self.session.me else "chooses"
+            line.append(("", f" and {chooses} {render.COLOUR_NAMES[colour]}"))
+        game = self.session.game
+        if game is not None and seat in game.deal.players and (
+                self.last_play.get(seat) == self.index):  # the count is this play's
+            left = len(game.deal.hands[seat])
+            if 0 < left <= 2:
+                line.append(("", f"  ({left} card{'s' if left != 1 else ''} left)"))
+        self.lines.append(line)
+        if self.last_play.get(seat) == self.index and game is not None and not (
+                game.deal.hands[seat]):
+            self._places(seat)
+
+    def _flush_draw(self) -> None:
+        if self.draw is None:
+            return
+        seat, count, why = self.draw
+        self.draw = None
+        what = f"{count} card{'s' if count != 1 else ''}"
+        reason = {"penalty": " as a penalty", "pending": " (the pending draw)"}.get(why, "")
+        if seat == self.session.me:
+            new = self._my_new_cards(announce=False)
+            line: Line = [("", f"  you draw {what}{reason}")]
+            if new:
+                line += [("", ": "), *render.cards(new, self._family(), self.symbols)]
+            self.lines.append(line)
+        else:
+            self.say(f"  {self._name(seat)} draws {what}{reason}")
+
+    def _my_new_cards(self, announce: bool = True) -> list[int]:
+        """Cards of my hand opened since I last looked; on a new deal the whole hand is new."""
+        s = self.session
+        game = s.game
+        if game is None or s.me < 0 or s.me not in game.deal.players:
+            return []
+        deal = game.deal
+        if id(deal) != self.deal_id:
+            self.deal_id, self.my_cards = id(deal), set()
+        opened = [slot for slot in deal.hands[s.me] if deal.known[slot] >= 0
+                  and slot not in self.my_cards]
+        if not opened:
+            return []
+        new = [deal.known[slot] for slot in opened]
+        if not self.my_cards:  # the deal: shown once every card of it is open
+            if len(opened) < len(deal.hands[s.me]):
+                return []
+            self.my_cards.update(opened)
+            line: Line = [("", "  your cards: ")]
+            self.lines.append(line + render.hand(new, self._family(), symbols=self.symbols))
+            return []
+        self.my_cards.update(opened)
+        if announce and self.draw is None:
+            self.lines.append([("", "  you get "),
+                               *render.cards(new, self._family(), self.symbols)])
+        return new
+
+    def _new_hand(self, event: Event) -> None:
+        s = self.session
+        game = s.game
+        if game is None:
+            return
+        self.say(f"— {event.text} —", "bold")
+
+    def _results(self) -> None:
+        s = self.session
+        game = s.game
+        if game is None:
+            return
+        while self.results_shown < len(game.results):
+            result = game.results[self.results_shown]
+            self.results_shown += 1
+            self._result(result)
+
+    def _result(self, result: DealResult) -> None:
+        s = self.session
+        game = s.game
+        assert game is not None
+        if game.settings.family == "qdan":
+            return  # places are announced as players go out
+        if result.drawn:
+            self.say(f"  hand {result.number} is a drawn deal: the stock ran out and there were "
+                     "no tricks to reshuffle, so nobody scores it", "bold")
+        else:
+            out = [p for p, v in result.scores.items() if v == 0]
+            who = ", ".join(self._name(p) for p in out) or "nobody"
+            penalties = ", ".join(f"{self._name(p)} {v}" for p, v in
+                                  sorted(result.scores.items(), key=lambda kv: kv[1]))
+            self.say(f"  hand {result.number} over: {who} went out. Penalties: {penalties}",
+                     "bold")
+        self.say("  " + render.scores_line(game, s.names))
+
+    def _places(self, only: int = -1) -> None:
+        """Announce places as they are taken (``only``: just that seat's, if it has one)."""
+        s = self.session
+        game = s.game
+        if game is None or not isinstance(game.deal, QdanDeal):
+            return
+        deal = game.deal
+        if id(deal) != self.places_deal:
+            self.places_deal, self.places_shown = id(deal), set()
+        for seat in deal.players:
+            place = deal.places[seat]
+            if not place or seat in self.places_shown or only not in (-1, seat):
+                continue
+            self.places_shown.add(seat)
+            if not deal.hands[seat]:
+                how = "go out" if seat == s.me else "goes out"
+            elif seat in self.eliminated:
+                how = "are out" if seat == s.me else "is out"
+            else:
+                how = "are the last one playing" if seat == s.me else "is the last one playing"
+            self.say(f"  {self._name(seat)} {how}: {render.ordinal(place)} place", "bold")
+
+    def _game_over(self) -> None:
+        s = self.session
+        game = s.game
+        assert game is not None
+        winners = [self._name(w) for w in game.winners()]
+        one = len(winners) == 1 and winners != ["you"]
+        self.say(f"game over: {', '.join(winners)} win{'s' if one else ''}", "bold")
+        self.say("final standings:")
+        for line in render.standings(game, s.names):
+            self.say(line)
+
+    def _ended(self, event: Event) -> None:
+        s = self.session
+        culprit = int(event.data.get("culprit", -1))
+        if culprit == 0 and not s.is_host and s.ended.endswith("closed the table"):
+            self.say("the host closed the table", "bold")
+        elif s.me < 0 and not s.is_host:
+            self.say(f"could not sit down: {s.ended.removeprefix('the host refused to seat us: ')}",
+                     "bold")
+        elif culprit != s.me or s.me < 0:  # our own leaving is told by the command
+            self.say(f"the table ended: {render.without_ruling_ids(s.ended)}", "bold")
+
+    # --- what to do now -----------------------------------------------------------------------
+
+    def _family(self) -> str:
+        settings = self.session.settings
+        return settings.family if settings else "classic"
+
+    def _pending_prompt(self) -> bool:
+        s = self.session
+        game = s.game
+        return bool(self.prompts and game is not None and game.chance is None
+                    and game.deal.turn == s.me and s.hand_known() and not s.game_over)
+
+    def _catch_hint(self) -> None:
+        s = self.session
+        game = s.game
+        if game is None or game.chance is not None or not game.settings.forget_penalty:
+            return
+        deal = game.deal
+        miss = deal.open_miss
+        moment = (s.hand, deal.moves)
+        if miss < 0 or self.hinted == moment or s.autoplay:
+            return
+        self.hinted = moment
+        window = f"{self.catch_window:g} s" if self.catch_window > 0 else "a moment"
+        if miss == s.me:
+            self.say(f"  you did not say Page One! Type pageone now: you have {window} "
+                     "before anyone may catch you", "reverse bold")
+        else:
+            self.say(f"  {s.names[miss]} did not say Page One! Type catch {s.names[miss]} "
+                     f"now (you have {window})", "reverse bold")
+
+    def _your_turn(self) -> None:
+        s = self.session
+        game = s.game
+        if not self._pending_prompt() or s.autoplay or game is None:
+            return
+        moment = (s.hand, game.deal.moves)
+        again = self.prompted == moment
+        if again and not self.lines:
+            return  # shown, and nothing printed below it since
+        self.prompted = moment
+        view = s.view()
+        assert view is not None
+        family = game.settings.family
+        legal = [m for m in view.legal_moves() if isinstance(m, Play)]
+        playable = {c for m in legal for c in m.cards}
+        if again:  # chat or a hint came in below the prompt: show it again, short
+            self.lines.append([("reverse bold", " STILL YOUR TURN "), ("", "  "),
+                               *render.hand(view.hand(), family, playable, self.symbols)])
+            return
+        self.lines.append(render.table(game, s.names, s.me, self.symbols))
+        line: Line = [("reverse bold", " YOUR TURN "), ("", "  ")]
+        line += render.hand(view.hand(), family, playable, self.symbols)
+        self.lines.append(line)
+        self.lines.append([("bold", "  " + what_to_do(s, playable, legal))])
+        calls = [m for m in legal if m.call]
+        if calls:
+            name = render.typed_names(list(calls[0].cards), family)
+            left = len(view.hand()) - len(calls[0].cards)
+            self.lines.append([("bold", f"  a play that leaves you {left} card"
+                                        f"{'s' if left != 1 else ''} needs Page One: add !, "
+                                        f"e.g. play {name} !")])
+
+
+def what_to_do(s: PeerSession, playable: set[int], legal: list[Play]) -> str:
+    game = s.game
+    assert game is not None
+    deal = game.deal
+    plain = [m for m in legal if not m.call] or legal
+    single = [m for m in plain if len(m.cards) == 1] or plain
+    example = render.typed_names(list(single[0].cards), deal.family) if single else ""
+    if isinstance(deal, ClassicDeal):
+        if deal.drawn_slot >= 0 and playable:
+            return f"play the card you drew: play {example}"
+        if not deal.trick:
+            return f"lead any card, e.g. play {example}"
+        if deal.led_suit < 0:
+            return f"a joker was led: play any card, e.g. play {example}"
+        suit = render.SUIT_NAMES[deal.led_suit]
+        if any(c < JOKER for c in playable):
+            return f"follow {suit} or play the joker: play {example}" if any(
+                c >= JOKER for c in playable) else f"follow {suit}: play {example}"
+        if playable:
+            return f"no {suit}: play the joker (play jk) or draw"
+        return f"no {suit}: draw (type draw)"
+    if isinstance(deal, QdanDeal):
+        if deal.pending:
+            if playable:
+                return f"stack it (play {example}) or draw {deal.pending} (type draw)"
+            return f"you must draw {deal.pending}: type draw"
+        if playable:
+            top = render.plain([render.card(deal.known[deal.discard[-1]], "qdan")])
+            cc = " (or a cc)" if any(c >= 104 for c in playable) else ""
+            return f"match {top} by colour or number{cc}: e.g. play {example}; or draw"
+        return "nothing matches: type draw"
+    return "type help"

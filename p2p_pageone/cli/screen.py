@@ -1,0 +1,38 @@
+"""Printing lines of formatted text: styled through prompt-toolkit on a terminal, plain otherwise.
+
+Nothing here writes an escape code itself: under ``patch_stdout`` prompt-toolkit prints the
+styled text above the prompt. ``NO_COLOR`` or a non-terminal gives plain text.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from prompt_toolkit import print_formatted_text
+from prompt_toolkit.formatted_text import FormattedText
+
+from .render import Line, plain
+
+
+def colour_wanted() -> bool:
+    return "NO_COLOR" not in os.environ and sys.stdout.isatty()
+
+
+class Screen:
+    def __init__(self, colour: bool | None = None) -> None:
+        self.colour = colour_wanted() if colour is None else colour
+
+    def lines(self, lines: list[Line]) -> None:
+        if not lines:
+            return
+        if self.colour:
+            joined: Line = []
+            for line in lines:
+                joined += [*line, ("", "\n")]
+            print_formatted_text(FormattedText(joined), end="")
+        else:
+            print("\n".join(plain(line) for line in lines), flush=True)
+
+    def text(self, text: str, style: str = "") -> None:
+        self.lines([[(style, text)]])
