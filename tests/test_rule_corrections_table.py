@@ -57,7 +57,7 @@ def test_q3_change_colour_cards_played_together_are_refused_by_the_table() -> No
     assert crypto is not None and chain is not None
     slots = player.game.deal.hands[1][:2]
     data = {"kind": "play", "positions": slots, "cards": [104, 105],
-            "keys": [crypto.key_for(s) for s in slots], "call": False, "colour": 0,
+            "keys": [secrets.key_for(crypto, s) for s in slots], "call": False, "colour": 0,
             "target": -1}
     raw = seal(player.identity, player.table_id, player.hand,
                chain.next_seq(player.identity.public), chain.head, "move", data)
