@@ -100,29 +100,37 @@ def test_host_and_three_bot_processes_play_a_full_game_over_mdns(
 def test_a_killed_joiner_is_named_and_the_others_play_on(tmp_path: Path) -> None:
     with netns.lan(3, "k") as hosts:
         host = hosts[0]
-        server = start(pageone(host, tmp_path / "h0", "host", "--rules", "classic", "--deals",
-                               "20", "--seats", "3", "--autoplay", "--no-mdns", *FAST, "--port",
-                               "7420", "--interface", host.address, "--silent-after", "8"))
-        time.sleep(1.0)
-        victim = start(pageone(hosts[1], tmp_path / "j1", "join", "--bot", "--name", "victim",
-                               *FAST, "--connect", f"{host.address}:7420", "--silent-after", "8"))
-        other = start(pageone(hosts[2], tmp_path / "j2", "join", "--bot", "--name", "other",
-                              *FAST, "--connect", f"{host.address}:7420", "--silent-after", "8"))
-        logs = tmp_path / "j1" / "data" / "pageone" / "logs"
-        deadline = time.time() + 60
-        while time.time() < deadline:  # kill it mid-game: once its log holds a few hands
-            sizes = [p.stat().st_size for p in logs.glob("*")] if logs.exists() else []
-            if sizes and max(sizes) > 200_000:
-                break
-            time.sleep(0.2)
-        victim.kill()
-        victim.communicate()
-        code, out, err = finish(server, 120)
-        other_code, other_out, other_err = finish(other, 120)
-        assert code == 0 and other_code == 0, out + err + other_out + other_err
-        for text in (out, other_out):
-            assert "went silent" in text and "goes on without victim" in text
-            assert "game over" in text
+        address = f"{host.address}:7420"
+        server = Watched("host", pageone(
+            host, tmp_path / "h0", "host", "--rules", "classic", "--deals", "20", "--seats", "3",
+            "--autoplay", "--no-mdns", *FAST, "--port", "7420", "--interface", host.address,
+            "--silent-after", "8"))
+        procs = [server]
+        try:
+            server.wait_for(address, 60)  # listening: joiners started now cannot miss it
+            victim, other = (Watched(name, pageone(
+                hosts[i], tmp_path / f"j{i}", "join", "--bot", "--name", name, *FAST,
+                "--connect", address, "--silent-after", "8")) for i, name in
+                ((1, "victim"), (2, "other")))
+            procs += [victim, other]
+            logs = tmp_path / "j1" / "data" / "pageone" / "logs"
+            deadline = time.time() + 120
+            while time.time() < deadline:  # kill it mid-game: once its log holds a few hands
+                sizes = [p.stat().st_size for p in logs.glob("*")] if logs.exists() else []
+                if sizes and max(sizes) > 200_000:
+                    break
+                assert victim.proc.poll() is None, "\n".join(p.output() for p in procs)
+                time.sleep(0.2)
+            victim.stop()
+            code, other_code = server.proc.wait(120), other.proc.wait(120)
+            shown = "\n".join(p.output() for p in procs)
+            assert code == 0 and other_code == 0, shown
+            for text in ("\n".join(server.lines), "\n".join(other.lines)):
+                assert "went silent" in text and "goes on without victim" in text, shown
+                assert "game over" in text, shown
+        finally:
+            for proc in procs:
+                proc.stop()
 
 
 class Watched:

@@ -53,8 +53,8 @@ def test_q3_change_colour_cards_played_together_are_refused_by_the_table() -> No
         if not table.step():
             table.now += 0.5
             table.sequencer.tick(table.now)
-    crypto, chain = player.crypto, player.chain
-    assert crypto is not None and chain is not None
+    crypto, chain, secrets = player.crypto, player.chain, player.secrets
+    assert crypto is not None and chain is not None and secrets is not None
     slots = player.game.deal.hands[1][:2]
     data = {"kind": "play", "positions": slots, "cards": [104, 105],
             "keys": [secrets.key_for(crypto, s) for s in slots], "call": False, "colour": 0,
