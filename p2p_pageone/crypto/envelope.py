@@ -12,7 +12,7 @@ from typing import Any
 
 from ..wire.codec import ProtocolError, pack, unpack
 from ..wire.messages import validate
-from .identity import Identity, fingerprint, verify_signature
+from .identity import Identity, fingerprint, verify_signature, weak_public_key
 from .kdf import label, tagged_hash
 
 VERSION = 1
@@ -85,8 +85,14 @@ def open_envelope(raw: bytes) -> Envelope:
     if type(sender) is not bytes or len(sender) != 32:
         raise ProtocolError("the sender is a 32-byte public key")
     who = fingerprint(sender)
+    weakness = weak_public_key(sender)
+    if weakness:
+        raise ProtocolError(f"the sender's key is {weakness}: refused", who)
     if not verify_signature(sender, signature, SIGNING_TAG + body):
         raise BadSignature("the signature does not match: forged or corrupted message", who)
+    if pack(outer) != raw or pack(header) != body:
+        raise ProtocolError("not in canonical encoding (a duplicate map key, or a number or "
+                            "length not in its shortest form)", who)
     if header["v"] != VERSION:
         raise ProtocolError(f"protocol version {header['v']!r}; this client speaks {VERSION}", who)
     for name, size in (("table", 16), ("prev", 32)):
