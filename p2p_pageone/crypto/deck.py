@@ -134,11 +134,13 @@ def _encode(points: Sequence[Point]) -> list[bytes]:
     return [group.encode(p) for p in points]
 
 
-def open_point(point: Point, unlock_keys: Sequence[int]) -> bytes:
+def open_point(point: Point | bytes, unlock_keys: Sequence[int]) -> bytes:
     """Remove every lock from a position's point (one multiplication); the encoded result."""
     combined = 1
     for k in unlock_keys:
         combined = combined * k % group.N
+    if isinstance(point, bytes):
+        point = group.decode(point)
     return group.encode(group.mul(point, combined))
 
 

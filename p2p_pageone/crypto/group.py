@@ -74,7 +74,7 @@ def add_base(point: Point, z: int) -> Point:
 
 
 def negate(point: Point) -> Point:
-    """−P: the same x with the other y (flip the compressed prefix; no multiplication)."""
+    """−P: the same x with the other y (no multiplication)."""
     data = bytearray(encode(point))
     data[0] ^= 1
     return PublicKey(bytes(data))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..crypto.deck import Pass
 from ..crypto.mental import DeckPeer
 from ..engine.deal import UNKNOWN, Deal
 
@@ -41,8 +42,9 @@ class HandCrypto:
     def commit(self, seat: int, commitment: bytes) -> None:
         self.deck.record_commitment(self._index[seat], commitment)
 
-    def receive_pass(self, step: str, seat: int, points: list[bytes]) -> None:
-        self.deck.receive_pass(self.pending_round, step, self._index[seat], points)
+    def receive_pass(self, step: str, seat: int, given: Pass) -> None:
+        """Verified on receipt: a bad pass is a ``Violation`` naming its author."""
+        self.deck.receive_pass(self.pending_round, step, self._index[seat], given)
 
     def pass_turn(self) -> tuple[str, int]:
         """The pending round's next step and the seat that must take it."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..crypto.deck import DeckError
+from ..crypto.deck import DeckError, Pass
 from ..crypto.envelope import ChainVerifier, Envelope, open_envelope
 from ..crypto.identity import fingerprint
 from ..engine.deal import UNKNOWN
@@ -156,7 +156,7 @@ def on_pass(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
         raise ProtocolError(f"a {env.kind} pass for deck {env.data['deck']!r}, which is not "
                             "being shuffled", fingerprint(env.sender))
     _in_hand(s, seat, env)
-    crypto.receive_pass(env.kind, seat, env.data["points"])
+    crypto.receive_pass(env.kind, seat, Pass.from_fields(env.data))
     s.pass_cache = None
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..bots import Bot
-from ..crypto.deck import DeckError
+from ..crypto.deck import DeckError, Pass
 from ..crypto.envelope import ChainVerifier, Envelope, genesis, seal
 from ..crypto.identity import Identity, fingerprint
 from ..engine.deal import Deal
@@ -60,7 +60,7 @@ class PeerSession:
         self.crypto: HandCrypto | None = None
         self.hand_deal: Deal | None = None
         self.seed_reveals: dict[int, bytes] = {}
-        self.pass_cache: tuple[str, str, list[bytes]] | None = None
+        self.pass_cache: tuple[str, str, Pass] | None = None
         self.log: list[bytes] = []
         self.events: list[Event] = []
         self.outgoing: list[bytes] = []
