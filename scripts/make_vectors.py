@@ -128,9 +128,10 @@ def proofs() -> dict[str, Any]:
     secrets = DeckSecrets.derive(seed, context, DECK, size)
     cards = [group.decode(x) for x in group.card_points(size)]
     shuffle_ctx = proof_context(context, DECK, "shuffle", 0, 2)
-    shuffled, shuffle = secrets.prove_shuffle(shuffle_ctx, cards)
+    proven = secrets.prove_shuffle(shuffle_ctx, cards)
+    shuffled, shuffle = proven.outputs, proven.sent
     lock_ctx = proof_context(context, DECK, "lock", 0, 2)
-    _, lock = secrets.prove_lock(lock_ctx, shuffled)
+    lock = secrets.prove_lock(lock_ctx, shuffled).sent
     other_ctx = proof_context(context, "2/main", "shuffle", 0, 2)
     swapped = [shuffle.points[1], shuffle.points[0], *shuffle.points[2:]]
 

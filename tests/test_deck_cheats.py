@@ -28,7 +28,7 @@ def reproved(peer: DeckPeer, step: str, inputs: list[group.Point]) -> Pass:
     deck_round = peer.rounds[DECK]
     secrets, context = peer._secrets[DECK], deck_round.proof_context(step, peer.seat)
     prove = secrets.prove_shuffle if step == "shuffle" else secrets.prove_lock
-    return prove(context, inputs)[1]
+    return prove(context, inputs).sent
 
 
 def test_lock_pass_position_swap_to_peek_is_refused() -> None:

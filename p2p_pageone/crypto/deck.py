@@ -74,6 +74,15 @@ class Pass:
 
 
 @dataclass(frozen=True)
+class Proven:
+    """A pass this peer made: what it sends, and the decoded points behind it."""
+
+    sent: Pass
+    outputs: list[Point]
+    commits: list[Point]
+
+
+@dataclass(frozen=True)
 class DeckSecrets:
     """One peer's scalars and permutation for one deck round, all derived from its seed."""
 
@@ -114,17 +123,17 @@ class DeckSecrets:
     def lock_commits(self) -> list[Point]:
         return [group.base(t) for t in self.lock_scalars()]
 
-    def prove_shuffle(self, context: bytes, inputs: Sequence[Point]) -> tuple[list[Point], Pass]:
+    def prove_shuffle(self, context: bytes, inputs: Sequence[Point]) -> Proven:
         outputs, commit = self.shuffle(inputs), self.round_commit
         proof = proofs.prove_shuffle(context, inputs, outputs, commit, self.order,
                                      self.shuffle_scalar, self.nonce_key)
-        return outputs, Pass(_encode(outputs), [group.encode(commit)], proof)
+        return Proven(Pass(_encode(outputs), [group.encode(commit)], proof), outputs, [commit])
 
-    def prove_lock(self, context: bytes, inputs: Sequence[Point]) -> tuple[list[Point], Pass]:
+    def prove_lock(self, context: bytes, inputs: Sequence[Point]) -> Proven:
         outputs, commits = self.lock(inputs), self.lock_commits()
         proof = proofs.prove_lock(context, inputs, outputs, commits, self.lock_scalars(),
                                   self.nonce_key)
-        return outputs, Pass(_encode(outputs), _encode(commits), proof)
+        return Proven(Pass(_encode(outputs), _encode(commits), proof), outputs, commits)
 
     def unlock_key(self, position: int) -> int:
         return group.inverse(self.locks[position])
@@ -157,6 +166,8 @@ class DeckRound:
     round_commits: list[Point] = field(default_factory=list)  # W_j
     lock_commits: list[list[Point]] = field(default_factory=list)  # T_{j,p}
     _points: dict[tuple[str, int], list[Point]] = field(default_factory=dict)
+    _vouched: dict[tuple[str, int], tuple[Pass, list[Point], list[Point]]] = field(
+        default_factory=dict)
 
     def __post_init__(self) -> None:
         self._points[("start", 0)] = [group.decode(x) for x in self.start]
@@ -181,12 +192,13 @@ class DeckRound:
             key = ("shuffle", self.peers - 1) if peer == 0 else ("lock", peer - 1)
         return self._points[key]
 
-    def accept(self, step: str, peer: int, given: Pass, verify: bool = True,
-               outputs: list[Point] | None = None) -> None:
-        """Record a peer's pass once every check passes: shape, points, proof.
-
-        ``verify=False`` (with the decoded ``outputs``) is for this peer's own pass only.
-        """
+    def check(self, step: str, peer: int, given: Pass) -> tuple[list[Point], list[Point]]:
+        """Every check of a received pass (turn, shape, points, proof) without recording it;
+        the decoded points and commitments. A pass that passed is remembered, so ``accept`` of
+        the very same pass does not verify it again."""
+        vouched = self._vouched.get((step, peer))
+        if vouched is not None and vouched[0] == given:
+            return vouched[1], vouched[2]
         if self.next_step() != (step, peer):
             raise Violation(peer, f"a {step} pass from peer {peer} out of turn")
         if len(given.points) != self.size:
@@ -198,13 +210,26 @@ class DeckRound:
             raise Violation(peer, f"peer {peer}'s {step} pass must carry {commits_wanted} "
                             "commitments")
         try:
-            points = outputs or [group.decode(x) for x in given.points]
+            points = [group.decode(x) for x in given.points]
             commits = [group.decode(x) for x in given.commits]
         except PointError as error:
             raise Violation(peer, f"peer {peer}'s {step} pass holds a bad point: "
                             f"{error}") from None
-        if verify:
-            self._verify(step, peer, points, commits, given.proof)
+        self._verify(step, peer, points, commits, given.proof)
+        self.vouch(step, peer, given, points, commits)
+        return points, commits
+
+    def vouch(self, step: str, peer: int, given: Pass, points: list[Point],
+              commits: list[Point]) -> None:
+        """Remember a pass known to be right (checked, or this peer's own)."""
+        self._vouched[(step, peer)] = (given, points, commits)
+
+    def accept(self, step: str, peer: int, given: Pass) -> None:
+        """Record a peer's pass once every check passes; a ``Violation`` names its author."""
+        if self.next_step() != (step, peer):
+            raise Violation(peer, f"a {step} pass from peer {peer} out of turn")
+        points, commits = self.check(step, peer, given)
+        self._vouched.pop((step, peer), None)
         self._points[(step, peer)] = points
         if step == "shuffle":
             self.shuffled.append(given.points)

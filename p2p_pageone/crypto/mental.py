@@ -20,7 +20,6 @@ from .deck import (
     seed_commitment,
     start_points,
 )
-from .group import Point
 
 
 class DeckPeer:
@@ -41,7 +40,7 @@ class DeckPeer:
         self.published: dict[tuple[str, int, int], int] = {}  # (deck, position, peer) -> key
         self.known: dict[tuple[str, int], int] = {}  # positions whose card this peer has seen
         self._secrets: dict[str, DeckSecrets] = {}
-        self._computed: dict[str, tuple[str, Pass, list[Point]]] = {}  # own pass, not yet logged
+        self._computed: dict[str, tuple[str, Pass]] = {}  # own pass, not yet logged
 
     @property
     def commitment(self) -> bytes:
@@ -76,9 +75,10 @@ class DeckPeer:
         given = deck_round.input_for(step, peer)
         secrets, context = self._secrets[deck], deck_round.proof_context(step, peer)
         prove = secrets.prove_shuffle if step == "shuffle" else secrets.prove_lock
-        outputs, proven = prove(context, given)
-        self._computed[deck] = (step, proven, outputs)
-        return step, proven
+        proven = prove(context, given)
+        deck_round.vouch(step, peer, proven.sent, proven.outputs, proven.commits)
+        self._computed[deck] = (step, proven.sent)
+        return step, proven.sent
 
     def my_pass(self, deck: str) -> tuple[str, Pass] | None:
         """Compute and record this peer's pass (when nothing else needs to see it first)."""
@@ -89,12 +89,9 @@ class DeckPeer:
 
     def receive_pass(self, deck: str, step: str, peer: int, given: Pass) -> None:
         """Verify and record a pass; a bad one is a ``Violation`` naming its author."""
-        cached = self._computed.get(deck)
-        if peer == self.seat and cached is not None and cached[:2] == (step, given):
-            self.rounds[deck].accept(step, peer, given, verify=False, outputs=cached[2])
-            del self._computed[deck]
-            return
         self.rounds[deck].accept(step, peer, given)
+        if peer == self.seat:
+            self._computed.pop(deck, None)
 
     # --- dealing and opening ----------------------------------------------------------------
 
