@@ -9,6 +9,7 @@ import pytest
 from p2p_pageone.crypto.envelope import open_envelope, seal
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import Game, make_settings
+from p2p_pageone.session.hand import HandDeck
 from p2p_pageone.session.memory import MemoryTable, make_peer
 from p2p_pageone.session.moves import move_from
 from p2p_pageone.session.sequencer import Client
@@ -179,15 +180,15 @@ def test_moves_in_the_log_replay_through_the_engine() -> None:
 def test_a_wrong_dealing_key_stops_the_hand_and_the_reveal_names_the_cheater() -> None:
     table = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=21)
     cheater = table.sessions[2]
-    while cheater.crypto is None:
+    while cheater.secrets is None:
         assert table.step()
-    crypto = cheater.crypto
+    secrets = cheater.secrets
 
-    def wrong_keys(slots: list[int]) -> tuple[str, list[int], list[bytes]]:
-        label, chosen, keys = type(crypto).keys_for(crypto, slots)
+    def wrong_keys(deck: HandDeck, slots: list[int]) -> tuple[str, list[int], list[bytes]]:
+        label, chosen, keys = type(secrets).keys_for(secrets, deck, slots)
         return label, chosen, [bytes(31) + b"\x07", *keys[1:]]
 
-    crypto.keys_for = wrong_keys  # type: ignore[method-assign]
+    secrets.keys_for = wrong_keys  # type: ignore[method-assign]
     table.run(limit=60)
     for index, session in enumerate(table.sessions[:2]):  # the honest peers
         assert session.ended, f"peer {index} did not end"
@@ -205,11 +206,12 @@ def test_playing_a_card_not_dealt_is_refused_and_named() -> None:
             table.now += 0.5
             table.sequencer.tick(table.now)
     deal, crypto, chain = cheater.game.deal, cheater.crypto, cheater.chain
-    assert crypto is not None and chain is not None
+    assert crypto is not None and chain is not None and cheater.secrets is not None
     slot = deal.hands[2][0]
     real = deal.known[slot]
     fake = 52 if real != 52 else 51  # a joker may always be played: the rules cannot object
-    data = {"kind": "play", "positions": [slot], "cards": [fake], "keys": [crypto.key_for(slot)],
+    key = cheater.secrets.key_for(crypto, slot)
+    data = {"kind": "play", "positions": [slot], "cards": [fake], "keys": [key],
             "call": False, "colour": -1, "target": -1}
     raw = seal(cheater.identity, cheater.table_id, cheater.hand,
                chain.next_seq(cheater.identity.public), chain.head, "move", data)

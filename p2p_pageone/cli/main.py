@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from ..engine.settings import SettingError, Settings, parse_options
+from .audit_cmd import add_parsers as add_audit_commands
 from .table_cmds import default_nick
 
 
@@ -84,11 +85,14 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--name", default="you", help="your name at the table")
 
     sub.add_parser("whoami", help="show this user's identity fingerprint (made on first use)")
+    add_audit_commands(sub)  # audit, replay, log show, ratings (cli/audit_cmd.py)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if hasattr(args, "run"):  # commands that carry their own runner (cli/audit_cmd.py)
+        return int(args.run(args))
     if args.command == "whoami":
         return _whoami()
     if args.command == "join":

@@ -20,11 +20,17 @@ class Event:
 
 
 class TableEnded(Exception):
-    """The table cannot go on; ``culprit`` is the seat to blame, or -1."""
+    """The table cannot go on; ``culprit`` is the seat to blame, or -1; ``position`` is the log
+    entry that proves it, or -1 for the entry being applied."""
 
-    def __init__(self, reason: str, culprit: int = -1) -> None:
+    def __init__(self, reason: str, culprit: int = -1, position: int = -1) -> None:
         super().__init__(reason)
         self.culprit = culprit
+        self.position = position
+
+
+class TableClosed(TableEnded):
+    """The table ends without a fault: too few players are left (``culprit`` is who left)."""
 
 
 def coin_commitment(table: bytes, key: bytes, nonce: bytes) -> bytes:

@@ -1,37 +1,52 @@
-"""One hand's deck bookkeeping: engine slots ↔ deck rounds, owners, keys owed and awaited."""
+"""One hand's deck: the public record every peer folds from the log (``HandDeck``), and the
+secrets only one peer holds (``HandSecrets``).
+
+Engine slots ↔ deck rounds: the main deck holds slots ``0..size-1``; the k-th reshuffle the next
+block. Only the seats still in the game take part; the deck numbers them 0, 1, … in seat order.
+Every method here takes and returns table seats; ``DeckError.peer`` is a deck index (``seat_at``
+turns it into a seat).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..crypto.deck import Pass
-from ..crypto.mental import DeckPeer
-from ..engine.deal import UNKNOWN, Deal
+from ..crypto import group
+from ..crypto.deck import (
+    DeckRound,
+    DeckSecrets,
+    Pass,
+    Violation,
+    card_at,
+    open_point,
+    seed_commitment,
+    start_points,
+)
 
 PUBLIC = -1  # owner of a card shown to everyone (qdan start card, an eliminated hand)
 
 
-class HandCrypto:
-    """Deck rounds of one hand. Slot ``s`` of the engine lives in the round whose slots cover it:
-    the main deck holds slots ``0..size-1``; the k-th reshuffle the next block.
+class HandDeck:
+    """What the log says about one hand's deck: commitments, passes, owners, published keys."""
 
-    Only the seats still in the game (``seats``) take part; the deck numbers them 0, 1, … in
-    seat order. Every method here takes and returns table seats; ``DeckError.peer`` is a deck
-    index (``seat_at`` turns it into a seat).
-    """
-
-    def __init__(self, hand: int, me: int, seats: Sequence[int], seed: bytes,
-                 contexts: Sequence[bytes], deck_size: int) -> None:
+    def __init__(self, hand: int, seats: Sequence[int], contexts: Sequence[bytes],
+                 deck_size: int) -> None:
         self.hand = hand
-        self.me = me
         self.seats = list(seats)
         self._index = {seat: i for i, seat in enumerate(self.seats)}
-        self.deck = DeckPeer(self._index[me], seed, contexts, deck_size)
+        self.contexts = list(contexts)
+        self.deck_size = deck_size
+        self.commitments: dict[int, bytes] = {}  # deck index -> seed commitment
+        self.record: dict[str, DeckRound] = {}  # every round of the hand, by label
         self.rounds: list[tuple[str, int, int]] = []  # (label, first slot, size) once dealt
         self.pending_round = ""  # label of a round being shuffled, not yet handed to the engine
         self.pending_cards: list[int] = []
-        self.logged_commits: set[int] = set()
+        self.owner: dict[tuple[str, int], int] = {}  # (label, position) -> deck index or PUBLIC
+        self.keys: dict[tuple[str, int, int], int] = {}  # (label, position, index) -> key
+        self.logged_commits: set[int] = set()  # seats
         self.shown: set[int] = set()  # slots every peer has seen opened (played or shown)
+
+    # --- seats and deck indices -----------------------------------------------------------------
 
     def seat_at(self, index: int) -> int:
         return self.seats[index] if 0 <= index < len(self.seats) else -1
@@ -39,20 +54,15 @@ class HandCrypto:
     def index(self, seat: int) -> int:
         return self._index[seat] if seat >= 0 else seat
 
+    @property
+    def peers(self) -> int:
+        return len(self.seats)
+
+    # --- commitments and passes -----------------------------------------------------------------
+
     def commit(self, seat: int, commitment: bytes) -> None:
-        self.deck.record_commitment(self._index[seat], commitment)
-
-    def receive_pass(self, step: str, seat: int, given: Pass) -> None:
-        """Verified on receipt: a bad pass is a ``Violation`` naming its author."""
-        self.deck.receive_pass(self.pending_round, step, self._index[seat], given)
-
-    def pass_turn(self) -> tuple[str, int]:
-        """The pending round's next step and the seat that must take it."""
-        step, index = self.deck.rounds[self.pending_round].next_step()
-        return step, self.seat_at(index)
-
-    def verify_reveal(self, seat: int, seed: bytes) -> None:
-        self.deck.verify_reveal(self._index[seat], seed)
+        self.commitments[self._index[seat]] = commitment
+        self.logged_commits.add(seat)
 
     def main_label(self) -> str:
         return f"{self.hand}/main"
@@ -61,17 +71,33 @@ class HandCrypto:
         return f"{self.hand}/re{len(self.rounds)}"
 
     def start(self, label: str, cards: Sequence[int]) -> None:
-        self.deck.start_round(label, cards)
+        self.record[label] = DeckRound(label, start_points(cards, self.deck_size), self.peers,
+                                       self.contexts)
         self.pending_round, self.pending_cards = label, list(cards)
+
+    def check_pass(self, step: str, seat: int, given: Pass) -> None:
+        """Every check of a pass (turn, points, proof) without recording it: the sequencer's."""
+        self.record[self.pending_round].check(step, self._index[seat], given)
+
+    def receive_pass(self, step: str, seat: int, given: Pass) -> None:
+        """Verified on receipt: a bad pass is a ``Violation`` naming its author."""
+        self.record[self.pending_round].accept(step, self._index[seat], given)
+
+    def pass_turn(self) -> tuple[str, int]:
+        """The pending round's next step and the seat that must take it."""
+        step, index = self.record[self.pending_round].next_step()
+        return step, self.seat_at(index)
 
     def round_done(self) -> bool:
         return bool(self.pending_round) and (
-            self.deck.rounds[self.pending_round].next_step()[0] == "done"
+            self.record[self.pending_round].next_step()[0] == "done"
         )
 
     def finish_round(self, first_slot: int) -> None:
         self.rounds.append((self.pending_round, first_slot, len(self.pending_cards)))
         self.pending_round, self.pending_cards = "", []
+
+    # --- slots, owners and keys -------------------------------------------------------------------
 
     def locate(self, slot: int) -> tuple[str, int]:
         for label, first, size in self.rounds:
@@ -79,68 +105,137 @@ class HandCrypto:
                 return label, slot - first
         raise KeyError(f"slot {slot} is in no dealt deck round")
 
-    def owner(self, slot: int) -> int | None:
-        label, position = self.locate(slot)
-        index = self.deck.owner.get((label, position))
+    def slot_of(self, label: str, position: int) -> int:
+        first = next(f for name, f, _ in self.rounds if name == label)
+        return first + position
+
+    def owner_of(self, slot: int) -> int | None:
+        index = self.owner.get(self.locate(slot))
         return None if index is None else (PUBLIC if index == PUBLIC else self.seats[index])
 
     def assign(self, slot: int, owner: int) -> None:
-        label, position = self.locate(slot)
-        index = self.index(owner)
-        if self.deck.owner.get((label, position)) != index:
-            self.deck.owner.pop((label, position), None)
-            self.deck.set_owner(label, position, index)
+        self.owner[self.locate(slot)] = self.index(owner)
 
     def published(self, slot: int, seat: int) -> bool:
         label, position = self.locate(slot)
-        return (label, position, self._index[seat]) in self.deck.published
+        return (label, position, self._index[seat]) in self.keys
 
-    def keys_complete(self, slot: int) -> bool:
+    def keys_complete(self, slot: int, but: int = -2) -> bool:
+        """Every peer's key for ``slot`` is in the log (``but``: except this seat's)."""
         label, position = self.locate(slot)
-        return self.deck.has_all_keys(label, position)
+        skip = self._index.get(but, -2)
+        return all((label, position, i) in self.keys or i == skip for i in range(self.peers))
 
     def group_by_round(self, slots: Sequence[int]) -> dict[str, list[int]]:
         groups: dict[str, list[int]] = {}
         for slot in slots:
-            label, _ = self.locate(slot)
-            groups.setdefault(label, []).append(slot)
+            groups.setdefault(self.locate(slot)[0], []).append(slot)
         return groups
 
-    def key_for(self, slot: int) -> bytes:
-        label, position = self.locate(slot)
-        return self.deck.keys_for(label, [position])[0]
-
-    def keys_for(self, slots: Sequence[int]) -> tuple[str, list[int], list[bytes]]:
-        """This peer's keys for slots of one round: (label, slots, keys)."""
-        label = self.locate(slots[0])[0]
-        positions = [self.locate(s)[1] for s in slots]
-        return label, list(slots), self.deck.keys_for(label, positions)
-
-    def receive_keys(self, label: str, seat: int, slots: Sequence[int],
-                     keys: Sequence[bytes]) -> None:
-        positions = []
-        for slot in slots:
+    def check_keys(self, label: str, seat: int, slots: Sequence[int],
+                   keys: Sequence[bytes]) -> list[tuple[int, int]]:
+        """Each key a 32-byte scalar for a slot of ``label`` that passes ``u·T = W`` against the
+        sender's commitments: ``(position, key)`` pairs; a ``Violation`` names the sender."""
+        index = self._index[seat]
+        deck_round = self.record.get(label)
+        if deck_round is None or deck_round.next_step()[0] != "done":
+            raise Violation(index, f"peer {index} sent keys for deck {label}, which is not dealt")
+        checked = []
+        for slot, raw in zip(slots, keys, strict=True):
             where, position = self.locate(slot)
             if where != label:
                 raise KeyError(f"slot {slot} is not in deck round {label}")
-            positions.append(position)
-        self.deck.receive_keys(label, self._index[seat], positions, keys)
+            try:
+                key = group.scalar_of(raw)
+            except group.PointError as error:
+                raise Violation(index, f"peer {index} sent a malformed key: {error}") from None
+            if not deck_round.check_key(index, position, key):
+                raise Violation(index, f"peer {index} sent a wrong key for position {position} "
+                                f"of deck {label}: it does not match its lock commitment")
+            checked.append((position, key))
+        return checked
 
-    def open_own(self, slot: int) -> int:
-        return self.deck.open_own(*self.locate(slot))
+    def receive_keys(self, label: str, seat: int, slots: Sequence[int],
+                     keys: Sequence[bytes]) -> None:
+        """Record keys once every one of them checks out (nothing of a bad message is kept)."""
+        index = self._index[seat]
+        for position, key in self.check_keys(label, seat, slots, keys):
+            self.keys[(label, position, index)] = key
+
+    def open_with(self, slot: int, keys: Sequence[int], blame: int) -> int:
+        label, position = self.locate(slot)
+        point = open_point(self.record[label].final_point(position), keys)
+        return card_at(point, self.deck_size, blame)
+
+    def logged_keys(self, slot: int) -> list[int]:
+        label, position = self.locate(slot)
+        return [self.keys[(label, position, i)] for i in range(self.peers)]
 
     def open_public(self, slot: int) -> int:
-        label, position = self.locate(slot)
-        return self.deck.open_public(label, position, -1)
+        """A card every peer has published its key for (a card shown to all)."""
+        return self.open_with(slot, self.logged_keys(slot), -1)
 
     def check_shown(self, slot: int, owner: int, key: bytes, card: int) -> None:
+        """A played card: the slot was ``owner``'s, and every logged key opens it to ``card``."""
+        index = self._index[owner]
         label, position = self.locate(slot)
-        self.deck.check_public_open(label, position, self._index[owner], key, card)
+        if self.owner.get((label, position)) != index:
+            raise Violation(index, f"peer {index} showed position {position}, which is not theirs")
+        self.receive_keys(label, owner, [slot], [key])
+        if not self.keys_complete(slot):
+            raise Violation(index, f"a key for position {position} is missing")
+        opened = self.open_with(slot, self.logged_keys(slot), index)
+        if opened != card:
+            raise Violation(index, f"peer {index} claimed card {card} but position {position} "
+                            "holds another card: not the card it was dealt")
 
-    def reveal_all(self, deal: Deal, seeds: dict[int, bytes]) -> None:
-        """After every seed (by seat) is verified: tell the engine every card of every round."""
-        by_index = {self._index[seat]: seed for seat, seed in seeds.items()}
-        for label, first, _ in self.rounds:
-            for offset, card in enumerate(self.deck.all_cards(label, by_index)):
-                if deal.known[first + offset] == UNKNOWN:
-                    deal.reveal(first + offset, card)
+
+class HandSecrets:
+    """One peer's own hand seed and everything derived from it (never in the log until the
+    reveal)."""
+
+    def __init__(self, deck: HandDeck, seat: int, seed: bytes) -> None:
+        if len(seed) != 32:
+            raise ValueError("a hand seed is 32 bytes")
+        self.seed = seed
+        self.index = deck.index(seat)
+        self.context = deck.contexts[self.index]
+        self.commitment = seed_commitment(seed, self.context)
+        self._derived: dict[str, DeckSecrets] = {}
+
+    def secrets(self, deck: HandDeck, label: str) -> DeckSecrets:
+        if label not in self._derived:
+            size = deck.record[label].size
+            self._derived[label] = DeckSecrets.derive(self.seed, self.context, label, size)
+        return self._derived[label]
+
+    def compute_pass(self, deck: HandDeck) -> tuple[str, Pass] | None:
+        """This peer's proven shuffle or lock pass of the pending round, if it is its turn.
+        The deck round remembers it, so it is not verified again when the log brings it back."""
+        label = deck.pending_round
+        deck_round = deck.record[label]
+        step, peer = deck_round.next_step()
+        if peer != self.index:
+            return None
+        given = deck_round.input_for(step, peer)
+        secrets, context = self.secrets(deck, label), deck_round.proof_context(step, peer)
+        proven = (secrets.prove_shuffle if step == "shuffle" else secrets.prove_lock)(context,
+                                                                                      given)
+        deck_round.vouch(step, peer, proven.sent, proven.outputs, proven.commits)
+        return step, proven.sent
+
+    def key_for(self, deck: HandDeck, slot: int) -> bytes:
+        label, position = deck.locate(slot)
+        return group.scalar_bytes(self.secrets(deck, label).unlock_key(position))
+
+    def keys_for(self, deck: HandDeck, slots: Sequence[int]) -> tuple[str, list[int], list[bytes]]:
+        """This peer's keys for slots of one round: (label, slots, keys)."""
+        label = deck.locate(slots[0])[0]
+        return label, list(slots), [self.key_for(deck, slot) for slot in slots]
+
+    def open_own(self, deck: HandDeck, slot: int) -> int:
+        """A card dealt to this peer: every other peer's logged key and its own."""
+        label, position = deck.locate(slot)
+        keys = [self.secrets(deck, label).unlock_key(position) if i == self.index
+                else deck.keys[(label, position, i)] for i in range(deck.peers)]
+        return deck.open_with(slot, keys, -1)

@@ -1,4 +1,8 @@
-"""Applying the table's log, entry by entry, to a peer's state (protocol/SPEC.md §7)."""
+"""The fold of the table's log, entry by entry, into the public ``TableState`` (SPEC.md §7).
+
+Nothing here knows a secret: every card is opened with keys the log holds, and every check
+uses what the log says. What a peer alone knows comes in through ``TableState``'s hooks.
+"""
 
 from __future__ import annotations
 
@@ -8,24 +12,32 @@ from typing import TYPE_CHECKING
 from ..crypto.deck import DeckError, Pass
 from ..crypto.envelope import ChainVerifier, Envelope, open_envelope
 from ..crypto.identity import fingerprint
-from ..engine.deal import UNKNOWN
+from ..engine.deal import UNKNOWN, Deal
 from ..engine.game import Game
 from ..engine.moves import IllegalMove, Play, ReshuffleRequest, TurnUpRequest
 from ..engine.qdan import QdanDeal
 from ..engine.settings import make_settings
 from ..wire.codec import ProtocolError
-from .common import PROTOCOL_VERSION, Event, TableEnded, coin_commitment, coin_result
-from .hand import PUBLIC, HandCrypto
+from .common import (
+    PROTOCOL_VERSION,
+    Event,
+    TableClosed,
+    TableEnded,
+    coin_commitment,
+    coin_result,
+)
+from .deckcheck import check_reveal, round_cards
+from .hand import PUBLIC, HandDeck
 from .moves import move_from
-from .records import HandRecord
+from .records import HandRecord, check_hand
 
 if TYPE_CHECKING:
-    from .peer import PeerSession
+    from .table import TableState
 
-Handler = Callable[["PeerSession", Envelope, int, float], None]
+Handler = Callable[["TableState", Envelope, int, float], None]
 
 
-def apply_entry(s: PeerSession, raw: bytes, now: float, env: Envelope | None = None) -> None:
+def apply_entry(s: TableState, raw: bytes, now: float, env: Envelope | None = None) -> None:
     """``env``: the envelope already opened (and its signature checked) from these bytes."""
     env = env or open_envelope(raw)
     if s.chain is None:
@@ -50,18 +62,18 @@ def _seated(seat: int, env: Envelope) -> None:
                             fingerprint(env.sender))
 
 
-def _in_hand(s: PeerSession, seat: int, env: Envelope) -> None:
+def _in_hand(s: TableState, seat: int, env: Envelope) -> None:
     if seat not in s.active:
         raise ProtocolError(f"a {env.kind} message from a seat no longer in the game",
                             fingerprint(env.sender))
 
 
-def _from_host(s: PeerSession, env: Envelope) -> None:
+def _from_host(s: TableState, env: Envelope) -> None:
     if env.sender != s.host_key:
         raise ProtocolError(f"only the host may send {env.kind}", fingerprint(env.sender))
 
 
-def on_table(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+def on_table(s: TableState, env: Envelope, seat: int, now: float) -> None:
     if s.settings is not None:
         raise ProtocolError("the table was already described", fingerprint(env.sender))
     data = env.data
@@ -72,16 +84,14 @@ def on_table(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
                           f"{s.seat_count} seats, host {fingerprint(env.sender)}"))
 
 
-def on_hello(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+def on_hello(s: TableState, env: Envelope, seat: int, now: float) -> None:
     if env.data["proto"] != PROTOCOL_VERSION:
         raise ProtocolError("speaks another protocol version", fingerprint(env.sender))
-    if env.sender == s.identity.public and env.raw != s.hello_sent and not s.is_host:
-        raise TableEnded("another pageone with this user's identity joined this table first: "
-                         "each user sits once")
+    s._hello(env)
     s.waiting_hellos.append((env.sender, env.data["name"]))
 
 
-def on_seat(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+def on_seat(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _from_host(s, env)
     data = env.data
     if data["seat"] != len(s.keys) or data["seat"] >= s.seat_count or data["key"] in s.keys:
@@ -91,25 +101,25 @@ def on_seat(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
     s.names.append(data["name"])
     if s.chain is not None:
         s.chain.admit(data["key"])
-    if data["key"] == s.identity.public:
+    if data["key"] == s.own_key:
         s.me = data["seat"]
     s.events.append(Event("seat", f"{data['name']} sits at seat {data['seat']} "
                           f"({fingerprint(data['key'])})"))
 
 
-def on_ready(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+def on_ready(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
     s.ready.add(seat)
 
 
-def on_coin_commit(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+def on_coin_commit(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
     if len(s.ready) < s.seat_count or seat in s.coin_commits:
         raise ProtocolError("a coin commitment out of turn", fingerprint(env.sender))
     s.coin_commits[seat] = env.data["commit"]
 
 
-def on_coin_reveal(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+def on_coin_reveal(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
     nonce = env.data["nonce"]
     if len(s.coin_commits) < s.seat_count or seat in s.coin_nonces:
@@ -125,31 +135,33 @@ def on_coin_reveal(s: PeerSession, env: Envelope, seat: int, now: float) -> None
         start_hand(s)
 
 
-def start_hand(s: PeerSession) -> None:
+def start_hand(s: TableState) -> None:
     assert s.game is not None and s.chain is not None and s.settings is not None
     s.hand += 1
     s.chain.start_hand(s.hand)
     contexts = [s.table_id + s.hand.to_bytes(4, "big") + s.keys[seat] for seat in s.active]
-    s.crypto = HandCrypto(s.hand, s.me, s.active, s.random_bytes(32), contexts,
-                          s.settings.deck_size)
+    s.crypto = HandDeck(s.hand, s.active, contexts, s.settings.deck_size)
     s.aborting, s.abort_by = "", -1
     s.seed_reveals = {}
     s.hand_deal = s.game.deal
     s.engine_events_seen = 0
-    s.events.append(Event("hand", f"hand {s.hand}: {s.names[s.game.deal.dealer]} deals"))
+    s.hand_moves = []
+    s.events.append(Event("hand", f"hand {s.hand}: {s.names[s.game.deal.dealer]} deals",
+                          {"hand": s.hand, "dealer": s.game.deal.dealer,
+                           "position": len(s.log) - 1}))
+    s._hand_started()
 
 
-def on_seed_commit(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+def on_seed_commit(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
     crypto = _crypto(s)
     if seat in crypto.logged_commits:
         raise ProtocolError("committed twice to a hand seed", fingerprint(env.sender))
     _in_hand(s, seat, env)
     crypto.commit(seat, env.data["commit"])
-    crypto.logged_commits.add(seat)
 
 
-def on_pass(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+def on_pass(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
     crypto = _crypto(s)
     if env.data["deck"] != crypto.pending_round:
@@ -157,10 +169,9 @@ def on_pass(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
                             "being shuffled", fingerprint(env.sender))
     _in_hand(s, seat, env)
     crypto.receive_pass(env.kind, seat, Pass.from_fields(env.data))
-    s.pass_cache = None
 
 
-def on_keys(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+def on_keys(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
     _in_hand(s, seat, env)
     try:
@@ -170,30 +181,27 @@ def on_keys(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
                             fingerprint(env.sender)) from None
 
 
-def on_move(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+def on_move(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
     game, crypto = _game(s), _crypto(s)
     move = move_from(seat, env.data)
     if isinstance(move, Play):
         for slot, card, key in zip(move.slots, move.cards, env.data["keys"], strict=True):
-            if game.deal.known[slot] == UNKNOWN or seat != s.me:
-                try:
-                    crypto.check_shown(slot, seat, key, card)
-                except KeyError:
-                    raise TableEnded(f"played position {slot}, which is not in its hand",
-                                     seat) from None
+            try:
+                crypto.check_shown(slot, seat, key, card)
+            except KeyError:
+                raise TableEnded(f"played position {slot}, which is not in its hand",
+                                 seat, len(s.log) - 1) from None
     try:
-        game.apply(move)
+        s._apply_move(game, move)
     except IllegalMove as error:
-        raise TableEnded(f"made a move the rules refuse: {error}", seat) from None
+        raise TableEnded(f"made a move the rules refuse: {error}", seat, len(s.log) - 1) from None
     if isinstance(move, Play):
         crypto.shown.update(move.slots)
-    s.hand_moves.append(move)
-    if seat == s.me:
-        s.requested = None
+    s.hand_moves.append((len(s.log) - 1, move))
 
 
-def on_seed_reveal(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+def on_seed_reveal(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
     if not hand_over(s):  # a peer stops the hand: a card dealt to it did not open
         s.aborting = f"{s.names[seat]} found that a card dealt to it did not open"
@@ -201,48 +209,64 @@ def on_seed_reveal(s: PeerSession, env: Envelope, seat: int, now: float) -> None
         s.events.append(Event("abort", f"hand {s.hand} stopped: {s.aborting}; every peer "
                               "reveals its seed to find out who was wrong"))
     _in_hand(s, seat, env)
-    _crypto(s).verify_reveal(seat, env.data["seed"])
+    check_reveal(_crypto(s), seat, env.data["seed"])
     s.seed_reveals[seat] = env.data["seed"]
 
 
-def on_say(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+def on_say(s: TableState, env: Envelope, seat: int, now: float) -> None:
     name = s.names[seat] if seat >= 0 else fingerprint(env.sender)
     s.events.append(Event("say", f"{name}: {env.data['text']}"))
 
 
-def on_timeout(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+def on_timeout(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _from_host(s, env)
+    silent = env.data["seat"]
+    if s.crypto is not None and hand_over(s) and silent in s.active and (
+            silent not in s.seed_reveals):
+        raise TableEnded(_refused_reveal(s, silent), silent)
     _leave(s, env.data["seat"], f"went silent while the table waited for "
            f"{env.data['waited_for']}")
 
 
-def on_bye(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+def on_bye(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
     if not s.game_over:
         _leave(s, seat, f"left the table: {env.data['reason']}")
 
 
-def _leave(s: PeerSession, seat: int, why: str) -> None:
+def _refused_reveal(s: TableState, seat: int) -> str:
+    """A peer silent after the play instead of revealing its seed: a cheat, not a leaver."""
+    moves = [at for at, move in s.hand_moves if move.seat == seat]
+    unchecked = (f"its moves at entries {', '.join(map(str, moves))} cannot be checked"
+                 if moves else "its hidden cards cannot be checked")
+    return (f"refused to reveal its hand seed after hand {s.hand} was played: {unchecked}; "
+            "the table treats this as cheating, not as leaving")
+
+
+def _leave(s: TableState, seat: int, why: str) -> None:
     """RULINGS Q14: the hand is voided and the game goes on without ``seat`` if it can."""
     game = s.game
+    if game is None and 0 <= seat < len(s.keys):
+        raise TableClosed(why, seat)
     if game is None or not 0 <= seat < s.seat_count or seat not in s.active:
         raise TableEnded(why, seat)
     if seat == s.me:
         raise TableEnded(f"{why}; the table goes on without us", seat)
     if len(s.active) <= 2:
-        raise TableEnded(why, seat)
+        raise TableClosed(why, seat)
     s.active.remove(seat)
     game.leave(seat)
     name = s.names[seat]
     s.events.append(Event("left", f"{name} (seat {seat}) {why}: hand {s.hand} is void and the "
-                          f"game goes on without {name}", {"seat": seat}))
+                          f"game goes on without {name}",
+                          {"seat": seat, "hand": s.hand, "why": why, "position": len(s.log) - 1}))
     if game.over:
         _game_over(s)
     else:
         start_hand(s)
 
 
-def on_unused(s: PeerSession, env: Envelope, seat: int, now: float) -> None:
+def on_unused(s: TableState, env: Envelope, seat: int, now: float) -> None:
     raise ProtocolError(f"{env.kind} messages are not part of this protocol version's log",
                         fingerprint(env.sender))
 
@@ -256,19 +280,19 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
-def _crypto(s: PeerSession) -> HandCrypto:
+def _crypto(s: TableState) -> HandDeck:
     if s.crypto is None:
         raise ProtocolError("a hand message before the hand started")
     return s.crypto
 
 
-def _game(s: PeerSession) -> Game:
+def _game(s: TableState) -> Game:
     if s.game is None:
         raise ProtocolError("a game message before the game started")
     return s.game
 
 
-def hand_over(s: PeerSession) -> bool:
+def hand_over(s: TableState) -> bool:
     game = s.game
     if game is None or s.crypto is None:
         return False
@@ -279,7 +303,7 @@ def hand_over(s: PeerSession) -> bool:
 # --- advancing the hand after each entry ------------------------------------------------------
 
 
-def advance(s: PeerSession, now: float) -> None:
+def advance(s: TableState, now: float) -> None:
     """Everything that follows from the log so far without anyone saying anything."""
     if s.game is None or s.crypto is None or s.game_over:
         return
@@ -289,7 +313,7 @@ def advance(s: PeerSession, now: float) -> None:
         _forward_engine_events(s)
 
 
-def _forward_engine_events(s: PeerSession) -> None:
+def _forward_engine_events(s: TableState) -> None:
     """The engine's own account of what happened (plays, draws, tricks) for the terminal."""
     deal = s.hand_deal
     if deal is None:
@@ -299,7 +323,7 @@ def _forward_engine_events(s: PeerSession) -> None:
     s.engine_events_seen = len(deal.events)
 
 
-def _advance(s: PeerSession, now: float) -> None:
+def _advance(s: TableState, now: float) -> None:
     assert s.game is not None and s.crypto is not None
     game, crypto = s.game, s.crypto
     if hand_over(s):
@@ -320,54 +344,33 @@ def _advance(s: PeerSession, now: float) -> None:
         return
     _sync_owners(s)
     try:
-        _open_what_can_be_opened(s)
+        _open_public_cards(s)
     except DeckError as error:
         if error.peer >= 0:
             raise
         # A card did not open and nobody can tell yet whose value was wrong: everyone reveals
         # the hand's seed now, and the reveal names the peer whose values contradict it.
-        s.aborting, s.abort_by = str(error), s.me
-        s.events.append(Event("abort", f"hand {s.hand} stopped: {error}; revealing the seeds "
-                              "to find out who was wrong"))
+        s.aborting, s.abort_by = str(error), -1
+        s.events.append(Event("abort", f"hand {s.hand} stopped: {error}; every peer reveals "
+                              "its seed to find out who was wrong"))
         return
+    s._open_private()
     request = game.chance
     if isinstance(request, ReshuffleRequest) and not crypto.pending_round and all(
         _shown_to_all(s, slot) for slot in request.slots
     ):
         crypto.start(crypto.next_reshuffle_label(), request.cards)
-    deal = game.deal
-    if deal.turn != s.me:
-        s.turn_since = -1.0
-    elif s.turn_since < 0 or s.turn_moment != (s.hand, deal.moves):
-        s.turn_since, s.turn_moment = now, (s.hand, deal.moves)  # each turn has its own timer
-    _prompt_player(s)
+    s._after_advance(now)
     if hand_over(s):
         _finish_hand(s)
 
 
-def _prompt_player(s: PeerSession) -> None:
-    """Tell the player when it is their turn, and when someone can be caught."""
-    game = _game(s)
-    deal = game.deal
-    if game.chance is not None or not s.hand_known():
-        return
-    moment = (s.hand, deal.moves)
-    if deal.turn == s.me and s.prompted != moment:
-        s.prompted = moment
-        s.events.append(Event("your_turn", "your turn"))
-    miss = deal.open_miss
-    if miss not in (-1, s.me) and s.catch_hint != moment and deal.settings.forget_penalty:
-        s.catch_hint = moment
-        s.events.append(Event("catchable", f"{s.names[miss]} did not say Page One: "
-                              f"type catch {s.names[miss]} before the next player acts"))
-
-
-def _sync_owners(s: PeerSession) -> None:
+def _sync_owners(s: TableState) -> None:
     game, crypto = _game(s), _crypto(s)
     deal = game.deal
     for seat in deal.players:
         for slot in deal.hands[seat]:
-            if crypto.owner(slot) != seat:
+            if crypto.owner_of(slot) != seat:
                 crypto.assign(slot, seat)
     public: list[int] = []
     if isinstance(game.chance, TurnUpRequest):
@@ -375,18 +378,16 @@ def _sync_owners(s: PeerSession) -> None:
     if isinstance(deal, QdanDeal):  # an eliminated hand is shown into the discard pile
         public += [slot for slot in deal.discard if slot not in crypto.shown]
     for slot in public:
-        if crypto.owner(slot) != PUBLIC:
+        if crypto.owner_of(slot) != PUBLIC:
             crypto.assign(slot, PUBLIC)
 
 
-def _open_what_can_be_opened(s: PeerSession) -> None:
+def _open_public_cards(s: TableState) -> None:
+    """Cards every peer has published its key for: the qdan start card, an eliminated hand."""
     game, crypto = _game(s), _crypto(s)
     while True:
         deal = game.deal
         opened = False
-        for slot in list(deal.hands[s.me]) if s.me in deal.players else []:
-            if deal.known[slot] == UNKNOWN and crypto.keys_complete(slot):
-                deal.reveal(slot, crypto.open_own(slot))
         request = game.chance
         if isinstance(request, TurnUpRequest) and crypto.keys_complete(request.slot):
             crypto.shown.add(request.slot)
@@ -402,7 +403,7 @@ def _open_what_can_be_opened(s: PeerSession) -> None:
             return
 
 
-def slots_owed_by(s: PeerSession, peer: int) -> list[int]:
+def slots_owed_by(s: TableState, peer: int) -> list[int]:
     """Slots whose card ``peer`` must still help open: other seats' hands and public cards."""
     crypto, game = _crypto(s), _game(s)
     if not crypto.rounds:
@@ -412,16 +413,16 @@ def slots_owed_by(s: PeerSession, peer: int) -> list[int]:
     if isinstance(game.chance, TurnUpRequest):
         wanted.append(game.chance.slot)  # the qdan start card, shown to all
     if isinstance(deal, QdanDeal):
-        wanted += [slot for slot in deal.discard if crypto.owner(slot) == PUBLIC]
+        wanted += [slot for slot in deal.discard if crypto.owner_of(slot) == PUBLIC]
     return [slot for slot in wanted if not crypto.published(slot, peer)]
 
 
-def _shown_to_all(s: PeerSession, slot: int) -> bool:
+def _shown_to_all(s: TableState, slot: int) -> bool:
     """Every peer knows this card (played face up, or opened with every key)."""
     return slot in _crypto(s).shown
 
 
-def _finish_hand(s: PeerSession) -> None:
+def _finish_hand(s: TableState) -> None:
     game, crypto = _game(s), _crypto(s)
     if len(s.seed_reveals) < len(s.active):
         return
@@ -430,23 +431,44 @@ def _finish_hand(s: PeerSession) -> None:
                          "matches every value its peer sent", s.abort_by)
     finished = s.hand_deal
     assert finished is not None
-    crypto.reveal_all(finished, s.seed_reveals)
+    for label, first, _ in crypto.rounds:
+        for offset, card in enumerate(round_cards(crypto, label, s.seed_reveals)):
+            finished.reveal(first + offset, card)
+    record = HandRecord(finished.dealer, finished.players, tuple(finished.known),
+                        tuple(m for _, m in s.hand_moves), tuple(p for p, _ in s.hand_moves),
+                        s.hand)
+    _check_full_information(s, record, finished)
     if game.to_reveal:
         game.reveal_hands([finished.known[slot] for slot in game.to_reveal])
-    s.history.append(HandRecord(finished.dealer, finished.players, tuple(finished.known),
-                                tuple(s.hand_moves)))
-    s.hand_moves = []
+    s.history.append(record)
     result = game.results[-1]
     text = ", ".join(f"{s.names[p]} {v}" for p, v in sorted(result.scores.items()))
     s.events.append(Event("scores", f"hand {s.hand} over: "
-                          f"{'places' if game.settings.family == 'qdan' else 'penalties'} {text}"))
+                          f"{'places' if game.settings.family == 'qdan' else 'penalties'} {text}",
+                          {"hand": s.hand, "scores": dict(result.scores),
+                           "drawn": result.drawn, "position": len(s.log) - 1}))
     if game.over:
         _game_over(s)
         return
     start_hand(s)
 
 
-def _game_over(s: PeerSession) -> None:
+def _check_full_information(s: TableState, record: HandRecord, live: Deal) -> None:
+    """Every move of the hand again, through the same engine, with every card known."""
+    game = _game(s)
+    replayed, fault = check_hand(game.settings, game.seats, record)
+    if fault is not None and fault.move < 0:
+        raise TableEnded(f"hand {s.hand}: {fault.reason}")
+    if fault is not None:
+        at = record.positions[fault.move]
+        raise TableEnded(f"made a move the rules refuse with every card known (entry {at}, "
+                         f"hand {s.hand}): {fault.reason}", fault.seat, at)
+    if live.over and replayed.scores() != live.scores():
+        raise TableEnded(f"hand {s.hand}: the replay with every card scores "
+                         f"{replayed.scores()}, the table {live.scores()}")
+
+
+def _game_over(s: TableState) -> None:
     game = _game(s)
     s.game_over = True
     winners = ", ".join(s.names[w] for w in game.winners())
@@ -455,45 +477,3 @@ def _game_over(s: PeerSession) -> None:
                           {"places": list(game.places)}))
 
 
-# --- the sequencer's check --------------------------------------------------------------------
-
-
-def admissible(s: PeerSession, env: Envelope) -> str | None:
-    raw = env.raw
-    if s.ended:
-        return "the table has ended"
-    if s.chain is None:
-        return None if env.sender == s.identity.public and env.kind == "table" else (
-            "the table is not open yet")
-    if env.kind == "hello":
-        return _hello_refusal(s, env)
-    try:
-        s.chain.check(raw, env)
-    except ProtocolError as error:
-        return error.reason
-    if env.kind in ("table", "seat", "timeout") and env.sender != s.host_key:
-        return f"only the host sends {env.kind}"
-    if s.game is not None and s.seat_of(env.sender) not in s.active:
-        return "that seat has left the game"
-    if env.kind == "move":
-        game = s.game
-        if game is None or game.over or game.to_reveal or s.crypto is None or hand_over(s):
-            return "no move is possible now"
-        try:
-            game.deal.verify(move_from(s.seat_of(env.sender), env.data))
-        except IllegalMove as error:
-            return str(error)
-    return None
-
-
-def _hello_refusal(s: PeerSession, env: Envelope) -> str | None:
-    if env.sender in s.keys or any(k == env.sender for k, _ in s.waiting_hellos):
-        return "this identity is already at the table: each user sits once"
-    if s.game is not None or len(s.keys) + len(s.waiting_hellos) >= s.seat_count:
-        return "the table is full"
-    if env.data["proto"] != PROTOCOL_VERSION:
-        return (f"protocol version {env.data['proto']}; this table speaks {PROTOCOL_VERSION}: "
-                "use the same pageone version as the host")
-    if env.table != s.table_id or env.hand != 0 or env.seq != 0:
-        return "a hello must be the first message, for this table"
-    return None

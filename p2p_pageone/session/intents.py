@@ -9,7 +9,7 @@ from ..engine.moves import Move, Play
 from ..engine.settings import QdanSettings
 from ..engine.view import SeatView
 from .common import PROTOCOL_VERSION, Event, coin_commitment
-from .handlers import hand_over, slots_owed_by
+from .handlers import slots_owed_by
 from .moves import move_data
 
 if TYPE_CHECKING:
@@ -77,32 +77,39 @@ def _hand_intent(s: PeerSession, now: float) -> Intent | None:
     assert crypto is not None and game is not None
     if s.me not in s.active:
         return None
-    if hand_over(s):
+    secrets = s.secrets
+    if secrets is None:
+        return None
+    if s.hand_over():
         if s.me not in s.seed_reveals:
-            return "seed_reveal", {"seed": crypto.deck.reveal_seed()}
+            return "seed_reveal", {"seed": secrets.seed}
         return None
     if s.me not in crypto.logged_commits:
-        return "seed_commit", {"commit": crypto.deck.commitment}
+        return "seed_commit", {"commit": secrets.commitment}
     if len(crypto.logged_commits) < len(s.active):
         return None
     if crypto.pending_round:
         return _pass_intent(s)
     owed = _keys_owed(s)
     if owed:
-        label, slots, keys = crypto.keys_for(owed)
+        label, slots, keys = secrets.keys_for(crypto, owed)
         return "keys", {"deck": label, "positions": slots, "keys": keys}
     return _move_intent(s, now)
 
 
 def _pass_intent(s: PeerSession) -> Intent | None:
-    crypto = s.crypto
-    assert crypto is not None
+    crypto, secrets = s.crypto, s.secrets
+    assert crypto is not None and secrets is not None
     label = crypto.pending_round
-    if s.pass_cache is None or s.pass_cache[0] != label:
-        result = crypto.deck.compute_pass(label)
+    step, seat = crypto.pass_turn()
+    if seat != s.me:
+        return None
+    turn = f"{label}/{step}"
+    if s.pass_cache is None or s.pass_cache[0] != turn:
+        result = secrets.compute_pass(crypto)
         if result is None:
             return None
-        s.pass_cache = (label, result[0], result[1])
+        s.pass_cache = (turn, result[0], result[1])
     _, step, proven = s.pass_cache
     return step, {"deck": label, **proven.fields()}
 
@@ -116,14 +123,14 @@ def _keys_owed(s: PeerSession) -> list[int]:
 
 
 def _move_intent(s: PeerSession, now: float) -> Intent | None:
-    game, crypto = s.game, s.crypto
-    assert game is not None and crypto is not None
+    game, crypto, secrets = s.game, s.crypto, s.secrets
+    assert game is not None and crypto is not None and secrets is not None
     if game.chance is not None or not s.hand_known() or game.deal.over:
         return None
     move = _chosen_move(s, now)
     if move is None:
         return None
-    keys = [crypto.key_for(slot) for slot in move.slots] if isinstance(move, Play) else []
+    keys = [secrets.key_for(crypto, slot) for slot in move.slots] if isinstance(move, Play) else []
     return "move", move_data(move, keys)
 
 

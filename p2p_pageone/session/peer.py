@@ -1,10 +1,11 @@
 """One peer's table protocol, sans-I/O: log entries and ``now`` in; envelopes and events out.
 
-Every peer, the host included, runs a ``PeerSession``. The sequencer (host) orders envelopes into
-the table's log; each peer feeds the log, entry by entry, to ``on_log`` and so evolves the same
-state (``handlers``). ``intents.next_intent`` is what this peer must say next: protocol steps are
-automatic, moves come from the player, or from the CPU with ``autoplay``. One envelope is in
-flight at a time; it is sealed against the latest log head just before it is sent.
+A ``PeerSession`` is the public fold of the log (``table.TableState``) plus what only this peer
+has: its identity, its hand seeds and the cards they open, the moves it wants to make, and its
+outbox. The sequencer (host) orders envelopes into the table's log; each peer feeds the log,
+entry by entry, to ``on_log``. ``intents.next_intent`` is what this peer must say next: protocol
+steps are automatic, moves come from the player, or from the CPU with ``autoplay``. One envelope
+is in flight at a time; it is sealed against the latest log head just before it is sent.
 """
 
 from __future__ import annotations
@@ -15,70 +16,46 @@ from typing import Any
 
 from ..bots import Bot
 from ..crypto.deck import DeckError, Pass
-from ..crypto.envelope import ChainVerifier, Envelope, genesis, seal
-from ..crypto.identity import Identity, fingerprint
-from ..engine.deal import Deal
+from ..crypto.envelope import Envelope, genesis, seal
+from ..crypto.identity import Identity
+from ..engine.deal import UNKNOWN
 from ..engine.game import Game
-from ..engine.moves import ChanceError, IllegalMove, Move
-from ..engine.settings import SettingError, Settings
+from ..engine.moves import IllegalMove, Move
+from ..engine.settings import Settings
 from ..engine.view import SeatView
-from ..wire.codec import ProtocolError
-from . import handlers, intents
+from . import intents
 from .common import Event, TableEnded
-from .hand import HandCrypto
-from .records import HandRecord
+from .hand import HandSecrets
+from .table import FOLD_ERRORS, TableState
 
 
-class PeerSession:
+class PeerSession(TableState):
     def __init__(
         self, identity: Identity, name: str, random_bytes: Callable[[int], bytes],
         bot: Bot | None = None, rng: random.Random | None = None, autoplay: bool = False,
         host_table: tuple[str, Settings, int] | None = None,
     ) -> None:
+        super().__init__(identity.public)
         self.identity = identity
         self.name = name
         self.random_bytes = random_bytes
         self.bot, self.rng, self.autoplay = bot, rng or random.Random(0), autoplay
         self.host_table = host_table  # (table name, settings, seats) when this peer hosts
-        self.table_name = ""
         self.table_id = random_bytes(16) if host_table else b""
         self.host_key = identity.public if host_table else b""
-        self.chain: ChainVerifier | None = None
-        self.settings: Settings | None = None
-        self.seat_count = 0
-        self.keys: list[bytes] = []  # public key per seat
-        self.names: list[str] = []
-        self.me = -1
-        self.waiting_hellos: list[tuple[bytes, str]] = []
-        self.ready: set[int] = set()
-        self.coin_commits: dict[int, bytes] = {}
-        self.coin_nonces: dict[int, bytes] = {}
         self.my_coin = b""
-        self.game: Game | None = None
-        self.active: list[int] = []  # seats still in the game (RULINGS Q14)
-        self.hand = 0
-        self.crypto: HandCrypto | None = None
-        self.hand_deal: Deal | None = None
-        self.seed_reveals: dict[int, bytes] = {}
+        self.secrets: HandSecrets | None = None  # this hand's seed and what it derives
+        self.stopping = ""  # a card dealt to us did not open: we reveal our seed at once
         self.pass_cache: tuple[str, str, Pass] | None = None
-        self.log: list[bytes] = []
-        self.events: list[Event] = []
         self.outgoing: list[bytes] = []
         self.in_flight = b""
         self.requested: Move | None = None
         self.chat: list[str] = []
         self.ended = ""
-        self.game_over = False
         self.turn_since = -1.0  # when our turn began (-1: not our turn)
         self.turn_moment: tuple[int, int] = (0, -1)
-        self.hand_moves: list[Move] = []
-        self.engine_events_seen = 0
-        self.author = -1  # the seat that signed the log entry being applied
-        self.aborting = ""  # why the current hand stopped before its end
-        self.abort_by = -1
         self.prompted: tuple[int, int] = (0, -1)  # (hand, engine move) of the last turn prompt
         self.catch_hint: tuple[int, int] = (0, -1)
-        self.history: list[HandRecord] = []  # every finished hand, with all its cards
         self.hello_sent = b""  # our hello as sealed: another with our key is an impostor
         self.urgent: tuple[str, dict[str, Any]] | None = None  # the host's timeout notice
 
@@ -88,21 +65,84 @@ class PeerSession:
         """The sequencer's next log entry. Anything wrong ends the table, naming the culprit."""
         if self.ended:
             return
-        self.author = -1
         try:
-            handlers.apply_entry(self, raw, now, env)
-            handlers.advance(self, now)
-        except TableEnded as error:
-            self._end(str(error), error.culprit)
-        except DeckError as error:  # names the peer whose deck value was wrong, if known
-            blamed = self.crypto.seat_at(error.peer) if self.crypto else -1
-            self._end(f"{type(error).__name__}: {error}", blamed if blamed >= 0 else self.author)
-        except (ProtocolError, IllegalMove, ChanceError, SettingError) as error:
-            reason = error.reason if isinstance(error, ProtocolError) else str(error)
-            self._end(f"sent a message this peer cannot accept: {reason}", self.author)
+            self.apply(raw, env, now)
+        except FOLD_ERRORS as error:
+            culprit, reason = self.blame(error)
+            self._end(reason, culprit)
         if raw == self.in_flight:
             self.in_flight = b""
         self.flush(now)
+
+    # --- what only this peer knows, added to the public fold ------------------------------------
+
+    def _hello(self, env: Envelope) -> None:
+        if env.sender == self.identity.public and env.raw != self.hello_sent and not self.is_host:
+            raise TableEnded("another pageone with this user's identity joined this table first: "
+                             "each user sits once")
+
+    def _hand_started(self) -> None:
+        assert self.crypto is not None
+        seed = self.random_bytes(32)
+        self.secrets = HandSecrets(self.crypto, self.me, seed) if self.me in self.active else None
+        self.stopping, self.pass_cache = "", None
+
+    def _open_private(self) -> None:
+        """Open the cards dealt to this peer once every other peer's key is in the log."""
+        game, deck, secrets = self.game, self.crypto, self.secrets
+        if game is None or deck is None or secrets is None or self.stopping:
+            return
+        deal = game.deal
+        if self.me not in deal.players or deal is not self.hand_deal:
+            return
+        for slot in deal.hands[self.me]:
+            if deal.known[slot] == UNKNOWN and deck.keys_complete(slot, but=self.me):
+                try:
+                    deal.reveal(slot, secrets.open_own(deck, slot))
+                except DeckError as error:
+                    if error.peer >= 0:
+                        raise
+                    # Nobody can tell yet whose value was wrong: we reveal our seed now, which
+                    # stops the hand for everyone, and the reveals name the peer at fault.
+                    self.stopping = str(error)
+                    self.events.append(Event("abort", f"hand {self.hand} stopped: {error}; "
+                                             "revealing the seeds to find out who was wrong"))
+                    return
+
+    def _apply_move(self, game: Game, move: Move) -> None:
+        game.apply(move)
+        if move.seat == self.me:
+            self.requested = None
+
+    def _after_advance(self, now: float) -> None:
+        game = self.game
+        if game is None:
+            return
+        deal = game.deal
+        if deal.turn != self.me:
+            self.turn_since = -1.0
+        elif self.turn_since < 0 or self.turn_moment != (self.hand, deal.moves):
+            self.turn_since, self.turn_moment = now, (self.hand, deal.moves)  # a timer per turn
+        self._prompt_player()
+
+    def _prompt_player(self) -> None:
+        """Tell the player when it is their turn, and when someone can be caught."""
+        game = self.game
+        if game is None or game.chance is not None or not self.hand_known():
+            return
+        deal = game.deal
+        moment = (self.hand, deal.moves)
+        if deal.turn == self.me and self.prompted != moment:
+            self.prompted = moment
+            self.events.append(Event("your_turn", "your turn"))
+        miss = deal.open_miss
+        if miss not in (-1, self.me) and self.catch_hint != moment and deal.settings.forget_penalty:
+            self.catch_hint = moment
+            self.events.append(Event("catchable", f"{self.names[miss]} did not say Page One: "
+                                     f"type catch {self.names[miss]} before the next player acts"))
+
+    def hand_over(self) -> bool:
+        return super().hand_over() or bool(self.stopping)
 
     def refused(self, reason: str, now: float) -> None:
         """The sequencer refused our in-flight envelope (usually a race lost)."""
@@ -162,16 +202,11 @@ class PeerSession:
             self.hello_sent = raw
 
     def _end(self, reason: str, culprit: int) -> None:
-        who = ""
-        if 0 <= culprit < len(self.names):
-            who = f"{self.names[culprit]} (seat {culprit}, {fingerprint(self.keys[culprit])}) "
+        who = f"{self.who(culprit)} " if 0 <= culprit < len(self.names) else ""
         self.ended = who + reason
         self.events.append(Event("ended", f"the table ended: {self.ended}", {"culprit": culprit}))
 
     # --- queries ------------------------------------------------------------------------------
-
-    def seat_of(self, key: bytes) -> int:
-        return self.keys.index(key) if key in self.keys else -1
 
     @property
     def is_host(self) -> bool:
@@ -181,14 +216,17 @@ class PeerSession:
         return SeatView(self.game, self.me) if self.game is not None and self.me >= 0 else None
 
     def hand_known(self) -> bool:
+        """This peer's cards are dealt and it has opened every one of them."""
         if self.game is None or self.me < 0:
             return False
         deal = self.game.deal
-        return all(deal.known[s] >= 0 for s in deal.hands[self.me])
+        return bool(deal.known) and all(deal.known[s] >= 0 for s in deal.hands[self.me])
 
     def admissible(self, env: Envelope) -> str | None:
         """The sequencer's check before appending: None if fine, else the reason to refuse."""
-        return handlers.admissible(self, env)
+        from .admission import admissible
+
+        return admissible(self, env)
 
     def waiting_for(self) -> list[tuple[int, str]]:
         """Seats the table is waiting on for a protocol step, and for what."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .handlers import hand_over, slots_owed_by
+from .handlers import slots_owed_by
 
 if TYPE_CHECKING:
     from .peer import PeerSession
@@ -26,7 +26,7 @@ def waiting_for(s: PeerSession) -> list[tuple[int, str]]:
     if crypto is None or s.game_over or s.ended:
         return []
     seats = s.active
-    if hand_over(s):
+    if s.hand_over():
         return [(p, "its hand seed reveal") for p in seats if p not in s.seed_reveals]
     if len(crypto.logged_commits) < len(seats):
         return [(p, "its seed commitment") for p in seats if p not in crypto.logged_commits]

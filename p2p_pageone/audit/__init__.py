@@ -1,0 +1,1 @@
+"""Checking a table's log after play: ``pageone audit``, ``replay``, ``log show``, ``ratings``."""

@@ -1,0 +1,201 @@
+"""`pageone audit`, `pageone replay`, `pageone log show` and `pageone ratings`.
+
+Exit codes: 0 every check holds; 1 the audit found a fault (or the log is incomplete, or the
+logs fork); 2 a usage error (no such file, nothing to audit).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..audit.check import Audit, audit_bytes
+from ..audit.compare import Comparison, compare
+from ..audit.logfile import read_frames
+from ..audit.report import document, text_lines
+from .identity_store import config_dir, data_dir
+
+EXIT_OK, EXIT_FAULT, EXIT_USAGE = 0, 1, 2
+
+
+def add_parsers(sub: Any) -> None:
+    audit = sub.add_parser("audit", help="check a table's log: signatures, deck, every move")
+    audit.add_argument("logs", nargs="*", metavar="LOG", help="log files (several: one table)")
+    audit.add_argument("--json", action="store_true", help="print one JSON document")
+    audit.add_argument("--quiet", action="store_true", help="print only the verdict")
+    audit.add_argument("--last", action="store_true", help="audit this user's latest table")
+    audit.add_argument("--rate", action="store_true",
+                       help="add a clean, finished table to the local ratings (Q12)")
+    audit.set_defaults(run=run_audit)
+
+    replay = sub.add_parser("replay", help="replay a table's log move by move")
+    replay.add_argument("log", metavar="LOG")
+    view = replay.add_mutually_exclusive_group()
+    view.add_argument("--seat", type=int, default=None, help="as seat N saw it (its cards only)")
+    view.add_argument("--open", action="store_true", help="every hand open")
+    replay.add_argument("--step", action="store_true", help="wait for Enter after each move")
+    replay.add_argument("--hand", type=int, default=None, metavar="K", help="only hand K")
+    replay.add_argument("--summary", action="store_true", help="hands, players, results")
+    replay.set_defaults(run=run_replay)
+
+    log = sub.add_parser("log", help="look into a table's log")
+    log_sub = log.add_subparsers(dest="log_command", required=True)
+    show = log_sub.add_parser("show", help="hands, players, results, where the cards went")
+    show.add_argument("log", metavar="LOG")
+    show.set_defaults(run=run_log_show)
+
+    ratings = sub.add_parser("ratings", help="the local Elo table from audited logs (Q12)")
+    ratings.add_argument("--json", action="store_true")
+    ratings.set_defaults(run=run_ratings)
+
+
+def ratings_path() -> Path:
+    return data_dir() / "ratings.json"
+
+
+def _latest_log() -> Path | None:
+    logs = sorted((data_dir() / "logs").glob("*.pageone-log"), key=lambda p: p.stat().st_mtime)
+    if not logs:
+        return None
+    mine = _own_fingerprint()
+    own = [p for p in logs if mine and p.stem.endswith(mine)]
+    return (own or logs)[-1]
+
+
+def _own_fingerprint() -> str:
+    from ..crypto.identity import Identity
+    from .identity_store import FILE_NAME
+
+    try:
+        return Identity((config_dir() / FILE_NAME).read_bytes()[:32]).fingerprint
+    except (OSError, ValueError):
+        return ""
+
+
+def _read(paths: list[str]) -> list[bytes] | str:
+    out = []
+    for path in paths:
+        try:
+            out.append(Path(path).read_bytes())
+        except OSError as error:
+            return f"cannot read {path}: {error.strerror or error}"
+    return out
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    paths = list(args.logs)
+    if args.last:
+        latest = _latest_log()
+        if latest is None:
+            print(f"pageone audit: no logs under {data_dir() / 'logs'}", file=sys.stderr)
+            return EXIT_USAGE
+        paths.append(str(latest))
+    if not paths:
+        print("pageone audit: name a log file (or --last for your latest table)", file=sys.stderr)
+        return EXIT_USAGE
+    contents = _read(paths)
+    if isinstance(contents, str):
+        print(f"pageone audit: {contents}", file=sys.stderr)
+        return EXIT_USAGE
+    audits = [audit_bytes(data) for data in contents]
+    comparison: Comparison | None = None
+    if len(audits) > 1:
+        comparison = compare(paths, [read_frames(d).entries for d in contents], audits)
+    ok = all(a.ok for a in audits) and (comparison is None or comparison.ok)
+    if args.json:
+        print(json.dumps(document(paths, audits, comparison), indent=1, sort_keys=True))
+    else:
+        for path, audit in zip(paths, audits, strict=True):
+            print("\n".join(text_lines(path, audit, args.quiet)))
+        if comparison is not None:
+            print(f"comparison: {'OK' if comparison.ok else 'FAIL'} — {comparison.text}")
+    if args.rate:
+        _rate(audits if ok else [], json_mode=args.json)
+    return EXIT_OK if ok else EXIT_FAULT
+
+
+def _rate(audits: list[Audit], json_mode: bool) -> None:
+    from ..audit import ratings
+
+    out = sys.stderr if json_mode else sys.stdout
+    if not audits:
+        print("not rated: the audit did not pass", file=out)
+        return
+    try:
+        data = ratings.load(ratings_path())
+    except (OSError, ValueError) as error:
+        print(f"pageone audit: cannot read the ratings: {error}", file=sys.stderr)
+        return
+    for audit in {a.table_id: a for a in audits}.values():  # one table, counted once
+        print(ratings.rate(data, audit).text, file=out)
+    ratings.save(ratings_path(), data)
+
+
+def run_ratings(args: argparse.Namespace) -> int:
+    from ..audit import ratings
+
+    try:
+        data = ratings.load(ratings_path())
+    except (OSError, ValueError) as error:
+        print(f"pageone ratings: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    rows = ratings.table_rows(data)
+    if args.json:
+        print(json.dumps({"tables": len(data["tables"]), "players": rows}, indent=1))
+        return EXIT_OK
+    if not rows:
+        print("no ratings yet: `pageone audit --rate LOG` adds a table that passes the audit")
+    for row in rows:
+        print(f"{row['rating']:7.1f}  {row['name']:<16} {row['fingerprint']}  "
+              f"{row['games']} table{'s' if row['games'] != 1 else ''}")
+    return EXIT_OK
+
+
+def _audited(path: str, command: str) -> Audit | None:
+    contents = _read([path])
+    if isinstance(contents, str):
+        print(f"pageone {command}: {contents}", file=sys.stderr)
+        return None
+    return audit_bytes(contents[0])
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    from .replay_view import replay_lines, summary_lines
+
+    audit = _audited(args.log, "replay")
+    if audit is None:
+        return EXIT_USAGE
+    if args.summary:
+        print("\n".join(summary_lines(audit)))
+        return EXIT_OK if audit.ok else EXIT_FAULT
+    if args.seat is not None and not 0 <= args.seat < len(audit.players):
+        print(f"pageone replay: there is no seat {args.seat} at this table", file=sys.stderr)
+        return EXIT_USAGE
+    for line in replay_lines(audit, args.seat, args.open, args.hand):
+        if line is None:
+            if args.step and not _wait():
+                args.step = False
+            continue
+        print(line, flush=True)
+    return EXIT_OK if audit.ok else EXIT_FAULT
+
+
+def _wait() -> bool:
+    try:
+        input()
+    except EOFError:
+        return False
+    return True
+
+
+def run_log_show(args: argparse.Namespace) -> int:
+    from .replay_view import summary_lines
+
+    audit = _audited(args.log, "log show")
+    if audit is None:
+        return EXIT_USAGE
+    print("\n".join(summary_lines(audit)))
+    return EXIT_OK if audit.ok else EXIT_FAULT

@@ -1,0 +1,85 @@
+"""Rendering of `pageone replay` and `pageone log show`: the terminal's own renderers over the
+audited hands. ``replay_lines`` yields ``None`` between moves (where `--step` waits)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..audit.check import Audit
+from ..audit.replay import card_trails, steps
+from ..audit.report import hand_line, verdict
+from ..engine.game import Game
+from ..session.records import HandRecord
+from .render import card_text, describe, hand_text, table_text
+
+
+def _records(audit: Audit) -> dict[int, HandRecord]:
+    state = audit.state
+    return {record.number: record for record in (state.history if state else [])}
+
+
+def replay_lines(audit: Audit, seat: int | None, open_hands: bool,
+                 only: int | None) -> Iterator[str | None]:
+    state = audit.state
+    if state is None or state.settings is None or state.game is None:
+        yield f"nothing to replay: {verdict(audit)}"
+        return
+    names, family = state.names, state.settings.family
+    records = _records(audit)
+    viewer = "every hand open" if open_hands else (
+        f"as {names[seat]} (seat {seat}) saw it" if seat is not None else "public cards only")
+    yield f"table {audit.table_name!r} ({family}), {viewer}"
+    for line in audit.hands:
+        if only is not None and line.hand != only:
+            continue
+        record = records.get(line.hand)
+        if record is None:
+            yield hand_line(line)
+            continue
+        yield f"hand {line.hand}: {names[record.dealer]} deals"
+        game = Game(state.settings, state.seat_count, record.dealer)
+        for step in steps(state.settings, state.seat_count, record):
+            game.deal = step.deal
+            for event in step.events:
+                yield "  " + describe(event, names, family)
+            shown = record.players if open_hands else ((seat,) if seat is not None else ())
+            if step.move is None or open_hands:
+                for player in shown:
+                    if player in step.deal.players and (step.move is None or
+                                                        step.deal.turn == player):
+                        yield _hand_of(step.deal.known, step.deal.hands[player], names[player],
+                                       family)
+            elif seat is not None and step.deal.turn == seat and not step.deal.over:
+                yield table_text(game, names, seat)
+                yield _hand_of(step.deal.known, step.deal.hands[seat], names[seat], family)
+            yield None
+        yield "  " + hand_line(line)
+    yield f"verdict: {verdict(audit)}"
+
+
+def _hand_of(known: list[int], slots: list[int], name: str, family: str) -> str:
+    return f"  {name}'s hand: {hand_text([known[s] for s in slots], family)}"
+
+
+def summary_lines(audit: Audit) -> list[str]:
+    state = audit.state
+    lines = [f"table {audit.table_name!r} ({audit.rules or '?'}), id {audit.table_id}, "
+             f"{audit.entries} entries"]
+    lines += [f"  seat {seat}: {name} {fp}" for seat, name, fp in audit.players]
+    records = _records(audit)
+    for line in audit.hands:
+        lines.append(hand_line(line))
+        record = records.get(line.hand)
+        if record is None or state is None or state.settings is None:
+            continue
+        family = state.settings.family
+        for player, trail in card_trails(state.settings, state.seat_count, record).items():
+            cards = " ".join(card_text(c, family) for c in trail.dealt)
+            kept = " ".join(card_text(c, family) for c in trail.kept) or "nothing"
+            lines.append(f"    {state.names[player]}: dealt {cards}; drew {trail.drawn}, "
+                         f"played {len(trail.played)}, kept {kept}")
+    if audit.finished and state is not None:
+        lines.append("result: " + ", ".join(f"{name} place {audit.places[seat]}"
+                                             for seat, name, _ in audit.players))
+    lines.append(f"verdict: {verdict(audit)}")
+    return lines

@@ -1,0 +1,55 @@
+"""The sequencer's check before it appends an envelope to the log (protocol/SPEC.md §7)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..crypto.envelope import Envelope
+from ..engine.moves import IllegalMove
+from ..wire.codec import ProtocolError
+from .common import PROTOCOL_VERSION
+from .moves import move_from
+
+if TYPE_CHECKING:
+    from .peer import PeerSession
+
+
+def admissible(s: PeerSession, env: Envelope) -> str | None:
+    raw = env.raw
+    if s.ended:
+        return "the table has ended"
+    if s.chain is None:
+        return None if env.sender == s.identity.public and env.kind == "table" else (
+            "the table is not open yet")
+    if env.kind == "hello":
+        return _hello_refusal(s, env)
+    try:
+        s.chain.check(raw, env)
+    except ProtocolError as error:
+        return error.reason
+    if env.kind in ("table", "seat", "timeout") and env.sender != s.host_key:
+        return f"only the host sends {env.kind}"
+    if s.game is not None and s.seat_of(env.sender) not in s.active:
+        return "that seat has left the game"
+    if env.kind == "move":
+        game = s.game
+        if game is None or game.over or game.to_reveal or s.crypto is None or s.hand_over():
+            return "no move is possible now"
+        try:
+            game.deal.verify(move_from(s.seat_of(env.sender), env.data))
+        except IllegalMove as error:
+            return str(error)
+    return None
+
+
+def _hello_refusal(s: PeerSession, env: Envelope) -> str | None:
+    if env.sender in s.keys or any(k == env.sender for k, _ in s.waiting_hellos):
+        return "this identity is already at the table: each user sits once"
+    if s.game is not None or len(s.keys) + len(s.waiting_hellos) >= s.seat_count:
+        return "the table is full"
+    if env.data["proto"] != PROTOCOL_VERSION:
+        return (f"protocol version {env.data['proto']}; this table speaks {PROTOCOL_VERSION}: "
+                "use the same pageone version as the host")
+    if env.table != s.table_id or env.hand != 0 or env.seq != 0:
+        return "a hello must be the first message, for this table"
+    return None
