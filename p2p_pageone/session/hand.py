@@ -9,10 +9,12 @@ turns it into a seat).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..crypto import group
 from ..crypto.deck import (
+    DeckError,
     DeckRound,
     DeckSecrets,
     Pass,
@@ -131,6 +133,23 @@ class HandDeck:
         for slot in slots:
             groups.setdefault(self.locate(slot)[0], []).append(slot)
         return groups
+
+    def refusal(self, kind: str, seat: int, data: Mapping[str, Any]) -> str | None:
+        """Why a deck message from ``seat`` must be refused (None if it checks out), without
+        recording anything: every point, proof and key it carries (SPEC §5.8)."""
+        try:
+            if kind in ("shuffle", "lock"):
+                if data["deck"] != self.pending_round:
+                    return f"a {kind} pass for deck {data['deck']!r}, which is not being shuffled"
+                self.check_pass(kind, seat, Pass.from_fields(data))
+            elif kind == "keys":
+                self.check_keys(data["deck"], seat, data["positions"], data["keys"])
+            elif kind == "move":
+                for slot, key in zip(data["positions"], data["keys"], strict=True):
+                    self.check_keys(self.locate(slot)[0], seat, [slot], [key])
+        except (DeckError, KeyError) as error:
+            return str(error).strip("'\"")
+        return None
 
     def check_keys(self, label: str, seat: int, slots: Sequence[int],
                    keys: Sequence[bytes]) -> list[tuple[int, int]]:

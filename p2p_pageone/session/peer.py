@@ -16,7 +16,7 @@ from typing import Any
 
 from ..bots import Bot
 from ..crypto.deck import DeckError, Pass
-from ..crypto.envelope import Envelope, genesis, seal
+from ..crypto.envelope import Envelope, genesis, open_envelope, seal
 from ..crypto.identity import Identity
 from ..engine.deal import UNKNOWN
 from ..engine.game import Game
@@ -146,6 +146,7 @@ class PeerSession(TableState):
 
     def refused(self, reason: str, now: float) -> None:
         """The sequencer refused our in-flight envelope (usually a race lost)."""
+        kind = open_envelope(self.in_flight).kind if self.in_flight else ""
         self.in_flight = b""
         if self.me < 0 and not self.is_host:  # a joiner the host will not seat
             self._end(f"the host refused to seat us: {reason}", -1)
@@ -153,6 +154,8 @@ class PeerSession(TableState):
         if self.requested is not None:
             self.events.append(Event("refused", f"not accepted: {reason}"))
             self.requested = None
+        if kind in ("shuffle", "lock", "keys"):
+            return  # never refused for a race: resending at once would only loop; tick retries
         self.flush(now)
 
     def request(self, move: Move) -> None:

@@ -14,6 +14,7 @@ from .codec import ProtocolError
 Check = Callable[[Any], bool]
 MAX_CARDS = 170
 MAX_SEATS = 6
+MAX_EVIDENCE = 64 * 1024  # one refused envelope: a 170-card shuffle with its proof is ~29 KB
 MAX_PROOF = 2 * 33 * MAX_CARDS + 32 * (5 + 2 * MAX_CARDS)  # a shuffle proof of MAX_CARDS cards
 
 
@@ -84,6 +85,8 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "say": {"text": text(200)},
     "heartbeat": {},
     "timeout": {"seat": integer(0, MAX_SEATS - 1), "waited_for": text(100)},
+    "expel": {"seat": integer(0, MAX_SEATS - 1), "reason": text(200),
+              "evidence": blob_upto(MAX_EVIDENCE)},
     "bye": {"reason": text(200)},
 }
 
