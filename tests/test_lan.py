@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -109,6 +112,43 @@ def test_a_killed_joiner_is_named_and_the_others_play_on(tmp_path: Path) -> None
             assert "game over" in text
 
 
+class Watched:
+    """A process whose output is read as it comes, so a test can wait for a line and show it all."""
+
+    def __init__(self, name: str, cmd: list[str]) -> None:
+        self.name = name
+        self.proc = start(cmd)
+        self.lines: list[str] = []
+        self.errors: list[str] = []
+        for stream, sink in ((self.proc.stdout, self.lines), (self.proc.stderr, self.errors)):
+            threading.Thread(target=self._pump, args=(stream, sink), daemon=True).start()
+
+    @staticmethod
+    def _pump(stream: IO[str] | None, sink: list[str]) -> None:
+        assert stream is not None
+        for line in stream:
+            sink.append(line.rstrip("\n"))
+
+    def wait_for(self, needle: str, timeout: float) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = next((line for line in self.lines if needle in line), None)
+            if found is not None:
+                return found
+            assert self.proc.poll() is None, f"{self.name} exited early\n{self.output()}"
+            time.sleep(0.05)
+        raise AssertionError(f"{self.name} never printed {needle!r}\n{self.output()}")
+
+    def output(self) -> str:
+        return (f"--- {self.name} (exit {self.proc.poll()}) stdout:\n" + "\n".join(self.lines)
+                + "\n--- stderr:\n" + "\n".join(self.errors))
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
 def test_adverts_update_collide_and_go_away(tmp_path: Path) -> None:
     def tables(lister: netns.Host) -> list[dict[str, object]]:
         result = subprocess.run(
@@ -117,39 +157,41 @@ def test_adverts_update_collide_and_go_away(tmp_path: Path) -> None:
             capture_output=True, text=True, timeout=60, check=True)
         return [t for t in json.loads(result.stdout) if t["name"] == "same"]
 
+    def listed_until(lister: netns.Host, done: Callable[[list[dict[str, object]]], bool],
+                     procs: list[Watched]) -> list[dict[str, object]]:
+        seen: list[dict[str, object]] = []
+        for _ in range(10):
+            seen = tables(lister)
+            if done(seen):
+                return seen
+        shown = "\n".join(p.output() for p in procs)
+        raise AssertionError(f"last listing: {seen}\n{shown}")
+
     with netns.lan(4, "m") as hosts:
-        first = start(pageone(hosts[0], tmp_path / "h0", "host", "--name", "same", "--seats",
-                              "3", "--autoplay", "--interface", hosts[0].address))
-        second = start(pageone(hosts[1], tmp_path / "h1", "host", "--name", "same", "--seats",
-                               "2", "--autoplay", "--interface", hosts[1].address))
+        first = Watched("host A", pageone(hosts[0], tmp_path / "h0", "host", "--name", "same",
+                                          "--seats", "3", "--autoplay",
+                                          "--interface", hosts[0].address))
+        second = Watched("host B", pageone(hosts[1], tmp_path / "h1", "host", "--name", "same",
+                                           "--seats", "2", "--autoplay",
+                                           "--interface", hosts[1].address))
+        procs = [first, second]
         try:
-            seen: list[dict[str, object]] = []
-            for _ in range(10):
-                seen = tables(hosts[3])
-                if len(seen) == 2:
-                    break
-            assert len(seen) == 2, "two tables of one name are both advertised"
+            services = {p.wait_for("advertising", 60).split("'")[1] for p in procs}
+            assert len(services) == 2, "each table has its own instance name: " + str(services)
+            seen = listed_until(hosts[3], lambda s: len(s) == 2, procs)
             assert {t["address"] for t in seen} == {hosts[0].address, hosts[1].address}
+            assert {t["service"] for t in seen} == services
             port = next(t["port"] for t in seen if t["address"] == hosts[0].address)
-            joiner = start(pageone(hosts[2], tmp_path / "j", "join", "--bot", "--connect",
-                                   f"{hosts[0].address}:{port}"))
-            for _ in range(10):
-                mine = [t for t in tables(hosts[3]) if t["address"] == hosts[0].address]
-                if mine and mine[0]["taken"] == 2:
-                    break
-            assert mine and mine[0]["taken"] == 2 and mine[0]["free"] == 1
-            second.terminate()
-            finish(second, 30)
-            for _ in range(10):
-                left = tables(hosts[3])
-                if len(left) == 1:
-                    break
+            joiner = Watched("joiner", pageone(hosts[2], tmp_path / "j", "join", "--bot",
+                                               "--connect", f"{hosts[0].address}:{port}"))
+            procs.append(joiner)
+            mine = listed_until(hosts[3], lambda s: any(
+                t["address"] == hosts[0].address and t["taken"] == 2 for t in s), procs)
+            assert [t["free"] for t in mine if t["address"] == hosts[0].address] == [1]
+            second.proc.terminate()
+            second.proc.wait(30)
+            left = listed_until(hosts[3], lambda s: len(s) == 1, procs)
             assert [t["address"] for t in left] == [hosts[0].address]
         finally:
-            for proc in (first, second):
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.communicate()
-            if "joiner" in locals():
-                joiner.kill()
-                joiner.communicate()
+            for proc in procs:
+                proc.stop()

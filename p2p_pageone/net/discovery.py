@@ -33,7 +33,7 @@ class TableAdvert:
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "rules": self.rules, "taken": self.taken, "free": self.free,
                 "host": self.fingerprint, "proto": self.proto, "address": self.address,
-                "port": self.port}
+                "port": self.port, "service": self.service}
 
 
 def _zeroconf(interface: str | None) -> AsyncZeroconf:
@@ -44,7 +44,18 @@ def _zeroconf(interface: str | None) -> AsyncZeroconf:
 
 def _label(name: str) -> str:
     clean = "".join(ch if ch.isalnum() or ch in " -_" else "-" for ch in name).strip()
-    return (clean or "pageone")[:60]
+    return (clean or "pageone")[:50]
+
+
+def instance_name(table: str, fingerprint: str) -> str:
+    """The mDNS instance name of a table: its name plus a piece of the host's fingerprint.
+
+    Two hosts that open tables of one name at the same moment both probe before either answers,
+    and python-zeroconf has no simultaneous-probe tie-break, so a name unique by construction is
+    what keeps both tables listed. A clash that remains (one identity hosting twice) is still
+    renamed by zeroconf's probing.
+    """
+    return f"{_label(table)} [{fingerprint[:4]}].{SERVICE}"
 
 
 class Advertiser:
@@ -63,7 +74,7 @@ class Advertiser:
         properties = {"proto": PROTOCOL, "name": fields["name"], "rules": fields["rules"],
                       "taken": str(fields["taken"]), "free": str(fields["free"]),
                       "host": self.fingerprint}
-        service = name or f"{_label(fields['name'])}.{SERVICE}"
+        service = name or instance_name(fields["name"], self.fingerprint)
         return AsyncServiceInfo(SERVICE, service, port=self.port, properties=properties,
                                 addresses=[socket.inet_aton(a) for a in addresses],
                                 server=f"pageone-{self.fingerprint[:4].lower()}.local.")

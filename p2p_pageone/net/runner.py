@@ -18,6 +18,8 @@ from ..wire.codec import frame
 
 EventSink = Callable[[PeerSession, list[Event]], None]
 TICK = 0.1
+MAX_CONNECTIONS = 64  # beyond this a new connection is closed before the sequencer sees it
+LINGER = 10.0  # after the game, how long the host waits for joiners to take the last entries
 
 
 class LogWriter:
@@ -71,10 +73,15 @@ class HostRunner:
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         assert self.sequencer is not None
+        if len(self.writers) >= MAX_CONNECTIONS:
+            writer.close()
+            return
         conn = next(self._ids)
         self.writers[conn] = writer
         self.sequencer.connect(conn, self._now())
         self.flush()
+        if conn not in self.writers:
+            return
         try:
             while data := await reader.read(65536):
                 self.sequencer.receive(conn, data, self._now())
@@ -115,11 +122,25 @@ class HostRunner:
                 result = on_tick()
                 if asyncio.iscoroutine(result):
                     await result
-        for writer in list(self.writers.values()):
-            with contextlib.suppress(ConnectionError, OSError, TimeoutError):
-                await asyncio.wait_for(writer.drain(), 2.0)
-        await asyncio.sleep(0.3)
+        await self._linger()
         await self.close()
+
+    async def _linger(self) -> None:
+        """Let every seated joiner take the last entries and hang up, up to ``LINGER`` seconds.
+
+        A joiner closes its connection only once it has the end of the game, so waiting for that
+        (not for a fixed moment) is what delivers the final reveals over a slow link.
+        """
+        assert self.sequencer is not None
+        deadline = self._now() + LINGER
+        while self._now() < deadline:
+            seated = [conn for conn, link in self.sequencer.links.items()
+                      if link.key and conn in self.writers]
+            if not seated:
+                return
+            self.sequencer.tick(self._now())
+            self.flush()
+            await asyncio.sleep(TICK)
 
     async def close(self) -> None:
         for writer in list(self.writers.values()):

@@ -7,23 +7,59 @@ sequencer did not append an envelope; its author may send a new one with the sam
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..crypto.envelope import Envelope, open_envelope
-from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
+from ..wire.codec import MAX_FRAME, FrameDecoder, ProtocolError, frame, pack, unpack
 from .common import Event
 from .peer import PeerSession
 from .waiting import MOVE
 
 PING = frame(pack({"control": "ping"}))
 
+# Bounds on strangers and floods (protocol/SPEC.md §7, "Strangers and floods").
+SIT_WITHIN = 10.0  # seconds a connection has to say hello and be seated
+MAX_UNSEATED = 8  # connections waiting to be seated at one time
+MAKE_ROOM_AFTER = 2.0  # past this, the oldest waiting connection makes room for a new one
+BUSY = "too many connections are waiting to sit down at this table; try again in a moment"
+UNSEATED_FRAME = 4096  # the largest frame before a connection is seated (a hello is ~200 bytes)
+FLOOD_WINDOW = 5.0
+IDLE_FRAMES = 50  # pings and refused envelopes per window from one connection (a peer pings once
+# a second and is refused now and then; envelopes that enter the log are paced by the protocol)
+CHAT_WINDOW = 10.0
+CHAT_LINES = 5  # chat lines per window from one seat; more are refused
+
+
+def _refusal(seq: int, reason: str) -> bytes:
+    return frame(pack({"control": "refused", "seq": seq, "reason": reason}))
+
 
 @dataclass
 class Link:
+    opened: float
     last_seen: float
-    decoder: FrameDecoder = field(default_factory=FrameDecoder)
+    decoder: FrameDecoder = field(default_factory=lambda: FrameDecoder(UNSEATED_FRAME))
     key: bytes = b""
+    window_start: float = 0.0
+    frames: int = 0
+    chat: deque[float] = field(default_factory=deque)
+
+    def count_idle(self, now: float) -> bool:
+        """Count a frame that moved nothing on; False once this connection floods the table."""
+        if now - self.window_start >= FLOOD_WINDOW:
+            self.window_start, self.frames = now, 0
+        self.frames += 1
+        return self.frames <= IDLE_FRAMES
+
+    def chat_allowed(self, now: float) -> bool:
+        while self.chat and now - self.chat[0] >= CHAT_WINDOW:
+            self.chat.popleft()
+        if len(self.chat) >= CHAT_LINES:
+            return False
+        self.chat.append(now)
+        return True
 
 
 class Sequencer:
@@ -45,7 +81,16 @@ class Sequencer:
     # --- connections --------------------------------------------------------------------------
 
     def connect(self, conn: int, now: float) -> None:
-        self.links[conn] = Link(now)
+        unseated = [c for c, link in self.links.items() if not link.key]
+        if len(unseated) >= MAX_UNSEATED:
+            oldest = min(unseated, key=lambda c: self.links[c].opened)
+            if now - self.links[oldest].opened < MAKE_ROOM_AFTER:
+                self.out.append((conn, _refusal(-1, BUSY)))
+                self.to_close.append(conn)
+                return
+            self.out.append((oldest, _refusal(-1, BUSY)))  # it had its chance to say hello
+            self._drop(oldest, "was not seated in time", now)
+        self.links[conn] = Link(now, now)
         self.out += [(conn, frame(raw)) for raw in self.log]
 
     def receive(self, conn: int, data: bytes, now: float) -> None:
@@ -59,10 +104,14 @@ class Sequencer:
                 if isinstance(value, dict):
                     if value.get("control") != "ping":
                         raise ProtocolError("unknown control frame")
+                    appended = False
                 elif isinstance(value, list):
-                    self._submit(conn, link, payload, now)
+                    appended = self._submit(conn, link, payload, now)
                 else:
                     raise ProtocolError("a frame is an envelope or a control map")
+                if not appended and not link.count_idle(now):
+                    self._drop(conn, "flooded the table with pings or refused messages", now)
+                    return
         except ProtocolError as error:
             self._drop(conn, f"sent malformed data ({error.reason})", now)
 
@@ -78,6 +127,8 @@ class Sequencer:
         for conn, link in list(self.links.items()):
             if link.key and now - link.last_seen > self.silent_after:
                 self._drop(conn, f"sent nothing for {self.silent_after:.0f} s", now)
+            elif not link.key and now - link.opened > SIT_WITHIN:
+                self._drop(conn, f"was not seated within {SIT_WITHIN:.0f} s", now)
         waits = [(seat, what) for seat, what in self.host.waiting_for() if what != MOVE]
         if waits and now - self.last_progress > self.step_timeout:
             seat, what = waits[0]
@@ -87,8 +138,8 @@ class Sequencer:
 
     # --- sequencing ---------------------------------------------------------------------------
 
-    def _submit(self, conn: int, link: Link, raw: bytes, now: float) -> None:
-        """Open the envelope once; refuse it with the reason, or append it."""
+    def _submit(self, conn: int, link: Link, raw: bytes, now: float) -> bool:
+        """Open the envelope once; refuse it with the reason, or append it (True)."""
         env: Envelope | None = None
         reason: str | None
         try:
@@ -102,16 +153,20 @@ class Sequencer:
                     reason = "this identity is already at the table: each user sits once"
                 else:
                     link.key = env.sender
+                    link.decoder.max_frame = MAX_FRAME
             elif env.sender != link.key:
                 reason = "one connection speaks for one identity"
+            elif env.kind == "say" and not link.chat_allowed(now):
+                reason = (f"chat is limited to {CHAT_LINES} lines every {CHAT_WINDOW:.0f} s; "
+                          "wait a moment and say it again")
         if reason is not None or env is None:
             seq = env.seq if env is not None else -1
-            self.out.append((conn, frame(pack({"control": "refused", "seq": seq,
-                                                 "reason": reason}))))
+            self.out.append((conn, _refusal(seq, reason or "")))
             if not link.key:  # a joiner that cannot sit down has nothing more to say
                 self.to_close.append(conn)
-            return
+            return False
         self._append(env, now)
+        return True
 
     def _append(self, env: Envelope, now: float) -> None:
         raw = env.raw

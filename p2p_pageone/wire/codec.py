@@ -33,16 +33,17 @@ class FrameDecoder:
 
     def __init__(self, max_frame: int = MAX_FRAME) -> None:
         self._buffer = bytearray()
-        self._max = max_frame
+        self.max_frame = max_frame
 
     def feed(self, data: bytes) -> list[bytes]:
         self._buffer += data
         out: list[bytes] = []
         while len(self._buffer) >= HEADER:
             size = int.from_bytes(self._buffer[:HEADER], "big")
-            if size > self._max:
+            if size > self.max_frame:
                 self._buffer.clear()
-                raise ProtocolError(f"a frame of {size} bytes is over the {self._max}-byte limit")
+                raise ProtocolError(
+                    f"a frame of {size} bytes is over the {self.max_frame}-byte limit")
             if len(self._buffer) < HEADER + size:
                 break
             out.append(bytes(self._buffer[HEADER : HEADER + size]))

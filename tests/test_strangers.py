@@ -1,0 +1,158 @@
+"""Strangers and floods are bounded and never stop the table (protocol/SPEC.md §7)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from p2p_pageone.crypto.envelope import open_envelope
+from p2p_pageone.engine import make_settings
+from p2p_pageone.session import sequencer as seq
+from p2p_pageone.session.memory import MemoryTable
+from p2p_pageone.wire.codec import frame, pack, unpack
+
+STRANGER = 99
+
+
+def table() -> MemoryTable:
+    """A 3-seat table whose peers have sat down."""
+    t = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=1)
+    for _ in range(20):
+        t.step()
+    return t
+
+
+def stranger(t: MemoryTable, conn: int = STRANGER) -> None:
+    t.sequencer.connect(conn, t.now)
+    t.kill(conn)  # nobody reads what the table sends it
+
+
+def controls(t: MemoryTable, conn: int) -> list[dict[str, object]]:
+    values = [unpack(data[4:]) for c, data in t.sequencer.out if c == conn]
+    return [v for v in values if isinstance(v, dict) and v.get("control") == "refused"]
+
+
+def advance(t: MemoryTable, seconds: float, dt: float = 0.5) -> None:
+    """Let simulated time pass with every live peer ticking, as a real table's would."""
+    end = t.now + seconds
+    while t.now < end:
+        while t.step():
+            pass
+        t.now += dt
+        t.sequencer.tick(t.now)
+        for index, client in enumerate(t.clients, start=1):
+            if index not in t.dead:
+                client.tick(t.now)
+
+
+def test_a_connection_that_never_sits_down_is_closed_and_the_game_goes_on() -> None:
+    t = table()
+    stranger(t)
+    advance(t, seq.SIT_WITHIN - 1)
+    assert STRANGER in t.sequencer.links
+    advance(t, 2)
+    assert STRANGER not in t.sequencer.links
+    t.run(limit=t.now + 600)
+    assert all(s.game_over for s in t.sessions), [s.ended for s in t.sessions]
+
+
+def test_too_many_waiting_connections_are_refused_then_the_oldest_makes_room() -> None:
+    t = table()
+    first = list(range(100, 100 + seq.MAX_UNSEATED))
+    for conn in first:
+        stranger(t, conn)
+    stranger(t, 200)
+    assert 200 not in t.sequencer.links and "try again" in str(controls(t, 200)[0]["reason"])
+    t.now += seq.MAKE_ROOM_AFTER
+    stranger(t, 201)
+    assert 201 in t.sequencer.links and 100 not in t.sequencer.links
+    assert [c for c, link in t.sequencer.links.items() if not link.key] == [*first[1:], 201]
+    t.run(limit=t.now + 600)
+    assert all(s.game_over for s in t.sessions)
+
+
+def test_a_big_frame_before_sitting_down_drops_the_stranger_only() -> None:
+    t = table()
+    stranger(t)
+    t.sequencer.receive(STRANGER, (seq.UNSEATED_FRAME + 1).to_bytes(4, "big"), t.now)
+    assert STRANGER not in t.sequencer.links
+    t.run(limit=600)
+    assert all(s.game_over for s in t.sessions)
+
+
+def test_a_seated_peer_that_floods_pings_is_cut_off_and_named() -> None:
+    t = table()
+    ping = frame(pack({"control": "ping"}))
+    t.sequencer.receive(2, ping * (seq.IDLE_FRAMES + 1), t.now)
+    assert 2 not in t.sequencer.links
+    t.kill(2)
+    t.run(limit=600)
+    host = t.sessions[0]
+    assert host.game_over or host.ended
+    assert any("flooded" in e.text for e in host.take_events()) or "flooded" in str(host.log)
+
+
+def test_chat_beyond_the_limit_is_refused_and_the_game_goes_on() -> None:
+    t = table()
+    talker = t.clients[1]
+    refusals: list[str] = []
+    receive = talker.session.refused
+    talker.session.refused = lambda reason, now: (refusals.append(reason),  # type: ignore[method-assign]
+                                                  receive(reason, now))[1]
+    for i in range(seq.CHAT_LINES + 2):
+        talker.session.say(f"line {i}")
+    while t.step():
+        pass
+    said = [raw for raw in t.sequencer.log if open_envelope(raw).kind == "say"]
+    assert len(said) == seq.CHAT_LINES
+    assert len(refusals) == 2 and all("wait a moment" in r for r in refusals)
+    t.run(limit=t.now + 600)
+    assert all(s.game_over for s in t.sessions)
+
+
+def test_idle_strangers_neither_keep_a_joiner_out_nor_delay_the_exit(tmp_path: Path) -> None:
+    port = _free_port()
+    host = _pageone(tmp_path / "h", "host", "--seats", "3", "--bots", "1", "--autoplay",
+                    "--no-mdns", "--interface", "127.0.0.1", "--port", str(port), "--deals", "1")
+    idle: list[socket.socket] = []
+    try:
+        _wait_for_line(host, "seat 1")  # the host's own CPU peer has sat down
+        for _ in range(150):
+            idle.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+        time.sleep(seq.MAKE_ROOM_AFTER)
+        joiner = _pageone(tmp_path / "j", "join", "--bot", "--connect", f"127.0.0.1:{port}")
+        joined, joiner_err = joiner.communicate(timeout=120)
+        out, err = host.communicate(timeout=60)
+    finally:
+        for s in idle:
+            s.close()
+        if host.poll() is None:
+            host.kill()
+    assert joiner.returncode == 0 and "game over" in joined, joined + joiner_err
+    assert host.returncode == 0 and "game over" in out, out + err
+    assert "Traceback" not in err + joiner_err
+
+
+def _pageone(home: Path, *args: str) -> subprocess.Popen[str]:
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / "cfg"),
+           "XDG_DATA_HOME": str(home / "data"), "PATH": "/usr/bin:/bin"}
+    return subprocess.Popen([sys.executable, "-m", "p2p_pageone.cli.main", *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_line(proc: subprocess.Popen[str], needle: str) -> None:
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if needle in line:
+            return
+    assert proc.stderr is not None
+    raise AssertionError(f"the host ended before printing {needle!r}: {proc.stderr.read()}")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
