@@ -1,7 +1,10 @@
 """One peer's side of the deck protocol for one hand, sans-I/O (protocol/SPEC.md §5).
 
 A ``DeckPeer`` holds its own seed and a copy of the public record. Messages between peers are
-plain values (lists of 32-byte points, 32-byte keys), ready to be wrapped in envelopes.
+plain values (proven passes as ``Pass``, 32-byte keys), ready to be wrapped in envelopes; every
+received pass and key is verified before it is recorded. The table session folds the same
+``DeckRound`` records through ``session.hand``; this class serves the tests, the benchmarks and
+the golden vectors.
 """
 
 from __future__ import annotations
