@@ -223,3 +223,34 @@ def test_honest_tables_never_fail_and_a_cheater_is_the_one_named(
     with pytest.raises(Violation) as error:
         shuffle_and_lock(peers, tamper={(step, cheater): CHEATS[cheat]})
     assert error.value.peer == cheater
+
+
+def test_nothing_published_is_a_point_with_one_scalar_stripped() -> None:
+    """The issue's warning: ``s_j⁻¹·X`` for a lock pass's input X (for the last locker, the card
+    times every other peer's lock, which the dealing keys would open for everyone) and the plain
+    card points must appear nowhere in what the peers publish: passes, commitments, proofs."""
+    peers = make_peers(3, 20)
+    sent: list[Pass] = []
+    for peer in peers:
+        peer.start_round(DECK, list(range(20)))
+    for _ in range(6):
+        for peer in peers:
+            result = peer.compute_pass(DECK)
+            if result is not None:
+                sent.append(result[1])
+                for other in peers:
+                    other.receive_pass(DECK, result[0], peer.seat, result[1])
+                break
+    deck_round = peers[0].rounds[DECK]
+    forbidden = set(group.card_points(20))
+    for j, peer in enumerate(peers):
+        strip = group.inverse(peer._secrets[DECK].shuffle_scalar)
+        forbidden |= {group.encode(group.mul(x, strip)) for x in deck_round.input_for("lock", j)}
+    published = set()
+    for message in sent:
+        published |= set(message.points) | set(message.commits)
+        size = len(message.points)
+        points_part = message.proof[: 2 * 33 * size] if len(message.commits) == 1 else b""
+        published |= {points_part[i : i + 33] for i in range(0, len(points_part), 33)}
+    assert len(published) > 6 * 20
+    assert not forbidden & published
