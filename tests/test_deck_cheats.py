@@ -115,14 +115,17 @@ def test_invalid_points_name_their_author_not_the_next_peer(bad: bytes, step: st
 
 
 @pytest.mark.parametrize("step", ["shuffle", "lock"])
-def test_corrupted_proof_bytes_are_refused(step: str) -> None:
-    for where in (0, 40, -1):
-        def corrupt(p: Pass, where: int = where) -> Pass:
-            data = bytearray(p.proof)
-            data[where] ^= 1
-            return Pass(p.points, p.commits, bytes(data))
+@pytest.mark.parametrize("where", [0, 40, 700, 66 * 20 + 32 * 2 + 5, -1],
+                         ids=["first", "u/z", "B/z", "k_B/z", "last"])
+def test_corrupted_proof_bytes_are_refused(step: str, where: int) -> None:
+    """Any byte of a proof (for 20 cards: a shuffle's u, its chain B, its batched chain
+    response k_B, the last k_E; a lock's c and z) changed: refused, its author named."""
+    def corrupt(p: Pass) -> Pass:
+        data = bytearray(p.proof)
+        data[where % len(data)] ^= 1
+        return Pass(p.points, p.commits, bytes(data))
 
-        refused(make_peers(2, 20), step, 1, corrupt, "refused")
+    refused(make_peers(2, 20), step, 1, corrupt, "refused")
     refused(make_peers(2, 20), step, 1, lambda p: Pass(p.points, p.commits, p.proof[:-1]),
             "wrong size")
 

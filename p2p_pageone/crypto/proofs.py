@@ -110,14 +110,14 @@ class ShuffleProof:
     b: list[Point]  # product chain: B_i = b_i·G + e'_i·B_{i-1}, B_{-1} = the chain generator
     v: int
     k_a: int
+    k_b: int  # one response for the chain, batched with the weights ρ
     k_c: int
     k_d: int
     k_s: int
-    k_b: list[int]
     k_e: list[int]
 
     def encode(self) -> bytes:
-        scalars = [self.v, self.k_a, self.k_c, self.k_d, self.k_s, *self.k_b, *self.k_e]
+        scalars = [self.v, self.k_a, self.k_b, self.k_c, self.k_d, self.k_s, *self.k_e]
         return b"".join(_points(self.u) + _points(self.b)
                         + [group.scalar_bytes(k) for k in scalars])
 
@@ -127,18 +127,24 @@ class ShuffleProof:
             raise ProofError(f"a shuffle proof for {n} cards has the wrong size")
         size = group.POINT_SIZE * n
         u, b = _decode_points(data[:size], n), _decode_points(data[size : 2 * size], n)
-        scalars = _scalars(data[2 * size :], 5 + 2 * n)
-        v, k_a, k_c, k_d, k_s = scalars[:5]
-        return cls(u, b, v, k_a, k_c, k_d, k_s, scalars[5 : 5 + n], scalars[5 + n :])
+        scalars = _scalars(data[2 * size :], 6 + n)
+        v, k_a, k_b, k_c, k_d, k_s = scalars[:6]
+        return cls(u, b, v, k_a, k_b, k_c, k_d, k_s, scalars[6:])
 
 
 def shuffle_proof_size(n: int) -> int:
-    return 2 * group.POINT_SIZE * n + SCALAR * (5 + 2 * n)
+    return 2 * group.POINT_SIZE * n + SCALAR * (6 + n)
 
 
 def _chain_commit(transcript: Transcript, u: Sequence[Point], n: int) -> list[int]:
     transcript.absorb_points("u", _points(u))
     return transcript.challenges("e", n)
+
+
+def _weights(transcript: Transcript, chain: Sequence[Point]) -> list[int]:
+    """ρ: random weights that batch the n chain relations into one (after B is fixed)."""
+    transcript.absorb_points("B", _points(chain))
+    return transcript.challenges("rho", len(chain))
 
 
 def prove_shuffle(context: bytes, inputs: Sequence[Point], outputs: Sequence[Point],
@@ -147,9 +153,9 @@ def prove_shuffle(context: bytes, inputs: Sequence[Point], outputs: Sequence[Poi
     n = len(inputs)
     h, h_chain = group.generators(n), group.chain_generator()
     transcript = _statement("shuffle", context, inputs, outputs, [commit])
-    r = nonces(key, transcript.digest(), 4 * n + 5)
-    rs, bs, betas, eps = r[:n], r[n : 2 * n], r[2 * n : 3 * n], r[3 * n : 4 * n]
-    alpha, gamma, delta, phi = r[4 * n : 4 * n + 4]
+    r = nonces(key, transcript.digest(), 3 * n + 5)
+    rs, bs, eps = r[:n], r[n : 2 * n], r[2 * n : 3 * n]
+    alpha, beta, gamma, delta, phi = r[3 * n : 3 * n + 5]
     position = [0] * n  # position[order[i]] = i: where input j went
     for i, j in enumerate(order):
         position[j] = i
@@ -161,33 +167,33 @@ def prove_shuffle(context: bytes, inputs: Sequence[Point], outputs: Sequence[Poi
         previous = group.mul_add_base(previous, e_perm[i], bs[i])
         chain.append(previous)
         d = (bs[i] + e_perm[i] * d) % N
+    rho = _weights(transcript, chain)
     a_prime = group.add([group.base(alpha), group.lincomb(eps, h)])
-    b_prime = [group.mul_add_base(before, eps[i], betas[i])
-               for i, before in enumerate([h_chain, *chain[:-1]])]
+    # B' = β·G + Σ ρ_i·ε_i·B_{i-1}
+    b_prime = group.add_base(group.lincomb([x * y for x, y in zip(rho, eps, strict=True)],
+                                           [h_chain, *chain[:-1]]), beta)
     # F' = Σ ε_i·Y_i − φ·Σ e_j·X_j, computed from the inputs since Y_i = s·X_{order[i]}
     f_prime = group.lincomb([scalar * eps[position[j]] - phi * e[j] for j in range(n)], inputs)
     w_prime = group.mul(commit, phi)
-    _absorb_commitments(transcript, chain, a_prime, b_prime, group.base(gamma),
-                        group.base(delta), f_prime, w_prime)
+    _absorb_commitments(transcript, a_prime, b_prime, group.base(gamma), group.base(delta),
+                        f_prime, w_prime)
     v = transcript.challenge("v")
     proof = ShuffleProof(
         u, chain, v,
         k_a=(alpha + v * sum(x * y for x, y in zip(rs, e, strict=True))) % N,
+        k_b=(beta + v * sum(x * y for x, y in zip(rho, bs, strict=True))) % N,
         k_c=(gamma + v * sum(rs)) % N,
         k_d=(delta + v * d) % N,
         k_s=(phi + v * scalar) % N,
-        k_b=[(beta + v * b) % N for beta, b in zip(betas, bs, strict=True)],
         k_e=[(eps[i] + v * e_perm[i]) % N for i in range(n)],
     )
     return proof.encode()
 
 
-def _absorb_commitments(transcript: Transcript, chain: Sequence[Point], a_prime: Point,
-                        b_prime: Sequence[Point], c_prime: Point, d_prime: Point,
-                        f_prime: Point, w_prime: Point) -> None:
-    transcript.absorb_points("B", _points(chain))
-    transcript.absorb_points("B'", _points(b_prime))
-    transcript.absorb_points("A'C'D'F'W'", _points([a_prime, c_prime, d_prime, f_prime, w_prime]))
+def _absorb_commitments(transcript: Transcript, a_prime: Point, b_prime: Point, c_prime: Point,
+                        d_prime: Point, f_prime: Point, w_prime: Point) -> None:
+    transcript.absorb_points("A'B'C'D'F'W'",
+                             _points([a_prime, b_prime, c_prime, d_prime, f_prime, w_prime]))
 
 
 def verify_shuffle(context: bytes, inputs: Sequence[Point], outputs: Sequence[Point],
@@ -208,10 +214,12 @@ def verify_shuffle(context: bytes, inputs: Sequence[Point], outputs: Sequence[Po
         a_prime = group.add([group.base(proof.k_a),
                              group.lincomb([*proof.k_e, *(minus_v * x for x in e)],
                                            [*h, *proof.u])])
-        # B'_i = k_B,i·G + k_E,i·B_{i-1} − v·B_i
-        b_prime = [group.add([group.mul_add_base(before, k_e, k_b), group.mul(after, minus_v)])
-                   for before, after, k_e, k_b in zip([h_chain, *proof.b[:-1]], proof.b,
-                                                      proof.k_e, proof.k_b, strict=True)]
+        # B' = k_B·G + Σ ρ_i·(k_E,i·B_{i-1} − v·B_i): one coefficient per chain point
+        rho = _weights(transcript, proof.b)
+        coefficients = [rho[0] * proof.k_e[0]]
+        coefficients += [rho[i + 1] * proof.k_e[i + 1] - v * rho[i] for i in range(n - 1)]
+        coefficients.append(-v * rho[n - 1])
+        b_prime = group.add_base(group.lincomb(coefficients, [h_chain, *proof.b]), proof.k_b)
         # C' = k_C·G − v·(Σ u_j − Σ h_i)
         c_prime = group.mul_add_base(group.add([*proof.u, group.negate(group.generator_sum(n))]),
                                      minus_v, proof.k_c)
@@ -225,8 +233,7 @@ def verify_shuffle(context: bytes, inputs: Sequence[Point], outputs: Sequence[Po
         w_prime = group.mul_add_base(commit, proof.k_s, minus_v)
     except PointError:
         raise ProofError("the shuffle proof does not verify") from None
-    _absorb_commitments(transcript, proof.b, a_prime, b_prime, c_prime, d_prime, f_prime,
-                        w_prime)
+    _absorb_commitments(transcript, a_prime, b_prime, c_prime, d_prime, f_prime, w_prime)
     if transcript.challenge("v") != v:
         raise ProofError("the shuffle proof does not verify: the output is not the input "
                          "permuted and multiplied by the committed scalar")

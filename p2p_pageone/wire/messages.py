@@ -15,7 +15,7 @@ Check = Callable[[Any], bool]
 MAX_CARDS = 170
 MAX_SEATS = 6
 MAX_EVIDENCE = 64 * 1024  # one refused envelope: a 170-card shuffle with its proof is ~29 KB
-MAX_PROOF = 2 * 33 * MAX_CARDS + 32 * (5 + 2 * MAX_CARDS)  # a shuffle proof of MAX_CARDS cards
+MAX_PROOF = 2 * 33 * MAX_CARDS + 32 * (6 + MAX_CARDS)  # a shuffle proof of MAX_CARDS cards
 
 
 def integer(low: int, high: int) -> Check:
