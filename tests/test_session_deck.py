@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from p2p_pageone.audit.check import audit_bytes
 from p2p_pageone.crypto import group
 from p2p_pageone.crypto.deck import Pass
 from p2p_pageone.crypto.envelope import open_envelope, seal
@@ -13,6 +14,7 @@ from p2p_pageone.engine import make_settings
 from p2p_pageone.session.hand import HandDeck
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.peer import PeerSession
+from p2p_pageone.wire.codec import frame
 
 Forge = Callable[[HandDeck, str, Pass], Pass]
 
@@ -154,3 +156,14 @@ def test_an_expel_whose_fresh_evidence_checks_out_names_the_host() -> None:
     table.run(limit=table.now + 60)
     for session in table.sessions[1:]:
         assert "p0 (seat 0" in session.ended and "checks out" in session.ended
+
+
+def test_the_audit_of_the_log_voids_the_hand_and_names_the_expelled_cheater() -> None:
+    table = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=41)
+    cheat_on_pass(until_secrets(table, 2), "lock", swap_two)
+    table.run(limit=900)
+    audit = audit_bytes(b"".join(frame(raw) for raw in table.sessions[0].log))
+    assert audit.fault is None and audit.finished
+    first = audit.hands[0]
+    assert first.status == "void" and "p2 (seat 2" in first.text
+    assert "lock proof does not verify" in first.text
