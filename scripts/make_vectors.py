@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Write protocol/vectors/: golden envelopes and a complete small transcript (2 peers, 53 cards).
+"""Write protocol/vectors/: golden envelopes, a complete small transcript (2 peers, 53 cards) and
+the deck's proofs (valid ones, and invalid ones every peer must refuse).
 
     python scripts/make_vectors.py [--check]
 
@@ -16,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from p2p_pageone.crypto import group
+from p2p_pageone.crypto.deck import DeckSecrets, proof_context
 from p2p_pageone.crypto.envelope import extend, genesis, seal
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.crypto.mental import DeckPeer
@@ -74,9 +77,9 @@ def transcript() -> dict[str, Any]:
         for peer in peers:
             result = peer.my_pass(DECK)
             if result:
-                step, points = result
-                peers[1 - peer.seat].receive_pass(DECK, step, peer.seat, points)
-                send(peer.seat, step, {"deck": DECK, "points": points})
+                step, proven = result
+                peers[1 - peer.seat].receive_pass(DECK, step, peer.seat, proven)
+                send(peer.seat, step, {"deck": DECK, **proven.fields()})
                 break
     hands = {}
     for to in (0, 1):
@@ -99,10 +102,86 @@ def transcript() -> dict[str, Any]:
             "log": [raw.hex() for raw in log]}
 
 
+def _flip(data: bytes, at: int) -> bytes:
+    return data[:at] + bytes([data[at] ^ 1]) + data[at + 1 :]
+
+
+def _off_curve() -> bytes:
+    x = 5
+    while True:
+        candidate = b"\x02" + x.to_bytes(32, "big")
+        try:
+            group.decode(candidate)
+            x += 1
+        except group.PointError:
+            return candidate
+
+
+def _hexes(points: list[bytes]) -> list[str]:
+    return [p.hex() for p in points]
+
+
+def proofs() -> dict[str, Any]:
+    """One shuffle and one lock pass of 6 cards by one peer, valid, then each tampered."""
+    size, seed = 6, fixed("proof-seed")
+    context = TABLE + (1).to_bytes(4, "big") + Identity(fixed("peer0")).public
+    secrets = DeckSecrets.derive(seed, context, DECK, size)
+    cards = [group.decode(x) for x in group.card_points(size)]
+    shuffle_ctx = proof_context(context, DECK, "shuffle", 0, 2)
+    proven = secrets.prove_shuffle(shuffle_ctx, cards)
+    shuffled, shuffle = proven.outputs, proven.sent
+    lock_ctx = proof_context(context, DECK, "lock", 0, 2)
+    lock = secrets.prove_lock(lock_ctx, shuffled).sent
+    other_ctx = proof_context(context, "2/main", "shuffle", 0, 2)
+    swapped = [shuffle.points[1], shuffle.points[0], *shuffle.points[2:]]
+
+    def case(why: str, inputs: list[bytes], given: Any, ctx: bytes, valid: bool,
+             **change: Any) -> dict[str, Any]:
+        fields = {**given.fields(), **change}
+        return {"why": why, "valid": valid, "context": ctx.hex(), "inputs": _hexes(inputs),
+                "points": _hexes(fields["points"]), "commits": _hexes(fields["commits"]),
+                "proof": fields["proof"].hex()}
+
+    start = list(group.card_points(size))
+    shuffle_cases = [
+        case("honest", start, shuffle, shuffle_ctx, True),
+        case("replayed into another deck round", start, shuffle, other_ctx, False),
+        case("outputs swapped", start, shuffle, shuffle_ctx, False, points=swapped),
+        case("a proof byte flipped", start, shuffle, shuffle_ctx, False,
+             proof=_flip(shuffle.proof, 100)),
+        case("another commitment", start, shuffle, shuffle_ctx, False,
+             commits=[group.encode(group.base(7))]),
+        case("a point off the curve", start, shuffle, shuffle_ctx, False,
+             points=[_off_curve(), *shuffle.points[1:]]),
+        case("a proof for another input list", start[::-1], shuffle, shuffle_ctx, False),
+    ]
+    lock_cases = [
+        case("honest", shuffle.points, lock, lock_ctx, True),
+        case("outputs swapped (the peek)", shuffle.points, lock, lock_ctx, False,
+             points=[lock.points[1], lock.points[0], *lock.points[2:]]),
+        case("a proof byte flipped", shuffle.points, lock, lock_ctx, False,
+             proof=_flip(lock.proof, 40)),
+        case("replayed as another peer's pass", shuffle.points, lock,
+             proof_context(context, DECK, "lock", 1, 2), False),
+    ]
+    keys = [{"position": p, "key": group.scalar_bytes(secrets.unlock_key(p)).hex(),
+             "valid": True} for p in range(2)]
+    keys.append({"position": 2, "key": group.scalar_bytes(secrets.unlock_key(3)).hex(),
+                 "valid": False})
+    return {"seed": seed.hex(), "peer_context": context.hex(), "deck": DECK,
+            "card_points": _hexes(start),
+            "generators": [group.encode(h).hex() for h in group.generators(3)],
+            "chain_generator": group.encode(group.chain_generator()).hex(),
+            "shuffle": shuffle_cases, "lock": lock_cases,
+            "round_commit": shuffle.commits[0].hex(), "lock_commits": _hexes(lock.commits),
+            "keys": keys}
+
+
 def render() -> dict[str, str]:
     return {name: json.dumps(data, indent=1, sort_keys=True) + "\n"
             for name, data in (("envelopes.json", envelopes()),
-                               ("transcript.json", transcript()))}
+                               ("transcript.json", transcript()),
+                               ("proofs.json", proofs()))}
 
 
 def main() -> int:

@@ -178,7 +178,7 @@ def test_moves_in_the_log_replay_through_the_engine() -> None:
     assert moves and host.game is not None and host.game.over
 
 
-def test_a_wrong_dealing_key_stops_the_hand_and_the_reveal_names_the_cheater() -> None:
+def test_a_wrong_dealing_key_is_refused_and_its_sender_expelled() -> None:
     table = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=21)
     cheater = table.sessions[2]
     while cheater.secrets is None:
@@ -190,10 +190,12 @@ def test_a_wrong_dealing_key_stops_the_hand_and_the_reveal_names_the_cheater() -
         return label, chosen, [bytes(31) + b"\x07", *keys[1:]]
 
     secrets.keys_for = wrong_keys  # type: ignore[method-assign]
-    table.run(limit=60)
-    for index, session in enumerate(table.sessions[:2]):  # the honest peers
-        assert session.ended, f"peer {index} did not end"
-        assert "p2 (seat 2" in session.ended and "wrong key" in session.ended
+    table.run(limit=600)
+    for index, session in enumerate(table.sessions[:2]):  # the honest peers play on without it
+        assert not session.ended and session.game_over, f"peer {index}: {session.ended}"
+        assert session.active == [0, 1]
+    texts = " | ".join(e.text for e in table.sessions[1].take_events())
+    assert "p2 (seat 2) sent a keys message every peer refuses" in texts and "wrong key" in texts
     assert table.sessions[2].ended
 
 

@@ -14,14 +14,21 @@ from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.wire.codec import frame, pack, unpack
 
 B32 = st.binary(min_size=32, max_size=32)
+POINT = st.tuples(st.sampled_from([b"\x02", b"\x03", b"\x04"]), B32).map(b"".join)
+PASS = st.fixed_dictionaries({"deck": st.sampled_from(["1/main", "1/re1", "x"]),
+                              "points": st.lists(POINT, max_size=3),
+                              "commits": st.lists(POINT, max_size=1),
+                              "proof": st.binary(max_size=100)})
 SLOTS = st.lists(st.integers(0, 120), min_size=1, max_size=3)
 MESSAGES: dict[str, Any] = {
     "ready": st.just({}),
     "seed_commit": st.fixed_dictionaries({"commit": B32}),
     "seed_reveal": st.fixed_dictionaries({"seed": B32}),
     "coin_reveal": st.fixed_dictionaries({"nonce": B32}),
-    "shuffle": st.fixed_dictionaries({"deck": st.sampled_from(["1/main", "1/re1", "x"]),
-                                      "points": st.lists(B32, max_size=3)}),
+    "shuffle": PASS,
+    "lock": PASS,
+    "expel": st.fixed_dictionaries({"seat": st.integers(0, 2), "reason": st.just("x"),
+                                    "evidence": st.binary(max_size=40)}),
     "keys": SLOTS.flatmap(lambda s: st.fixed_dictionaries({
         "deck": st.sampled_from(["1/main", "1/re1"]), "positions": st.just(s),
         "keys": st.lists(B32, min_size=len(s), max_size=len(s))})),

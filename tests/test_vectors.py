@@ -8,6 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from p2p_pageone.crypto import group, proofs
+from p2p_pageone.crypto.deck import Pass
 from p2p_pageone.crypto.envelope import ChainVerifier, genesis, open_envelope, seal
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.crypto.mental import DeckPeer
@@ -56,7 +60,7 @@ def test_transcript_replays_through_chain_and_deck() -> None:
     for env in envs:
         seat = seat_of[env.sender]
         if env.kind in ("shuffle", "lock"):
-            auditor.receive_pass(deck, env.kind, seat, env.data["points"])
+            auditor.receive_pass(deck, env.kind, seat, Pass.from_fields(env.data))
         elif env.kind == "keys":
             auditor.receive_keys(deck, seat, env.data["positions"], env.data["keys"])
     for seat, seed in seeds.items():
@@ -70,3 +74,38 @@ def test_vectors_are_what_the_code_produces() -> None:
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_vectors.py"), "--check"],
                             capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
+
+
+def _verify(kind: str, case: dict[str, Any]) -> None:
+    """Decode every value as a receiver does, then verify; any refusal is a ``ValueError``."""
+    def points(name: str) -> list[group.Point]:
+        return [group.decode(bytes.fromhex(x)) for x in case[name]]
+
+    context, proof = bytes.fromhex(case["context"]), bytes.fromhex(case["proof"])
+    if kind == "shuffle":
+        commit = points("commits")[0]
+        proofs.verify_shuffle(context, points("inputs"), points("points"), commit, proof)
+    else:
+        proofs.verify_lock(context, points("inputs"), points("points"), points("commits"), proof)
+
+
+@pytest.mark.parametrize("kind", ["shuffle", "lock"])
+def test_proof_vectors_valid_and_refused(kind: str) -> None:
+    data = load("proofs.json")
+    assert data["card_points"] == [x.hex() for x in group.card_points(len(data["card_points"]))]
+    assert data["generators"] == [group.encode(h).hex() for h in group.generators(3)]
+    for case in data[kind]:
+        if case["valid"]:
+            _verify(kind, case)
+        else:
+            with pytest.raises(ValueError):  # ProofError or PointError, both ValueErrors
+                _verify(kind, case)
+
+
+def test_key_vectors() -> None:
+    data = load("proofs.json")
+    commits = [group.decode(bytes.fromhex(x)) for x in data["lock_commits"]]
+    round_commit = group.decode(bytes.fromhex(data["round_commit"]))
+    for case in data["keys"]:
+        key = group.scalar_of(bytes.fromhex(case["key"]))
+        assert proofs.check_key(key, commits[case["position"]], round_commit) == case["valid"]

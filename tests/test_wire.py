@@ -60,12 +60,17 @@ def test_unpack_refuses_trailing_bytes_and_extension_types() -> None:
         unpack(b"\x81\x01\x02")  # a map with an int key
 
 
-POINTS = st.lists(st.binary(min_size=32, max_size=32), max_size=20)
+POINTS = st.lists(st.binary(min_size=33, max_size=33), max_size=20)
+PROOF = st.binary(max_size=200)
 VALID: dict[str, Any] = {
     "hello": st.fixed_dictionaries({"name": st.text("abc ", max_size=32),
                                     "proto": st.integers(0, 9), "client": st.just("pageone")}),
-    "shuffle": st.fixed_dictionaries({"deck": st.just("1/main"), "points": POINTS}),
-    "lock": st.fixed_dictionaries({"deck": st.just("2/re1"), "points": POINTS}),
+    "shuffle": st.fixed_dictionaries({"deck": st.just("1/main"), "points": POINTS,
+                                      "commits": st.lists(st.binary(min_size=33, max_size=33),
+                                                          min_size=1, max_size=1),
+                                      "proof": PROOF}),
+    "lock": st.fixed_dictionaries({"deck": st.just("2/re1"), "points": POINTS,
+                                   "commits": POINTS, "proof": PROOF}),
     "open": st.fixed_dictionaries({"deck": st.just("1/main"), "position": st.integers(0, 107),
                                    "key": st.binary(min_size=32, max_size=32),
                                    "card": st.integers(0, 111)}),

@@ -1,18 +1,22 @@
 """One peer's side of the deck protocol for one hand, sans-I/O (protocol/SPEC.md §5).
 
 A ``DeckPeer`` holds its own seed and a copy of the public record. Messages between peers are
-plain values (lists of 32-byte points, 32-byte keys), ready to be wrapped in envelopes.
+plain values (proven passes as ``Pass``, 32-byte keys), ready to be wrapped in envelopes; every
+received pass and key is verified before it is recorded. The table session folds the same
+``DeckRound`` records through ``session.hand``; this class serves the tests, the benchmarks and
+the golden vectors.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from . import ec
+from . import group
 from .deck import (
     Cheat,
     DeckRound,
     DeckSecrets,
+    Pass,
     Violation,
     card_at,
     open_point,
@@ -39,6 +43,7 @@ class DeckPeer:
         self.published: dict[tuple[str, int, int], int] = {}  # (deck, position, peer) -> key
         self.known: dict[tuple[str, int], int] = {}  # positions whose card this peer has seen
         self._secrets: dict[str, DeckSecrets] = {}
+        self._computed: dict[str, tuple[str, Pass]] = {}  # own pass, not yet logged
 
     @property
     def commitment(self) -> bytes:
@@ -55,35 +60,41 @@ class DeckPeer:
         """Begin a deck round over ``cards`` (the whole deck, or public cards to reshuffle)."""
         if len(self.commitments) != self.peers:
             raise Violation(-1, "every peer must commit to its seed before the shuffle")
-        self.rounds[deck] = DeckRound(deck, start_points(cards, self.deck_size), self.peers)
+        self.rounds[deck] = DeckRound(deck, start_points(cards, self.deck_size), self.peers,
+                                      self.contexts)
         self._secrets[deck] = DeckSecrets.derive(
             self._seed, self.contexts[self.seat], deck, len(cards)
         )
 
-    def compute_pass(self, deck: str) -> tuple[str, list[bytes]] | None:
-        """This peer's shuffle or lock pass if it is its turn, without recording it."""
+    def compute_pass(self, deck: str) -> tuple[str, Pass] | None:
+        """This peer's proven shuffle or lock pass if it is its turn, without recording it."""
         deck_round = self.rounds[deck]
         step, peer = deck_round.next_step()
         if peer != self.seat:
             return None
+        cached = self._computed.get(deck)
+        if cached is not None and cached[0] == step:
+            return step, cached[1]
         given = deck_round.input_for(step, peer)
-        secrets = self._secrets[deck]
-        try:
-            points = secrets.shuffle(given) if step == "shuffle" else secrets.lock(given)
-        except ec.PointError:
-            blame = peer - 1 if peer else self.peers - 1
-            raise Violation(blame, f"peer {blame} passed a point off the curve") from None
-        return step, points
+        secrets, context = self._secrets[deck], deck_round.proof_context(step, peer)
+        prove = secrets.prove_shuffle if step == "shuffle" else secrets.prove_lock
+        proven = prove(context, given)
+        deck_round.vouch(step, peer, proven.sent, proven.outputs, proven.commits)
+        self._computed[deck] = (step, proven.sent)
+        return step, proven.sent
 
-    def my_pass(self, deck: str) -> tuple[str, list[bytes]] | None:
+    def my_pass(self, deck: str) -> tuple[str, Pass] | None:
         """Compute and record this peer's pass (when nothing else needs to see it first)."""
         result = self.compute_pass(deck)
         if result is not None:
-            self.rounds[deck].accept(result[0], self.seat, result[1])
+            self.receive_pass(deck, result[0], self.seat, result[1])
         return result
 
-    def receive_pass(self, deck: str, step: str, peer: int, points: list[bytes]) -> None:
-        self.rounds[deck].accept(step, peer, points)
+    def receive_pass(self, deck: str, step: str, peer: int, given: Pass) -> None:
+        """Verify and record a pass; a bad one is a ``Violation`` naming its author."""
+        self.rounds[deck].accept(step, peer, given)
+        if peer == self.seat:
+            self._computed.pop(deck, None)
 
     # --- dealing and opening ----------------------------------------------------------------
 
@@ -102,12 +113,12 @@ class DeckPeer:
         keys = [secrets.unlock_key(p) for p in positions]
         for position, key in zip(positions, keys, strict=True):
             self.published[(deck, position, self.seat)] = key
-        return [ec.scalar_bytes(k) for k in keys]
+        return [group.scalar_bytes(k) for k in keys]
 
     def keys_for(self, deck: str, positions: Sequence[int]) -> list[bytes]:
         """This peer's unlock keys for ``positions``, without recording them as published."""
         secrets = self._secrets[deck]
-        return [ec.scalar_bytes(secrets.unlock_key(p)) for p in positions]
+        return [group.scalar_bytes(secrets.unlock_key(p)) for p in positions]
 
     def set_owner(self, deck: str, position: int, to: int) -> None:
         """Record who may open ``position`` (-1: a card shown to everyone)."""
@@ -119,11 +130,27 @@ class DeckPeer:
 
     def receive_keys(self, deck: str, peer: int, positions: Sequence[int],
                      keys: Sequence[bytes]) -> None:
+        """Check each unlock key against the peer's commitments before recording any."""
+        deck_round = self.rounds.get(deck)
+        if deck_round is None or deck_round.next_step()[0] != "done":
+            raise Violation(peer, f"peer {peer} sent keys for deck {deck}, which is not dealt")
+        if len(positions) != len(keys):
+            raise Violation(peer, f"peer {peer} sent a key count that does not match")
+        checked = []
         for position, raw in zip(positions, keys, strict=True):
+            if not 0 <= position < deck_round.size:
+                raise Violation(peer, f"peer {peer} sent a key for position {position}, "
+                                f"which is not in deck {deck}")
             try:
-                self.published[(deck, position, peer)] = ec.scalar_of(raw)
-            except ec.PointError as error:
+                key = group.scalar_of(raw)
+            except group.PointError as error:
                 raise Violation(peer, f"peer {peer} sent a malformed key: {error}") from None
+            if not deck_round.check_key(peer, position, key):
+                raise Violation(peer, f"peer {peer} sent a wrong key for position {position} "
+                                f"of deck {deck}: it does not match its lock commitment")
+            checked.append((position, key))
+        for position, key in checked:
+            self.published[(deck, position, peer)] = key
 
     def open_own(self, deck: str, position: int) -> int:
         """Open a position dealt to this peer with everyone's keys; return the card."""
@@ -145,7 +172,7 @@ class DeckPeer:
             raise Violation(-1, f"position {position} is not this peer's to show")
         key = self._secrets[deck].unlock_key(position)
         self.published[(deck, position, self.seat)] = key
-        return ec.scalar_bytes(key)
+        return group.scalar_bytes(key)
 
     def check_public_open(self, deck: str, position: int, owner: int, key: bytes,
                           claimed: int) -> int:
@@ -177,12 +204,7 @@ class DeckPeer:
         return card
 
     def _open(self, deck: str, position: int, keys: Sequence[int], blame: int) -> int:
-        x = self.rounds[deck].final[position]
-        try:
-            point = open_point(x, keys)
-        except ec.PointError:
-            last = self.peers - 1
-            raise Violation(last, "the last lock pass holds a point off the curve") from None
+        point = open_point(self.rounds[deck].final_point(position), keys)
         return card_at(point, self.deck_size, blame)
 
     # --- the reveal -------------------------------------------------------------------------
@@ -210,6 +232,7 @@ class DeckPeer:
         secrets = [DeckSecrets.derive(seeds[p], self.contexts[p], deck, deck_round.size)
                    for p in range(self.peers)]
         return [
-            card_at(open_point(x, [s.unlock_key(i) for s in secrets]), self.deck_size, -1)
-            for i, x in enumerate(deck_round.final)
+            card_at(open_point(deck_round.final_point(i), [s.unlock_key(i) for s in secrets]),
+                    self.deck_size, -1)
+            for i in range(deck_round.size)
         ]

@@ -10,6 +10,8 @@ from ..wire.codec import ProtocolError
 from .common import PROTOCOL_VERSION
 from .moves import move_from
 
+DECK_KINDS = ("shuffle", "lock", "keys", "move")
+
 if TYPE_CHECKING:
     from .peer import PeerSession
 
@@ -31,6 +33,16 @@ def admissible(s: PeerSession, env: Envelope) -> str | None:
         return f"only the host sends {env.kind}"
     if s.game is not None and s.seat_of(env.sender) not in s.active:
         return "that seat has left the game"
+    expel = s.urgent
+    if expel is not None and expel[0] == "expel" and expel[1]["seat"] == s.seat_of(env.sender):
+        return "this seat is being expelled for a deck message every peer refuses"
+    if env.kind in DECK_KINDS and s.crypto is not None and s.seat_of(env.sender) in s.active:
+        refusal = s.crypto.refusal(env.kind, s.seat_of(env.sender), env.data)
+        if refusal is not None:
+            if env.sender != s.identity.public:  # name it to the table, with the evidence
+                s.urgent = ("expel", {"seat": s.seat_of(env.sender), "reason": refusal[:200],
+                                      "evidence": raw})
+            return refusal
     if env.kind == "move":
         game = s.game
         if game is None or game.over or game.to_reveal or s.crypto is None or s.hand_over():

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..crypto.kdf import label, tagged_hash
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 
 @dataclass

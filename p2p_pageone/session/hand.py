@@ -9,12 +9,15 @@ turns it into a seat).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from ..crypto import ec
+from ..crypto import group
 from ..crypto.deck import (
+    DeckError,
     DeckRound,
     DeckSecrets,
+    Pass,
     Violation,
     card_at,
     open_point,
@@ -70,11 +73,17 @@ class HandDeck:
         return f"{self.hand}/re{len(self.rounds)}"
 
     def start(self, label: str, cards: Sequence[int]) -> None:
-        self.record[label] = DeckRound(label, start_points(cards, self.deck_size), self.peers)
+        self.record[label] = DeckRound(label, start_points(cards, self.deck_size), self.peers,
+                                       self.contexts)
         self.pending_round, self.pending_cards = label, list(cards)
 
-    def receive_pass(self, step: str, seat: int, points: list[bytes]) -> None:
-        self.record[self.pending_round].accept(step, self._index[seat], points)
+    def check_pass(self, step: str, seat: int, given: Pass) -> None:
+        """Every check of a pass (turn, points, proof) without recording it: the sequencer's."""
+        self.record[self.pending_round].check(step, self._index[seat], given)
+
+    def receive_pass(self, step: str, seat: int, given: Pass) -> None:
+        """Verified on receipt: a bad pass is a ``Violation`` naming its author."""
+        self.record[self.pending_round].accept(step, self._index[seat], given)
 
     def pass_turn(self) -> tuple[str, int]:
         """The pending round's next step and the seat that must take it."""
@@ -125,25 +134,56 @@ class HandDeck:
             groups.setdefault(self.locate(slot)[0], []).append(slot)
         return groups
 
-    def receive_keys(self, label: str, seat: int, slots: Sequence[int],
-                     keys: Sequence[bytes]) -> None:
+    def refusal(self, kind: str, seat: int, data: Mapping[str, Any]) -> str | None:
+        """Why a deck message from ``seat`` must be refused (None if it checks out), without
+        recording anything: every point, proof and key it carries (SPEC §5.8)."""
+        try:
+            if kind in ("shuffle", "lock"):
+                if data["deck"] != self.pending_round:
+                    return f"a {kind} pass for deck {data['deck']!r}, which is not being shuffled"
+                self.check_pass(kind, seat, Pass.from_fields(data))
+            elif kind == "keys":
+                self.check_keys(data["deck"], seat, data["positions"], data["keys"])
+            elif kind == "move":
+                for slot, key in zip(data["positions"], data["keys"], strict=True):
+                    self.check_keys(self.locate(slot)[0], seat, [slot], [key])
+        except (DeckError, KeyError) as error:
+            return str(error).strip("'\"")
+        return None
+
+    def check_keys(self, label: str, seat: int, slots: Sequence[int],
+                   keys: Sequence[bytes]) -> list[tuple[int, int]]:
+        """Each key a 32-byte scalar for a slot of ``label`` that passes ``u·T = W`` against the
+        sender's commitments: ``(position, key)`` pairs; a ``Violation`` names the sender."""
         index = self._index[seat]
+        deck_round = self.record.get(label)
+        if deck_round is None or deck_round.next_step()[0] != "done":
+            raise Violation(index, f"peer {index} sent keys for deck {label}, which is not dealt")
+        checked = []
         for slot, raw in zip(slots, keys, strict=True):
             where, position = self.locate(slot)
             if where != label:
                 raise KeyError(f"slot {slot} is not in deck round {label}")
             try:
-                self.keys[(label, position, index)] = ec.scalar_of(raw)
-            except ec.PointError as error:
+                key = group.scalar_of(raw)
+            except group.PointError as error:
                 raise Violation(index, f"peer {index} sent a malformed key: {error}") from None
+            if not deck_round.check_key(index, position, key):
+                raise Violation(index, f"peer {index} sent a wrong key for position {position} "
+                                f"of deck {label}: it does not match its lock commitment")
+            checked.append((position, key))
+        return checked
+
+    def receive_keys(self, label: str, seat: int, slots: Sequence[int],
+                     keys: Sequence[bytes]) -> None:
+        """Record keys once every one of them checks out (nothing of a bad message is kept)."""
+        index = self._index[seat]
+        for position, key in self.check_keys(label, seat, slots, keys):
+            self.keys[(label, position, index)] = key
 
     def open_with(self, slot: int, keys: Sequence[int], blame: int) -> int:
         label, position = self.locate(slot)
-        try:
-            point = open_point(self.record[label].final[position], keys)
-        except ec.PointError:
-            last = self.peers - 1
-            raise Violation(last, "the last lock pass holds a point off the curve") from None
+        point = open_point(self.record[label].final_point(position), keys)
         return card_at(point, self.deck_size, blame)
 
     def logged_keys(self, slot: int) -> list[int]:
@@ -188,25 +228,24 @@ class HandSecrets:
             self._derived[label] = DeckSecrets.derive(self.seed, self.context, label, size)
         return self._derived[label]
 
-    def compute_pass(self, deck: HandDeck) -> tuple[str, list[bytes]] | None:
-        """This peer's shuffle or lock pass of the pending round, if it is its turn."""
+    def compute_pass(self, deck: HandDeck) -> tuple[str, Pass] | None:
+        """This peer's proven shuffle or lock pass of the pending round, if it is its turn.
+        The deck round remembers it, so it is not verified again when the log brings it back."""
         label = deck.pending_round
         deck_round = deck.record[label]
         step, peer = deck_round.next_step()
         if peer != self.index:
             return None
         given = deck_round.input_for(step, peer)
-        secrets = self.secrets(deck, label)
-        try:
-            points = secrets.shuffle(given) if step == "shuffle" else secrets.lock(given)
-        except ec.PointError:
-            blame = peer - 1 if peer else deck.peers - 1
-            raise Violation(blame, f"peer {blame} passed a point off the curve") from None
-        return step, points
+        secrets, context = self.secrets(deck, label), deck_round.proof_context(step, peer)
+        proven = (secrets.prove_shuffle if step == "shuffle" else secrets.prove_lock)(context,
+                                                                                      given)
+        deck_round.vouch(step, peer, proven.sent, proven.outputs, proven.commits)
+        return step, proven.sent
 
     def key_for(self, deck: HandDeck, slot: int) -> bytes:
         label, position = deck.locate(slot)
-        return ec.scalar_bytes(self.secrets(deck, label).unlock_key(position))
+        return group.scalar_bytes(self.secrets(deck, label).unlock_key(position))
 
     def keys_for(self, deck: HandDeck, slots: Sequence[int]) -> tuple[str, list[int], list[bytes]]:
         """This peer's keys for slots of one round: (label, slots, keys)."""

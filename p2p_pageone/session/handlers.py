@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..crypto.deck import DeckError
+from ..crypto.deck import DeckError, Pass
 from ..crypto.envelope import ChainVerifier, Envelope, open_envelope
 from ..crypto.identity import fingerprint
 from ..engine.deal import UNKNOWN, Deal
@@ -171,7 +171,7 @@ def on_pass(s: TableState, env: Envelope, seat: int, now: float) -> None:
         raise ProtocolError(f"a {env.kind} pass for deck {env.data['deck']!r}, which is not "
                             "being shuffled", fingerprint(env.sender))
     _in_hand(s, seat, env)
-    crypto.receive_pass(env.kind, seat, env.data["points"])
+    crypto.receive_pass(env.kind, seat, Pass.from_fields(env.data))
 
 
 def on_keys(s: TableState, env: Envelope, seat: int, now: float) -> None:
@@ -232,6 +232,31 @@ def on_timeout(s: TableState, env: Envelope, seat: int, now: float) -> None:
            f"{env.data['waited_for']}")
 
 
+def on_expel(s: TableState, env: Envelope, seat: int, now: float) -> None:
+    """The sequencer refused a deck message and shows it: every peer checks the evidence itself
+    (signed by the expelled seat, for this hand, refused by the same checks), then voids the
+    hand without that seat. Evidence that checks out names the host instead."""
+    _from_host(s, env)
+    culprit, crypto = env.data["seat"], _crypto(s)
+    try:
+        evidence = open_envelope(env.data["evidence"])
+    except ProtocolError:
+        raise TableEnded("expelled a peer with evidence that is not a signed message",
+                         seat) from None
+    assert s.chain is not None
+    if (culprit not in s.active or culprit >= len(s.keys) or evidence.sender != s.keys[culprit]
+            or evidence.table != s.table_id or evidence.hand != s.hand
+            or evidence.seq != s.chain.next_seq(evidence.sender)  # refused, so never logged
+            or evidence.kind not in ("shuffle", "lock", "keys", "move")):
+        raise TableEnded("expelled a peer with evidence that is not that peer's refused deck "
+                         "message in this hand", seat)
+    refusal = crypto.refusal(evidence.kind, culprit, evidence.data)
+    if refusal is None:
+        raise TableEnded(f"expelled {s.names[culprit]} for a {evidence.kind} message that "
+                         "checks out", seat)
+    _leave(s, culprit, f"sent a {evidence.kind} message every peer refuses ({refusal})")
+
+
 def on_bye(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
     if env.sender == s.host_key and not s.game_over:  # no sequencer, no table
@@ -281,6 +306,7 @@ HANDLERS: dict[str, Handler] = {
     "table": on_table, "hello": on_hello, "seat": on_seat, "ready": on_ready,
     "coin_commit": on_coin_commit, "coin_reveal": on_coin_reveal,
     "seed_commit": on_seed_commit, "shuffle": on_pass, "lock": on_pass, "keys": on_keys,
+    "expel": on_expel,
     "move": on_move, "seed_reveal": on_seed_reveal, "say": on_say, "timeout": on_timeout,
     "bye": on_bye, "open": on_unused, "heartbeat": on_unused,
 }

@@ -120,8 +120,8 @@ def _pass_intent(s: PeerSession) -> Intent | None:
         if result is None:
             return None
         s.pass_cache = (turn, result[0], result[1])
-    _, step, points = s.pass_cache
-    return step, {"deck": label, "points": points}
+    _, step, proven = s.pass_cache
+    return step, {"deck": label, **proven.fields()}
 
 
 def _keys_owed(s: PeerSession) -> list[int]:

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..bots import Bot
-from ..crypto.deck import DeckError
-from ..crypto.envelope import Envelope, genesis, seal
+from ..crypto.deck import DeckError, Pass
+from ..crypto.envelope import Envelope, genesis, open_envelope, seal
 from ..crypto.identity import Identity
 from ..engine.deal import UNKNOWN
 from ..engine.game import Game
@@ -46,7 +46,7 @@ class PeerSession(TableState):
         self.my_coin = b""
         self.secrets: HandSecrets | None = None  # this hand's seed and what it derives
         self.stopping = ""  # a card dealt to us did not open: we reveal our seed at once
-        self.pass_cache: tuple[str, str, list[bytes]] | None = None
+        self.pass_cache: tuple[str, str, Pass] | None = None
         self.outgoing: list[bytes] = []
         self.in_flight = b""
         self.requested: Move | None = None
@@ -152,6 +152,7 @@ class PeerSession(TableState):
 
     def refused(self, reason: str, now: float) -> None:
         """The sequencer refused our in-flight envelope (usually a race lost)."""
+        kind = open_envelope(self.in_flight).kind if self.in_flight else ""
         self.in_flight = b""
         if self.me < 0 and not self.is_host:  # a joiner the host will not seat
             self._end(f"the host refused to seat us: {reason}", -1)
@@ -165,6 +166,8 @@ class PeerSession(TableState):
         if self.requested is not None:
             self.events.append(Event("refused", f"not accepted: {reason}"))
             self.requested = None
+        if kind in ("shuffle", "lock", "keys"):
+            return  # never refused for a race: resending at once would only loop; tick retries
         self.flush(now)
 
     def request(self, move: Move) -> None:

@@ -14,6 +14,8 @@ from .codec import ProtocolError
 Check = Callable[[Any], bool]
 MAX_CARDS = 170
 MAX_SEATS = 6
+MAX_EVIDENCE = 64 * 1024  # one refused envelope: a 170-card shuffle with its proof is ~29 KB
+MAX_PROOF = 2 * 33 * MAX_CARDS + 32 * (6 + MAX_CARDS)  # a shuffle proof of MAX_CARDS cards
 
 
 def integer(low: int, high: int) -> Check:
@@ -26,6 +28,10 @@ def text(longest: int) -> Check:
 
 def blob(size: int) -> Check:
     return lambda v: type(v) is bytes and len(v) == size
+
+
+def blob_upto(longest: int) -> Check:
+    return lambda v: type(v) is bytes and len(v) <= longest
 
 
 def items(check: Check, longest: int) -> Check:
@@ -45,7 +51,7 @@ def option_map(v: Any) -> bool:
     )
 
 
-POINT = blob(32)
+POINT = blob(33)  # secp256k1, SEC1 compressed
 SCALAR = blob(32)
 DIGEST = blob(32)
 PUBKEY = blob(32)
@@ -64,8 +70,10 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "coin_reveal": {"nonce": blob(32)},
     # the deck
     "seed_commit": {"commit": DIGEST},
-    "shuffle": {"deck": DECK, "points": items(POINT, MAX_CARDS)},
-    "lock": {"deck": DECK, "points": items(POINT, MAX_CARDS)},
+    "shuffle": {"deck": DECK, "points": items(POINT, MAX_CARDS), "commits": items(POINT, 1),
+                "proof": blob_upto(MAX_PROOF)},
+    "lock": {"deck": DECK, "points": items(POINT, MAX_CARDS), "commits": items(POINT, MAX_CARDS),
+             "proof": blob_upto(MAX_PROOF)},
     "keys": {"deck": DECK, "positions": items(POSITION, MAX_CARDS),
              "keys": items(SCALAR, MAX_CARDS)},
     "open": {"deck": DECK, "position": POSITION, "key": SCALAR, "card": CARD},
@@ -77,6 +85,8 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "say": {"text": text(200)},
     "heartbeat": {},
     "timeout": {"seat": integer(0, MAX_SEATS - 1), "waited_for": text(100)},
+    "expel": {"seat": integer(0, MAX_SEATS - 1), "reason": text(200),
+              "evidence": blob_upto(MAX_EVIDENCE)},
     "bye": {"reason": text(200)},
 }
 
