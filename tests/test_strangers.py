@@ -15,6 +15,7 @@ from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.wire.codec import frame, pack, unpack
 
 STRANGER = 99
+FAST = ("--think", "0", "--catch-window", "0")  # CPU players only: no human pacing
 
 
 def table() -> MemoryTable:
@@ -125,14 +126,16 @@ def test_chat_beyond_the_limit_is_refused_and_the_game_goes_on() -> None:
 def test_idle_strangers_neither_keep_a_joiner_out_nor_delay_the_exit(tmp_path: Path) -> None:
     port = _free_port()
     host = _pageone(tmp_path / "h", "host", "--seats", "3", "--bots", "1", "--autoplay",
-                    "--no-mdns", "--interface", "127.0.0.1", "--port", str(port), "--deals", "1")
+                    "--no-mdns", "--interface", "127.0.0.1", "--port", str(port), "--deals", "1",
+                    *FAST)
     idle: list[socket.socket] = []
     try:
         _wait_for_line(host, "seat 1")  # the host's own CPU peer has sat down
         for _ in range(150):
             idle.append(socket.create_connection(("127.0.0.1", port), timeout=5))
         time.sleep(seq.MAKE_ROOM_AFTER)
-        joiner = _pageone(tmp_path / "j", "join", "--bot", "--connect", f"127.0.0.1:{port}")
+        joiner = _pageone(tmp_path / "j", "join", "--bot", "--connect", f"127.0.0.1:{port}",
+                          *FAST)
         joined, joiner_err = joiner.communicate(timeout=120)
         out, err = host.communicate(timeout=60)
     finally:
