@@ -136,7 +136,7 @@ def _step(error: Exception) -> str:
     if isinstance(error, Cheat):
         return "seed commitment" if "commitment" in text else "deck round"
     if isinstance(error, DeckError):
-        return "deck round"
+        return "card shown" if "not the card" in text or "not theirs" in text else "deck round"
     if isinstance(error, TableEnded):
         for words, step in (("every card known", "move, with every card known"),
                             ("rules refuse", "move"), ("not the card", "card shown"),

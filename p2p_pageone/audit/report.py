@@ -11,7 +11,7 @@ from .compare import Comparison
 SCHEMA = "pageone-audit/1"
 
 
-def hand_line(line: HandLine) -> str:
+def hand_line(line: HandLine, fault: Fault | None = None) -> str:
     span = f"entries {line.first_entry}-{line.last_entry}" if line.last_entry >= 0 else (
         f"from entry {line.first_entry}")
     if line.status == "ok":
@@ -19,7 +19,7 @@ def hand_line(line: HandLine) -> str:
     if line.status == "void":
         return f"hand {line.hand}: VOID ({span}) — {line.text}"
     if line.status == "fault":
-        return f"hand {line.hand}: FAIL ({span}) — see the verdict"
+        return f"hand {line.hand}: FAIL " + (fault_text(fault) if fault else f"({span})")
     return f"hand {line.hand}: NOT CHECKED ({span}) — the log stops inside it"
 
 
@@ -50,7 +50,8 @@ def _winners(audit: Audit) -> str:
 def text_lines(path: str, audit: Audit, quiet: bool = False) -> list[str]:
     head = f"{path}: table {audit.table_name!r} ({audit.rules or '?'}), " + ", ".join(
         f"{name} {fp}" for _, name, fp in audit.players)
-    body = [] if quiet else [head] + ["  " + hand_line(line) for line in audit.hands]
+    body = [] if quiet else [head] + ["  " + hand_line(line, audit.fault)
+                                      for line in audit.hands]
     return [*body, f"{'' if quiet else '  '}verdict: {verdict(audit)}"]
 
 
