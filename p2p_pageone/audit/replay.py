@@ -32,9 +32,7 @@ def steps(settings: Settings, seats: int, record: HandRecord) -> Iterator[Step]:
     else:
         deal = QdanDeal(settings, record.players, record.dealer, seats)
     deal.deal(record.cards[: settings.deck_size])
-    seen = 0
-    index = 0
-    first = True
+    seen, index = 0, 0
     while True:
         request = deal.chance
         if isinstance(request, ReshuffleRequest):
@@ -45,12 +43,10 @@ def steps(settings: Settings, seats: int, record: HandRecord) -> Iterator[Step]:
             assert isinstance(deal, QdanDeal)
             deal.turn_up(deal.known[request.slot])
             continue
-        if first or index > 0:
-            move = record.moves[index - 1] if index else None
-            position = record.positions[index - 1] if index and record.positions else -1
-            yield Step(deal, move, position, list(deal.events[seen:]))
-            seen = len(deal.events)
-            first = False
+        move = record.moves[index - 1] if index else None
+        position = record.positions[index - 1] if index and record.positions else -1
+        yield Step(deal, move, position, list(deal.events[seen:]))
+        seen = len(deal.events)
         if deal.over or index >= len(record.moves):
             return
         deal.apply(record.moves[index])
