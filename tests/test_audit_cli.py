@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from p2p_pageone.audit import ratings
 from p2p_pageone.audit.check import Audit, audit_bytes
+from p2p_pageone.audit.report import audit_document
 from p2p_pageone.cli.main import main
+from p2p_pageone.crypto.envelope import open_envelope
 from p2p_pageone.engine import make_settings
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.wire.codec import frame, pack
@@ -179,3 +181,27 @@ def test_audit_last_finds_this_users_latest_log(
     (folder / "abc-XXXX.pageone-log").write_bytes(table_logs()[0])
     code, out, _ = run(capsys, "audit", "--last")
     assert code == 0 and "abc-XXXX.pageone-log" in out and "verdict: OK" in out
+
+
+def test_missed_calls_are_listed_caught_or_not_and_match_the_log() -> None:
+    table = MemoryTable(make_settings("classic", {"deals": 2}), 3, seed=2,
+                        levels=["random", "normal", "random"])
+    table.run()
+    log = table.sessions[0].log
+    audit = audit_bytes(b"".join(frame(raw) for raw in log))
+    assert audit.ok
+    missed = [m for line in audit.hands for m in line.missed]
+    assert any(by >= 0 for _, _, by in missed) and any(by < 0 for _, _, by in missed)
+    envs = [open_envelope(raw) for raw in log]
+    keys = table.sessions[0].keys
+    for seat, at, by in missed:
+        play = envs[at]
+        assert play.kind == "move" and play.data["kind"] == "play" and not play.data["call"]
+        assert keys.index(play.sender) == seat
+        catches = [e for e in envs[at + 1 :] if e.kind == "move" and e.data["kind"] == "catch"
+                   and e.data["target"] == seat]
+        if by >= 0:
+            assert keys.index(catches[0].sender) == by
+    doc = audit_document("x", audit)
+    assert doc["hands"][0]["missed_calls"] == [
+        {"seat": s, "entry": a, "caught_by": b} for s, a, b in audit.hands[0].missed]

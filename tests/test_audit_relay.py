@@ -5,10 +5,14 @@ a message the author signed wrongly names the author. Two peers' logs that fork 
 from __future__ import annotations
 
 import random
+from pathlib import Path
+
+import pytest
 
 from p2p_pageone.audit.check import audit_bytes
 from p2p_pageone.audit.compare import compare
 from p2p_pageone.audit.logfile import read_frames
+from p2p_pageone.cli.main import main
 from p2p_pageone.crypto.envelope import Envelope, open_envelope, seal
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import make_settings
@@ -114,7 +118,8 @@ def test_a_forged_signature_names_the_host_not_the_claimed_author() -> None:
         assert "p2" not in audit.fault.reason and audit.fault.seat != 2
 
 
-def test_a_host_that_forks_the_table_is_named_with_both_entries() -> None:
+def test_a_host_that_forks_the_table_is_named_with_both_entries(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     table = MemoryTable(make_settings("qdan"), 3, seed=73)
     until(table, lambda: playing(table))
     host: PeerSession = table.sessions[0]
@@ -137,3 +142,8 @@ def test_a_host_that_forks_the_table_is_named_with_both_entries() -> None:
     texts = {entry["log"]: entry for entry in result.entries}
     assert texts["one"]["type"] == texts["two"]["type"] == "say"
     assert texts["one"]["seq"] == texts["two"]["seq"] == seq
+    (tmp_path / "one").write_bytes(one)
+    (tmp_path / "two").write_bytes(two)
+    assert main(["audit", str(tmp_path / "one"), str(tmp_path / "two")]) == 1
+    out = capsys.readouterr().out
+    assert f"comparison: FAIL — fork at entry {position}" in out and "host p0 (seat 0" in out

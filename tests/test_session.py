@@ -224,7 +224,7 @@ def test_playing_a_card_not_dealt_is_refused_and_named() -> None:
         assert "p2 (seat 2" in session.ended and "not the card it was dealt" in session.ended
         audit = audit_bytes(b"".join(frame(raw) for raw in session.log))
         assert audit.fault is not None and audit.fault.seat == 2
-        assert audit.fault.step == "deck round" and audit.fault.entry == len(session.log) - 1
+        assert audit.fault.step == "card shown" and audit.fault.entry == len(session.log) - 1
 
 
 def test_q13_turn_timer_lets_the_players_own_cpu_play() -> None:

@@ -20,6 +20,7 @@ from ..session.common import Event, TableClosed, TableEnded
 from ..session.table import FOLD_ERRORS, RELAY_FAULTS, TableState
 from ..wire.codec import ProtocolError
 from .logfile import read_frames
+from .replay import missed_calls
 
 RELAYED = "; the host relayed it, unless this file was changed after it was written"
 
@@ -45,6 +46,7 @@ class HandLine:
     last_entry: int = -1
     text: str = ""
     scores: dict[int, int] = field(default_factory=dict)
+    missed: list[tuple[int, int, int]] = field(default_factory=list)  # seat, entry, caught by
 
 
 @dataclass
@@ -136,7 +138,7 @@ def _step(error: Exception) -> str:
     if isinstance(error, Cheat):
         return "seed commitment" if "commitment" in text else "deck round"
     if isinstance(error, DeckError):
-        return "deck round"
+        return "card shown" if "not the card" in text or "not theirs" in text else "deck round"
     if isinstance(error, TableEnded):
         for words, step in (("every card known", "move, with every card known"),
                             ("rules refuse", "move"), ("not the card", "card shown"),
@@ -162,6 +164,8 @@ def _note_events(audit: Audit, state: TableState, position: int, events: list[Ev
             line.status, line.last_entry = "ok", position
             line.scores = {int(k): int(v) for k, v in data["scores"].items()}
             line.text = event.text
+            if state.settings is not None and state.history:
+                line.missed = missed_calls(state.settings, state.seat_count, state.history[-1])
         elif event.kind == "left" and audit.hands:  # comes before the next hand's event
             _void(audit.hands[-1], position, f"{state.who(int(data['seat']))} {data['why']}")
 

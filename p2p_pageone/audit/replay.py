@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from ..engine.classic import ClassicDeal
 from ..engine.deal import Deal
-from ..engine.moves import Move, Play, ReshuffleRequest, TurnUpRequest
+from ..engine.moves import Catch, Move, Play, ReshuffleRequest, TurnUpRequest
 from ..engine.qdan import QdanDeal
 from ..engine.settings import ClassicSettings, Settings
 from ..session.records import HandRecord
@@ -32,9 +32,7 @@ def steps(settings: Settings, seats: int, record: HandRecord) -> Iterator[Step]:
     else:
         deal = QdanDeal(settings, record.players, record.dealer, seats)
     deal.deal(record.cards[: settings.deck_size])
-    seen = 0
-    index = 0
-    first = True
+    seen, index = 0, 0
     while True:
         request = deal.chance
         if isinstance(request, ReshuffleRequest):
@@ -45,12 +43,10 @@ def steps(settings: Settings, seats: int, record: HandRecord) -> Iterator[Step]:
             assert isinstance(deal, QdanDeal)
             deal.turn_up(deal.known[request.slot])
             continue
-        if first or index > 0:
-            move = record.moves[index - 1] if index else None
-            position = record.positions[index - 1] if index and record.positions else -1
-            yield Step(deal, move, position, list(deal.events[seen:]))
-            seen = len(deal.events)
-            first = False
+        move = record.moves[index - 1] if index else None
+        position = record.positions[index - 1] if index and record.positions else -1
+        yield Step(deal, move, position, list(deal.events[seen:]))
+        seen = len(deal.events)
         if deal.over or index >= len(record.moves):
             return
         deal.apply(record.moves[index])
@@ -84,3 +80,20 @@ def card_trails(settings: Settings, seats: int, record: HandRecord) -> dict[int,
         for seat, trail in trails.items():
             trail.kept = [last.known[s] for s in last.hands[seat]]
     return trails
+
+
+def missed_calls(settings: Settings, seats: int, record: HandRecord) -> list[tuple[int, int, int]]:
+    """Every missed Page One call of a hand: (seat, entry of the play that missed it, the seat
+    that caught it or -1)."""
+    missed: list[tuple[int, int, int]] = []
+    open_before = -1
+    for step in steps(settings, seats, record):
+        move = step.move
+        if isinstance(move, Catch):
+            at = max(i for i, (seat, _, by) in enumerate(missed) if seat == move.target and by < 0)
+            missed[at] = (missed[at][0], missed[at][1], move.seat)
+        miss = step.deal.open_miss
+        if miss >= 0 and miss != open_before:
+            missed.append((miss, step.position, -1))
+        open_before = miss
+    return missed

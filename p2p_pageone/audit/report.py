@@ -11,16 +11,26 @@ from .compare import Comparison
 SCHEMA = "pageone-audit/1"
 
 
-def hand_line(line: HandLine) -> str:
+def hand_line(line: HandLine, fault: Fault | None = None, names: list[str] | None = None) -> str:
     span = f"entries {line.first_entry}-{line.last_entry}" if line.last_entry >= 0 else (
         f"from entry {line.first_entry}")
     if line.status == "ok":
-        return f"hand {line.hand}: OK ({span}) — {line.text.split(': ', 1)[-1]}"
+        return f"hand {line.hand}: OK ({span}) — {line.text.split(': ', 1)[-1]}" + (
+            _calls(line, names or []))
     if line.status == "void":
         return f"hand {line.hand}: VOID ({span}) — {line.text}"
     if line.status == "fault":
-        return f"hand {line.hand}: FAIL ({span}) — see the verdict"
+        return f"hand {line.hand}: FAIL " + (fault_text(fault) if fault else f"({span})")
     return f"hand {line.hand}: NOT CHECKED ({span}) — the log stops inside it"
+
+
+def _calls(line: HandLine, names: list[str]) -> str:
+    def name(seat: int) -> str:
+        return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+
+    return "".join(f"; {name(seat)} missed Page One at entry {at} ("
+                   + (f"caught by {name(by)})" if by >= 0 else "not caught)")
+                   for seat, at, by in line.missed)
 
 
 def fault_text(fault: Fault) -> str:
@@ -50,7 +60,9 @@ def _winners(audit: Audit) -> str:
 def text_lines(path: str, audit: Audit, quiet: bool = False) -> list[str]:
     head = f"{path}: table {audit.table_name!r} ({audit.rules or '?'}), " + ", ".join(
         f"{name} {fp}" for _, name, fp in audit.players)
-    body = [] if quiet else [head] + ["  " + hand_line(line) for line in audit.hands]
+    names = audit.state.names if audit.state else []
+    body = [] if quiet else [head] + ["  " + hand_line(line, audit.fault, names)
+                                      for line in audit.hands]
     return [*body, f"{'' if quiet else '  '}verdict: {verdict(audit)}"]
 
 
@@ -69,6 +81,8 @@ def audit_document(path: str, audit: Audit) -> dict[str, Any]:
         "hands": [{"hand": line.hand, "status": line.status, "first_entry": line.first_entry,
                    "last_entry": line.last_entry, "scores": {str(k): v for k, v in
                                                              line.scores.items()},
+                   "missed_calls": [{"seat": seat, "entry": at, "caught_by": by}
+                                    for seat, at, by in line.missed],
                    "text": line.text} for line in audit.hands],
         "fault": None if fault is None else {
             "entry": fault.entry, "step": fault.step, "seat": fault.seat, "name": fault.name,

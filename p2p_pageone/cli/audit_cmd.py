@@ -28,7 +28,7 @@ def add_parsers(sub: Any) -> None:
     audit.add_argument("--quiet", action="store_true", help="print only the verdict")
     audit.add_argument("--last", action="store_true", help="audit this user's latest table")
     audit.add_argument("--rate", action="store_true",
-                       help="add a clean, finished table to the local ratings (Q12)")
+                       help="add a clean, finished table to the local ratings")
     audit.set_defaults(run=run_audit)
 
     replay = sub.add_parser("replay", help="replay a table's log move by move")
@@ -47,7 +47,7 @@ def add_parsers(sub: Any) -> None:
     show.add_argument("log", metavar="LOG")
     show.set_defaults(run=run_log_show)
 
-    ratings = sub.add_parser("ratings", help="the local Elo table from audited logs (Q12)")
+    ratings = sub.add_parser("ratings", help="the local Elo table from audited logs")
     ratings.add_argument("--json", action="store_true")
     ratings.set_defaults(run=run_ratings)
 

@@ -77,7 +77,7 @@ def replay_lines(audit: Audit, seat: int | None, open_hands: bool,
             continue
         record = records.get(line.hand)
         if record is None:
-            yield hand_line(line)
+            yield hand_line(line, audit.fault)
             continue
         yield f"hand {line.hand}: {names[record.dealer]} deals"
         game = Game(state.settings, state.seat_count, record.dealer)
@@ -96,7 +96,7 @@ def replay_lines(audit: Audit, seat: int | None, open_hands: bool,
                 yield table_text(game, names, seat)
                 yield _hand_of(step.deal.known, step.deal.hands[seat], names[seat], family)
             yield None
-        yield "  " + hand_line(line)
+        yield "  " + hand_line(line, audit.fault)
     yield f"verdict: {verdict(audit)}"
 
 
@@ -111,7 +111,7 @@ def summary_lines(audit: Audit) -> list[str]:
     lines += [f"  seat {seat}: {name} {fp}" for seat, name, fp in audit.players]
     records = _records(audit)
     for line in audit.hands:
-        lines.append(hand_line(line))
+        lines.append(hand_line(line, audit.fault))
         record = records.get(line.hand)
         if record is None or state is None or state.settings is None:
             continue

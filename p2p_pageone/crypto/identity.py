@@ -31,6 +31,7 @@ class Identity:
         return fingerprint(self.public)
 
 
+@lru_cache(maxsize=256)  # every envelope names its author's; a table has a handful
 def fingerprint(public: bytes) -> str:
     """16 base32 characters in four groups, e.g. ``K3QF-7ZPA-2MWD-XR4B`` (80 bits)."""
     digest = tagged_hash(label("fingerprint"), public)

@@ -47,6 +47,7 @@ class HandDeck:
         self.keys: dict[tuple[str, int, int], int] = {}  # (label, position, index) -> key
         self.logged_commits: set[int] = set()  # seats
         self.shown: set[int] = set()  # slots every peer has seen opened (played or shown)
+        self.synced: tuple[int, ...] = ()  # the state owners were last brought up to date at
 
     # --- seats and deck indices -----------------------------------------------------------------
 

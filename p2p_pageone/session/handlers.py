@@ -401,6 +401,10 @@ def _advance(s: TableState, now: float) -> None:
 def _sync_owners(s: TableState) -> None:
     game, crypto = _game(s), _crypto(s)
     deal = game.deal
+    moment = (id(deal), deal.version, len(crypto.shown), len(crypto.rounds))
+    if crypto.synced == moment:  # nothing moved since the last entry
+        return
+    crypto.synced = moment
     for seat in deal.players:
         for slot in deal.hands[seat]:
             if crypto.owner_of(slot) != seat:
