@@ -83,3 +83,10 @@ def test_bot_levels_for_the_command_line() -> None:
         parse_bot_levels("normal,genius")
     with pytest.raises(ValueError, match="unknown bot level"):
         parse_bot_levels("1", "genius")
+
+
+def test_host_refuses_an_unknown_bot_level(capsys: pytest.CaptureFixture[str]) -> None:
+    from p2p_pageone.cli.main import main
+
+    assert main(["host", "--bots", "normal,genius", "--no-mdns"]) == 2
+    assert "unknown bot level 'genius'" in capsys.readouterr().err
