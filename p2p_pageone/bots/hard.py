@@ -22,7 +22,7 @@ from .normal import NormalBot, _preferred_plays
 
 # Per family: worlds per decision, moves rolled out, the normal choice's head start (in the
 # units of ``_value``). Tuned on a few hundred games against ``normal`` (scripts/bench_hard.py).
-TUNED: dict[str, tuple[int, int, float]] = {"classic": (8, 12, 6.0), "qdan": (8, 16, 3.0)}
+TUNED: dict[str, tuple[int, int, float]] = {"classic": (8, 12, 6.0), "qdan": (16, 8, 2.0)}
 
 
 class HardBot:
