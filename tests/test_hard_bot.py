@@ -90,3 +90,16 @@ def test_host_refuses_an_unknown_bot_level(capsys: pytest.CaptureFixture[str]) -
 
     assert main(["host", "--bots", "normal,genius", "--no-mdns"]) == 2
     assert "unknown bot level 'genius'" in capsys.readouterr().err
+
+
+def test_hard_plays_at_a_network_table_on_its_peers_own_engine() -> None:
+    from p2p_pageone.session.memory import MemoryTable
+
+    table = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=3,
+                        levels=["normal", "hard", "normal"])
+    table.run()
+    first = table.sessions[0]
+    for session in table.sessions:
+        assert session.game_over and not session.ended, session.ended
+        assert session.log == first.log
+    assert table.sessions[1].bot is not None and table.sessions[1].bot.name == "hard"
