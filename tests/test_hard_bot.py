@@ -83,3 +83,23 @@ def test_bot_levels_for_the_command_line() -> None:
         parse_bot_levels("normal,genius")
     with pytest.raises(ValueError, match="unknown bot level"):
         parse_bot_levels("1", "genius")
+
+
+def test_host_refuses_an_unknown_bot_level(capsys: pytest.CaptureFixture[str]) -> None:
+    from p2p_pageone.cli.main import main
+
+    assert main(["host", "--bots", "normal,genius", "--no-mdns"]) == 2
+    assert "unknown bot level 'genius'" in capsys.readouterr().err
+
+
+def test_hard_plays_at_a_network_table_on_its_peers_own_engine() -> None:
+    from p2p_pageone.session.memory import MemoryTable
+
+    table = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=3,
+                        levels=["normal", "hard", "normal"])
+    table.run()
+    first = table.sessions[0]
+    for session in table.sessions:
+        assert session.game_over and not session.ended, session.ended
+        assert session.log == first.log
+    assert table.sessions[1].bot is not None and table.sessions[1].bot.name == "hard"

@@ -20,15 +20,24 @@ from ..engine.qdan import QdanDeal
 from ..engine.view import SeatView
 from .normal import NormalBot, _preferred_plays
 
+# Per family: worlds per decision, moves rolled out, the normal choice's head start (in the
+# units of ``_value``). Tuned on a few hundred games against ``normal`` (scripts/bench_hard.py).
+TUNED: dict[str, tuple[int, int, float]] = {"classic": (8, 12, 6.0), "qdan": (16, 8, 2.0)}
+
 
 class HardBot:
     name = "hard"
 
-    def __init__(self, rounds: int = 8, horizon: int = 40, prior: float = 2.0) -> None:
+    def __init__(self, rounds: int = 0, horizon: int = 0, prior: float = -1.0) -> None:
         self.rounds = rounds  # determinized worlds per decision; every candidate plays each
         self.horizon = horizon  # moves played out before the position is scored
         self.prior = prior  # the edge the ``normal`` choice starts with: noise must beat it
         self._normal = NormalBot()
+
+    def _settings(self, family: str) -> tuple[int, int, float]:
+        rounds, horizon, prior = TUNED[family]
+        return (self.rounds or rounds, self.horizon or horizon,
+                prior if self.prior < 0 else self.prior)
 
     def choose(self, view: SeatView, rng: random.Random) -> Move | None:
         moves = view.legal_moves()
@@ -42,29 +51,34 @@ class HardBot:
         candidates = _candidates(view, moves)
         if len(candidates) == 1:
             return candidates[0]
+        rounds, horizon, prior = self._settings(view.family)
         usual = self._normal.choose(view, rng)
         allowed = _classic_voids(view) if view.family == "classic" else None
-        totals = [self.prior * self.rounds if move == usual else 0.0 for move in candidates]
-        for _ in range(self.rounds):
-            world = view.determinize(rng, allowed)  # one world for every candidate: fairer
+        totals = [prior * rounds if move == usual else 0.0 for move in candidates]
+        for _ in range(rounds):
+            # Every candidate meets the same world and the same luck, so the sums differ by what
+            # the moves change, not by the noise of separate rollouts.
+            world = view.determinize(rng, allowed)
+            luck = rng.getrandbits(64)
             for index, move in enumerate(candidates):
                 copy = world.clone()
                 copy.apply(_same_move(copy, move))
-                totals[index] += self._rollout(copy, view.seat, rng)
+                totals[index] += _rollout(copy, view.seat, horizon, random.Random(luck))
         best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
         return candidates[best]
 
-    def _rollout(self, deal: Deal, me: int, rng: random.Random) -> float:
-        for _ in range(self.horizon):
-            if deal.over:
-                break
-            if isinstance(deal.chance, ReshuffleRequest):
-                cards = list(deal.chance.cards)
-                rng.shuffle(cards)
-                deal.reshuffle(cards)
-                continue
-            deal.apply(_fast_move(deal, rng))
-        return _value(deal, me)
+
+def _rollout(deal: Deal, me: int, horizon: int, rng: random.Random) -> float:
+    for _ in range(horizon):
+        if deal.over:
+            break
+        if isinstance(deal.chance, ReshuffleRequest):
+            cards = list(deal.chance.cards)
+            rng.shuffle(cards)
+            deal.reshuffle(cards)
+            continue
+        deal.apply(_fast_move(deal, rng))
+    return _value(deal, me)
 
 
 def _candidates(view: SeatView, moves: list[Move]) -> list[Move]:
@@ -96,9 +110,7 @@ def _fast_move(deal: Deal, rng: random.Random) -> Move:
     plays = [m for m in moves if isinstance(m, Play)]
     if not plays:
         return next((m for m in moves if isinstance(m, Draw)), moves[0])
-    calls = [m for m in plays if m.call]
-    if calls:
-        plays = calls
+    plays = _preferred_plays(list(plays))
     if isinstance(deal, ClassicDeal):
         return _classic_policy(deal, seat, plays, moves)
     assert isinstance(deal, QdanDeal)
