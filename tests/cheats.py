@@ -10,8 +10,9 @@ from typing import Any
 
 from p2p_pageone.audit.check import Audit, audit_bytes
 from p2p_pageone.bots import NormalBot, make_bot
-from p2p_pageone.crypto import ec
+from p2p_pageone.crypto import group
 from p2p_pageone.crypto.identity import Identity
+from p2p_pageone.crypto.mental import Pass
 from p2p_pageone.engine.cards import JOKER
 from p2p_pageone.engine.game import Game
 from p2p_pageone.engine.moves import Call, Draw, Move, Play
@@ -73,7 +74,8 @@ class Lenient(PeerSession):
 
 
 class _PassCheat(PeerSession):
-    """Deviates in its first pass of ``STEP`` in the hand's main deck round."""
+    """Deviates in its first pass of ``STEP`` in the hand's main deck round, after proving the
+    honest pass (so the proof no longer fits what it sends)."""
 
     STEP = "shuffle"
     done = False
@@ -84,47 +86,44 @@ class _PassCheat(PeerSession):
             cheat = self
             original = self.secrets.compute_pass
 
-            def compute_pass(deck: HandDeck) -> tuple[str, list[bytes]] | None:
+            def compute_pass(deck: HandDeck) -> tuple[str, Pass] | None:
                 result = original(deck)
                 if result is None or result[0] != cheat.STEP or cheat.done:
                     return result
                 cheat.done = True
-                return result[0], cheat.tamper(deck, list(result[1]))
+                sent = result[1]
+                return result[0], Pass(cheat.tamper(list(sent.points)), sent.commits, sent.proof)
 
             self.secrets.compute_pass = compute_pass  # type: ignore[method-assign]
 
-    def tamper(self, deck: HandDeck, points: list[bytes]) -> list[bytes]:
+    def tamper(self, points: list[bytes]) -> list[bytes]:
         raise NotImplementedError
 
 
 class SubstitutingShuffler(_PassCheat):
-    """Replaces one card of its shuffle output by a point that is no card."""
+    """Replaces one card of its shuffle output by a point that is no card (a marker)."""
 
-    def tamper(self, deck: HandDeck, points: list[bytes]) -> list[bytes]:
-        points[3] = ec.mul(points[3], ec.key(7))
+    def tamper(self, points: list[bytes]) -> list[bytes]:
+        points[3] = group.encode(group.mul(group.decode(points[3]), 7))
         return points
 
 
 class DuplicatingShuffler(_PassCheat):
     """Puts one card of its shuffle output in a second position."""
 
-    def tamper(self, deck: HandDeck, points: list[bytes]) -> list[bytes]:
+    def tamper(self, points: list[bytes]) -> list[bytes]:
         points[3] = points[5]
         return points
 
 
 class MovingLocker(_PassCheat):
-    """Seat 0 (the first locker): locks position 1's point into position 0 as well, so that
-    position 0 opens to position 1's card (a victim's card, copied into the cheater's deal)."""
+    """Locks position 1's point into position 0 as well, so that position 0 would open to
+    position 1's card (a victim's card, copied into the cheater's deal)."""
 
     STEP = "lock"
 
-    def tamper(self, deck: HandDeck, points: list[bytes]) -> list[bytes]:
-        assert self.secrets is not None
-        secrets = self.secrets.secrets(deck, deck.pending_round)
-        given = deck.record[deck.pending_round].input_for("lock", self.secrets.index)
-        strip = ec.inverse(secrets.shuffle_scalar)
-        points[0] = ec.mul(given[1], ec.key(strip * secrets.locks[0] % ec.N))
+    def tamper(self, points: list[bytes]) -> list[bytes]:
+        points[0] = points[1]
         return points
 
 
@@ -133,7 +132,7 @@ def wrong_key_once(secrets: HandSecrets) -> None:
 
     def keys_for(deck: HandDeck, slots: list[int]) -> tuple[str, list[int], list[bytes]]:
         label, chosen, keys = original(deck, slots)
-        return label, chosen, [ec.scalar_bytes(12345), *keys[1:]]
+        return label, chosen, [group.scalar_bytes(12345), *keys[1:]]
 
     secrets.keys_for = keys_for  # type: ignore[method-assign]
 
