@@ -46,6 +46,7 @@ def test_host_with_bots_autoplay_exits_zero_and_writes_a_verifiable_log(tmp_path
 
 def test_human_at_the_prompt_can_hand_over_to_the_cpu(tmp_path: Path) -> None:
     result = pageone(tmp_path, "host", "--bots", "1", *LOOPBACK, "--rules", "qdan",
+                     "--think", "0", "--catch-window", "0",  # no pacing: done in seconds
                      stdin="help\nhand\nplay zz\nsay hello all\nauto\n")
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
