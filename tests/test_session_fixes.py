@@ -4,9 +4,15 @@ a false card claim in a play, and messages that must never reach the fold."""
 
 from __future__ import annotations
 
+from p2p_pageone.audit.check import Audit, audit_bytes
 from p2p_pageone.crypto.deck import Pass
+from p2p_pageone.crypto.envelope import open_envelope
+from p2p_pageone.engine import make_settings
 from p2p_pageone.session.deckcheck import check_reveal, round_cards
 from p2p_pageone.session.hand import HandDeck, HandSecrets
+from p2p_pageone.session.memory import MemoryTable
+from p2p_pageone.session.peer import PeerSession
+from p2p_pageone.wire.codec import frame
 
 
 def test_a_one_card_reshuffle_is_a_deck_round_like_any_other() -> None:
@@ -36,3 +42,46 @@ def test_a_one_card_reshuffle_is_a_deck_round_like_any_other() -> None:
     for seat in seats:
         check_reveal(deck, seat, seeds[seat])
     assert round_cards(deck, label, seeds) == [17]
+
+
+def audit_of(session: PeerSession) -> Audit:
+    return audit_bytes(b"".join(frame(raw) for raw in session.log))
+
+
+def dealt(table: MemoryTable) -> None:
+    host = table.sessions[0]
+    while not (host.crypto and host.crypto.rounds and host.hand_moves):
+        assert table.step()
+
+
+def test_an_early_seed_reveal_is_refused_and_no_honest_peer_reveals() -> None:
+    table = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=70)
+    dealt(table)
+    cheater = table.sessions[2]
+    assert cheater.secrets is not None
+    cheater.urgent = ("seed_reveal", {"seed": cheater.secrets.seed})
+    table.run(limit=table.now + 900)
+    assert all(s.game_over and not s.ended for s in table.sessions)
+    host = table.sessions[0]
+    hand_entries = [open_envelope(raw).kind for raw in host.log]
+    first_reveal = hand_entries.index("seed_reveal")
+    assert "move" not in hand_entries[first_reveal:]  # every reveal came after the play
+    assert audit_of(host).ok
+
+
+def test_a_host_that_relays_an_early_seed_reveal_is_named() -> None:
+    table = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=71)
+    dealt(table)
+    host, cheater = table.sessions[0], table.sessions[2]
+    assert cheater.secrets is not None
+    host.admissible = lambda env: None  # type: ignore[method-assign]  # relays everything
+    cheater.urgent = ("seed_reveal", {"seed": cheater.secrets.seed})
+    table.run(limit=table.now + 120)
+    for session in table.sessions[1:]:
+        assert session.ended.startswith("p0 (seat 0"), session.ended
+        assert "before the hand was over" in session.ended
+        assert "reveal" not in [e.kind for e in session.take_events()]
+    audit = audit_of(table.sessions[1])
+    assert audit.fault is not None and audit.fault.seat == 0
+    assert audit.fault.step == "seed reveal", audit.fault
+    assert open_envelope(table.sessions[1].log[audit.fault.entry]).kind == "seed_reveal"

@@ -43,6 +43,8 @@ def admissible(s: PeerSession, env: Envelope) -> str | None:
                 s.urgent = ("expel", {"seat": s.seat_of(env.sender), "reason": refusal[:200],
                                       "evidence": raw})
             return refusal
+    if env.kind == "seed_reveal" and not s.hand_over():
+        return "a hand seed is revealed only once the hand is over"
     if env.kind == "move":
         game = s.game
         if game is None or game.over or game.to_reveal or s.crypto is None or s.hand_over():

@@ -19,6 +19,7 @@ from ..engine.qdan import QdanDeal
 from ..engine.settings import make_settings
 from ..wire.codec import ProtocolError
 from .common import (
+    DID_NOT_OPEN,
     PROTOCOL_VERSION,
     Event,
     TableClosed,
@@ -144,7 +145,6 @@ def start_hand(s: TableState) -> None:
     s.chain.start_hand(s.hand)
     contexts = [s.table_id + s.hand.to_bytes(4, "big") + s.keys[seat] for seat in s.active]
     s.crypto = HandDeck(s.hand, s.active, contexts, s.settings.deck_size)
-    s.aborting, s.abort_by = "", -1
     s.seed_reveals = {}
     s.hand_deal = s.game.deal
     s.engine_events_seen = 0
@@ -206,11 +206,9 @@ def on_move(s: TableState, env: Envelope, seat: int, now: float) -> None:
 
 def on_seed_reveal(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
-    if not hand_over(s):  # a peer stops the hand: a card dealt to it did not open
-        s.aborting = f"{s.names[seat]} found that a card dealt to it did not open"
-        s.abort_by = seat
-        s.events.append(Event("abort", f"hand {s.hand} stopped: {s.aborting}; every peer "
-                              "reveals its seed to find out who was wrong"))
+    if not hand_over(s):  # every value is proven on receipt: nothing honest stops a hand
+        raise TableEnded(f"relayed a seed reveal from {s.names[seat]} before the hand was over: "
+                         "the sequencer must refuse it", s.seat_of(s.host_key))
     _in_hand(s, seat, env)
     if not s._own_reveal(seat, env.data["seed"]):
         check_reveal(_crypto(s), seat, env.data["seed"])
@@ -328,8 +326,7 @@ def hand_over(s: TableState) -> bool:
     game = s.game
     if game is None or s.crypto is None:
         return False
-    return (bool(s.aborting) or game.deal is not s.hand_deal or game.deal.over
-            or bool(game.to_reveal))
+    return game.deal is not s.hand_deal or game.deal.over or bool(game.to_reveal)
 
 
 # --- advancing the hand after each entry ------------------------------------------------------
@@ -381,12 +378,7 @@ def _advance(s: TableState, now: float) -> None:
     except DeckError as error:
         if error.peer >= 0:
             raise
-        # A card did not open and nobody can tell yet whose value was wrong: everyone reveals
-        # the hand's seed now, and the reveal names the peer whose values contradict it.
-        s.aborting, s.abort_by = str(error), -1
-        s.events.append(Event("abort", f"hand {s.hand} stopped: {error}; every peer reveals "
-                              "its seed to find out who was wrong"))
-        return
+        raise TableEnded(DID_NOT_OPEN.format(error)) from None
     s._open_private()
     request = game.chance
     if isinstance(request, ReshuffleRequest) and not crypto.pending_round and all(
@@ -463,9 +455,6 @@ def _finish_hand(s: TableState) -> None:
     game, crypto = _game(s), _crypto(s)
     if len(s.seed_reveals) < len(s.active):
         return
-    if s.aborting:
-        raise TableEnded(f"stopped hand {s.hand} ({s.aborting}), yet every revealed seed "
-                         "matches every value its peer sent", s.abort_by)
     finished = s.hand_deal
     assert finished is not None
     for label, first, _ in crypto.rounds:
