@@ -223,8 +223,7 @@ def on_say(s: TableState, env: Envelope, seat: int, now: float) -> None:
 def on_timeout(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _from_host(s, env)
     silent = env.data["seat"]
-    if s.crypto is not None and hand_over(s) and silent in s.active and (
-            silent not in s.seed_reveals):
+    if _reveal_due(s, silent):
         raise TableEnded(_refused_reveal(s, silent), silent)
     _leave(s, env.data["seat"], f"went silent while the table waited for "
            f"{env.data['waited_for']}")
@@ -257,10 +256,18 @@ def on_expel(s: TableState, env: Envelope, seat: int, now: float) -> None:
 
 def on_bye(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
+    if _reveal_due(s, seat):  # leaving instead of revealing hides the cards that check its moves
+        raise TableEnded(_refused_reveal(s, seat), seat)
     if env.sender == s.host_key and not s.game_over:  # no sequencer, no table
         raise TableEnded("closed the table", seat)
     if not s.game_over:
         _leave(s, seat, f"left the table: {env.data['reason']}")
+
+
+def _reveal_due(s: TableState, seat: int) -> bool:
+    """``seat`` played the hand and has not revealed its seed yet."""
+    return (not s.game_over and s.crypto is not None and hand_over(s) and seat in s.active
+            and seat not in s.seed_reveals)
 
 
 def _refused_reveal(s: TableState, seat: int) -> str:
