@@ -9,7 +9,7 @@ import random
 from p2p_pageone.audit.check import Audit, audit_bytes
 from p2p_pageone.bots import make_bot
 from p2p_pageone.crypto.deck import Pass
-from p2p_pageone.crypto.envelope import open_envelope
+from p2p_pageone.crypto.envelope import open_envelope, seal
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import make_settings
 from p2p_pageone.engine.settings import Settings
@@ -134,3 +134,52 @@ def test_a_bye_instead_of_the_seed_reveal_is_a_refusal_to_reveal() -> None:
     assert audit.fault is not None and audit.fault.seat == 2 and audit.fault.step == "seed reveal"
     assert "its moves at entries" in audit.fault.reason
     assert open_envelope(table.sessions[0].log[audit.fault.entry]).kind == "bye"
+
+
+class FalseClaim(PeerSession):
+    """Its first play claims another card than the one its position holds."""
+
+    done = False
+
+    def flush(self, now: float) -> None:
+        before = self.in_flight
+        super().flush(now)
+        if self.done or not self.in_flight or self.in_flight == before:
+            return
+        env = open_envelope(self.in_flight)
+        if env.kind != "move" or env.data["kind"] != "play":
+            return
+        self.done = True
+        data = dict(env.data)
+        data["cards"] = [(data["cards"][0] + 1) % 52, *data["cards"][1:]]
+        forged = seal(self.identity, env.table, env.hand, env.seq, env.prev, "move", data)
+        self.in_flight = forged
+        self.outgoing[-1] = forged
+
+
+def test_a_false_card_claim_is_refused_at_once_and_its_author_expelled() -> None:
+    table = table_with(make_settings("classic", {"deals": 1}), 3, 73, {2: FalseClaim})
+    table.run(limit=900)
+    assert isinstance(table.sessions[2], FalseClaim) and table.sessions[2].done
+    for session in table.sessions[:2]:
+        assert not session.ended, session.ended
+        assert session.game_over and 2 not in session.active
+    host = table.sessions[0]
+    plays = [e for e in map(open_envelope, host.log) if e.kind == "move" and e.hand == 1
+             and e.sender == table.sessions[2].identity.public and e.data["kind"] == "play"]
+    assert not plays  # the false claim never entered the log
+    audit = audit_of(host)
+    assert audit.fault is None and audit.finished
+    assert audit.hands[0].status == "void" and "p2 (seat 2" in audit.hands[0].text
+    assert "not the card it was dealt" in audit.hands[0].text
+
+
+def test_a_host_that_relays_a_false_card_claim_anyway_is_caught_by_every_peer() -> None:
+    table = table_with(make_settings("classic", {"deals": 1}), 3, 73, {2: FalseClaim})
+    table.sessions[0].admissible = lambda env: None  # type: ignore[method-assign]
+    table.run(limit=900)
+    for session in table.sessions[:2]:
+        assert session.ended.startswith("p2 (seat 2"), session.ended
+        assert "not the card it was dealt" in session.ended
+    audit = audit_of(table.sessions[1])
+    assert audit.fault is not None and audit.fault.seat == 2 and audit.fault.step == "card shown"

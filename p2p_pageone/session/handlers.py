@@ -188,6 +188,8 @@ def on_move(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
     game, crypto = _game(s), _crypto(s)
     move = move_from(seat, env.data)
+    if isinstance(move, Play) and len(move.cards) != len(move.slots):
+        raise ProtocolError("a play must claim one card per position", fingerprint(env.sender))
     if isinstance(move, Play):
         for slot, card, key in zip(move.slots, move.cards, env.data["keys"], strict=True):
             try:
