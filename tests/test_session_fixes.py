@@ -183,3 +183,44 @@ def test_a_host_that_relays_a_false_card_claim_anyway_is_caught_by_every_peer() 
         assert "not the card it was dealt" in session.ended
     audit = audit_of(table.sessions[1])
     assert audit.fault is not None and audit.fault.seat == 2 and audit.fault.step == "card shown"
+
+
+def sealed_by(table: MemoryTable, seat: int, kind: str, data: dict[str, object]) -> bytes:
+    session, host = table.sessions[seat], table.sessions[0]
+    assert host.chain is not None
+    return seal(session.identity, host.table_id, host.hand,
+                host.chain.next_seq(session.identity.public), host.chain.head, kind, data)
+
+
+def test_a_pass_while_no_round_is_shuffled_names_its_author_with_a_reason() -> None:
+    table = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=74)
+    dealt(table)
+    host = table.sessions[0]
+    assert host.crypto is not None and not host.crypto.pending_round
+    data = {"deck": "", "points": [], "commits": [], "proof": b""}
+    reason = host.crypto.refusal("shuffle", 2, data)
+    assert reason and "no deck round is being shuffled" in reason
+    host.admissible = lambda env: None  # type: ignore[method-assign]  # relays it anyway
+    table.sequencer._append(open_envelope(sealed_by(table, 2, "shuffle", data)), table.now)
+    table.run(limit=table.now + 60)
+    for session in table.sessions[:2]:
+        assert session.ended.startswith("p2 (seat 2"), session.ended
+        assert "no deck round is being shuffled" in session.ended
+    audit = audit_of(table.sessions[1])
+    assert audit.fault is not None and audit.fault.seat == 2 and audit.fault.step == "message"
+
+
+def test_open_and_heartbeat_envelopes_are_refused_and_the_table_goes_on() -> None:
+    table = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=75)
+    dealt(table)
+    host = table.sessions[0]
+    open_data = {"deck": "1/main", "position": 0, "key": b"\x01" * 32, "card": 0}
+    for kind, data in (("heartbeat", {}), ("open", open_data)):
+        env = open_envelope(sealed_by(table, 1, kind, data))
+        assert host.admissible(env) == f"{kind} messages are not part of this protocol " \
+                                       "version's log"
+        table.sequencer.receive(1, frame(env.raw), table.now)
+    table.run(limit=table.now + 900)
+    assert all(s.game_over and not s.ended for s in table.sessions)
+    assert not {"open", "heartbeat"} & {open_envelope(raw).kind for raw in host.log}
+    assert audit_of(host).ok

@@ -25,6 +25,8 @@ def admissible(s: PeerSession, env: Envelope) -> str | None:
             "the table is not open yet")
     if env.kind == "hello":
         return _hello_refusal(s, env)
+    if env.kind in ("open", "heartbeat"):
+        return f"{env.kind} messages are not part of this protocol version's log"
     try:
         s.chain.check(raw, env)
     except ProtocolError as error:

@@ -78,6 +78,14 @@ class HandDeck:
                                        self.contexts)
         self.pending_round, self.pending_cards = label, list(cards)
 
+    def wrong_round(self, step: str, label: str) -> str:
+        """Why a ``step`` pass for deck ``label`` cannot be taken now ("" if it can)."""
+        if not self.pending_round:
+            return f"a {step} pass for deck {label!r} while no deck round is being shuffled"
+        if label != self.pending_round:
+            return f"a {step} pass for deck {label!r}, which is not being shuffled"
+        return ""
+
     def check_pass(self, step: str, seat: int, given: Pass) -> None:
         """Every check of a pass (turn, points, proof) without recording it: the sequencer's."""
         self.record[self.pending_round].check(step, self._index[seat], given)
@@ -140,8 +148,9 @@ class HandDeck:
         recording anything: every point, proof and key it carries (SPEC §5.8)."""
         try:
             if kind in ("shuffle", "lock"):
-                if data["deck"] != self.pending_round:
-                    return f"a {kind} pass for deck {data['deck']!r}, which is not being shuffled"
+                wrong = self.wrong_round(kind, data["deck"])
+                if wrong:
+                    return wrong
                 self.check_pass(kind, seat, Pass.from_fields(data))
             elif kind == "keys":
                 self.check_keys(data["deck"], seat, data["positions"], data["keys"])

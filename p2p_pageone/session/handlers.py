@@ -167,9 +167,9 @@ def on_seed_commit(s: TableState, env: Envelope, seat: int, now: float) -> None:
 def on_pass(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
     crypto = _crypto(s)
-    if env.data["deck"] != crypto.pending_round:
-        raise ProtocolError(f"a {env.kind} pass for deck {env.data['deck']!r}, which is not "
-                            "being shuffled", fingerprint(env.sender))
+    refusal = crypto.wrong_round(env.kind, env.data["deck"])
+    if refusal:
+        raise ProtocolError(refusal, fingerprint(env.sender))
     _in_hand(s, seat, env)
     crypto.receive_pass(env.kind, seat, Pass.from_fields(env.data))
 
