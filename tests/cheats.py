@@ -10,7 +10,7 @@ from typing import Any
 
 from p2p_pageone.audit.check import Audit, audit_bytes
 from p2p_pageone.bots import NormalBot, make_bot
-from p2p_pageone.crypto import ec
+from p2p_pageone.crypto import group
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine.cards import JOKER
 from p2p_pageone.engine.game import Game
@@ -101,7 +101,7 @@ class SubstitutingShuffler(_PassCheat):
     """Replaces one card of its shuffle output by a point that is no card."""
 
     def tamper(self, deck: HandDeck, points: list[bytes]) -> list[bytes]:
-        points[3] = ec.mul(points[3], ec.key(7))
+        points[3] = group.encode(group.mul(group.decode(points[3]), 7))
         return points
 
 
@@ -123,8 +123,8 @@ class MovingLocker(_PassCheat):
         assert self.secrets is not None
         secrets = self.secrets.secrets(deck, deck.pending_round)
         given = deck.record[deck.pending_round].input_for("lock", self.secrets.index)
-        strip = ec.inverse(secrets.shuffle_scalar)
-        points[0] = ec.mul(given[1], ec.key(strip * secrets.locks[0] % ec.N))
+        strip = group.inverse(secrets.shuffle_scalar)
+        points[0] = group.encode(group.mul(given[1], strip * secrets.locks[0] % group.N))
         return points
 
 
@@ -133,7 +133,7 @@ def wrong_key_once(secrets: HandSecrets) -> None:
 
     def keys_for(deck: HandDeck, slots: list[int]) -> tuple[str, list[int], list[bytes]]:
         label, chosen, keys = original(deck, slots)
-        return label, chosen, [ec.scalar_bytes(12345), *keys[1:]]
+        return label, chosen, [group.scalar_bytes(12345), *keys[1:]]
 
     secrets.keys_for = keys_for  # type: ignore[method-assign]
 
