@@ -11,6 +11,7 @@ from typing import Any
 from p2p_pageone.audit.check import Audit, audit_bytes
 from p2p_pageone.bots import NormalBot, make_bot
 from p2p_pageone.crypto import group
+from p2p_pageone.crypto.deck import Pass
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine.cards import JOKER
 from p2p_pageone.engine.game import Game
@@ -84,12 +85,14 @@ class _PassCheat(PeerSession):
             cheat = self
             original = self.secrets.compute_pass
 
-            def compute_pass(deck: HandDeck) -> tuple[str, list[bytes]] | None:
+            def compute_pass(deck: HandDeck) -> tuple[str, Pass] | None:
                 result = original(deck)
                 if result is None or result[0] != cheat.STEP or cheat.done:
                     return result
                 cheat.done = True
-                return result[0], cheat.tamper(deck, list(result[1]))
+                sent = result[1]
+                return result[0], Pass(cheat.tamper(deck, list(sent.points)), sent.commits,
+                                       sent.proof)
 
             self.secrets.compute_pass = compute_pass  # type: ignore[method-assign]
 
@@ -114,8 +117,8 @@ class DuplicatingShuffler(_PassCheat):
 
 
 class MovingLocker(_PassCheat):
-    """Seat 0 (the first locker): locks position 1's point into position 0 as well, so that
-    position 0 opens to position 1's card (a victim's card, copied into the cheater's deal)."""
+    """Locks position 1's point into position 0 as well, so that position 0 opens to position
+    1's card (a victim's card, copied into the cheater's deal)."""
 
     STEP = "lock"
 
