@@ -11,8 +11,8 @@ from typing import Any
 from p2p_pageone.audit.check import Audit, audit_bytes
 from p2p_pageone.bots import NormalBot, make_bot
 from p2p_pageone.crypto import group
+from p2p_pageone.crypto.deck import Pass
 from p2p_pageone.crypto.identity import Identity
-from p2p_pageone.crypto.mental import Pass
 from p2p_pageone.engine.cards import JOKER
 from p2p_pageone.engine.game import Game
 from p2p_pageone.engine.moves import Call, Draw, Move, Play
@@ -74,8 +74,7 @@ class Lenient(PeerSession):
 
 
 class _PassCheat(PeerSession):
-    """Deviates in its first pass of ``STEP`` in the hand's main deck round, after proving the
-    honest pass (so the proof no longer fits what it sends)."""
+    """Deviates in its first pass of ``STEP`` in the hand's main deck round."""
 
     STEP = "shuffle"
     done = False
@@ -92,18 +91,19 @@ class _PassCheat(PeerSession):
                     return result
                 cheat.done = True
                 sent = result[1]
-                return result[0], Pass(cheat.tamper(list(sent.points)), sent.commits, sent.proof)
+                return result[0], Pass(cheat.tamper(deck, list(sent.points)), sent.commits,
+                                       sent.proof)
 
             self.secrets.compute_pass = compute_pass  # type: ignore[method-assign]
 
-    def tamper(self, points: list[bytes]) -> list[bytes]:
+    def tamper(self, deck: HandDeck, points: list[bytes]) -> list[bytes]:
         raise NotImplementedError
 
 
 class SubstitutingShuffler(_PassCheat):
-    """Replaces one card of its shuffle output by a point that is no card (a marker)."""
+    """Replaces one card of its shuffle output by a point that is no card."""
 
-    def tamper(self, points: list[bytes]) -> list[bytes]:
+    def tamper(self, deck: HandDeck, points: list[bytes]) -> list[bytes]:
         points[3] = group.encode(group.mul(group.decode(points[3]), 7))
         return points
 
@@ -111,19 +111,23 @@ class SubstitutingShuffler(_PassCheat):
 class DuplicatingShuffler(_PassCheat):
     """Puts one card of its shuffle output in a second position."""
 
-    def tamper(self, points: list[bytes]) -> list[bytes]:
+    def tamper(self, deck: HandDeck, points: list[bytes]) -> list[bytes]:
         points[3] = points[5]
         return points
 
 
 class MovingLocker(_PassCheat):
-    """Locks position 1's point into position 0 as well, so that position 0 would open to
-    position 1's card (a victim's card, copied into the cheater's deal)."""
+    """Locks position 1's point into position 0 as well, so that position 0 opens to position
+    1's card (a victim's card, copied into the cheater's deal)."""
 
     STEP = "lock"
 
-    def tamper(self, points: list[bytes]) -> list[bytes]:
-        points[0] = points[1]
+    def tamper(self, deck: HandDeck, points: list[bytes]) -> list[bytes]:
+        assert self.secrets is not None
+        secrets = self.secrets.secrets(deck, deck.pending_round)
+        given = deck.record[deck.pending_round].input_for("lock", self.secrets.index)
+        strip = group.inverse(secrets.shuffle_scalar)
+        points[0] = group.encode(group.mul(given[1], strip * secrets.locks[0] % group.N))
         return points
 
 

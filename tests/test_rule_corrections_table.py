@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from p2p_pageone.crypto.envelope import seal
 from p2p_pageone.engine import make_settings
-from p2p_pageone.engine.cards import KIND_SKIP, kind_of
+from p2p_pageone.engine.cards import KIND_CHANGE, KIND_SKIP, kind_of
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.wire.codec import frame, unpack
@@ -45,7 +45,7 @@ def test_q6_two_skips_between_two_players_give_the_turn_back() -> None:
 
 
 def test_q3_change_colour_cards_played_together_are_refused_by_the_table() -> None:
-    table = MemoryTable(make_settings("qdan"), 2, seed=4)
+    table = MemoryTable(make_settings("qdan"), 2, seed=37)  # seat 1 is dealt two of them
     player = table.sessions[1]
     player.autoplay = False
     while not (player.game and player.hand_known() and player.game.deal.turn == 1
@@ -55,8 +55,10 @@ def test_q3_change_colour_cards_played_together_are_refused_by_the_table() -> No
             table.sequencer.tick(table.now)
     crypto, chain, secrets = player.crypto, player.chain, player.secrets
     assert crypto is not None and chain is not None and secrets is not None
-    slots = player.game.deal.hands[1][:2]
-    data = {"kind": "play", "positions": slots, "cards": [104, 105],
+    deal = player.game.deal
+    slots = [s for s in deal.hands[1] if kind_of(deal.known[s]) == KIND_CHANGE][:2]
+    assert len(slots) == 2  # its own cards: the deck check passes, the rules refuse the pair
+    data = {"kind": "play", "positions": slots, "cards": [deal.known[s] for s in slots],
             "keys": [secrets.key_for(crypto, s) for s in slots], "call": False, "colour": 0,
             "target": -1}
     raw = seal(player.identity, player.table_id, player.hand,

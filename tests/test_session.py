@@ -199,7 +199,7 @@ def test_a_wrong_dealing_key_is_refused_and_its_sender_expelled() -> None:
     assert table.sessions[2].ended
 
 
-def test_playing_a_card_not_dealt_is_refused_and_named() -> None:
+def test_playing_a_card_not_dealt_is_refused_and_its_author_expelled() -> None:
     table = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=23)
     cheater = table.sessions[2]
     cheater.autoplay = False  # it will make its own (false) move
@@ -220,11 +220,14 @@ def test_playing_a_card_not_dealt_is_refused_and_named() -> None:
                chain.next_seq(cheater.identity.public), chain.head, "move", data)
     table.sequencer.receive(2, frame(raw), table.now)
     table.run(limit=table.now + 30)
-    for session in table.sessions[:2]:
-        assert "p2 (seat 2" in session.ended and "not the card it was dealt" in session.ended
+    for session in table.sessions[:2]:  # refused at receipt: the cheater is expelled
+        assert not session.ended and 2 not in session.active, session.ended
+        expel = open_envelope(next(r for r in session.log if open_envelope(r).kind == "expel"))
+        assert expel.data["seat"] == 2 and "not the card it was dealt" in expel.data["reason"]
+        assert expel.data["evidence"] == raw
         audit = audit_bytes(b"".join(frame(raw) for raw in session.log))
-        assert audit.fault is not None and audit.fault.seat == 2
-        assert audit.fault.step == "card shown" and audit.fault.entry == len(session.log) - 1
+        assert audit.fault is None or audit.fault.step == "end of log", audit.fault
+        assert audit.hands[0].status == "void" and "p2 (seat 2" in audit.hands[0].text
 
 
 def test_q13_turn_timer_lets_the_players_own_cpu_play() -> None:

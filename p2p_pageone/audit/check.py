@@ -143,6 +143,7 @@ def _step(error: Exception) -> str:
         for words, step in (("every card known", "move, with every card known"),
                             ("rules refuse", "move"), ("not the card", "card shown"),
                             ("not in its hand", "card shown"), ("refused to reveal", "seed reveal"),
+                            ("before the hand was over", "seed reveal"),
                             ("coin", "coin toss"), ("card appears twice", "deck round")):
             if words in text:
                 return step

@@ -93,8 +93,8 @@ class DeckSecrets:
 
     @classmethod
     def derive(cls, seed: bytes, context: bytes, deck: str, size: int) -> DeckSecrets:
-        if not 2 <= size <= MAX_CARDS:
-            raise ValueError(f"a deck round holds 2 to {MAX_CARDS} cards")
+        if not 1 <= size <= MAX_CARDS:
+            raise ValueError(f"a deck round holds 1 to {MAX_CARDS} cards")
         info = b"\x00" + context
         scalar = group.scalar_from(expand(seed, label("shuffle-scalar", deck) + info, 48))
         order = permutation(seed, label("permutation", deck) + info, size)

@@ -25,6 +25,8 @@ def admissible(s: PeerSession, env: Envelope) -> str | None:
             "the table is not open yet")
     if env.kind == "hello":
         return _hello_refusal(s, env)
+    if env.kind in ("open", "heartbeat"):
+        return f"{env.kind} messages are not part of this protocol version's log"
     try:
         s.chain.check(raw, env)
     except ProtocolError as error:
@@ -43,6 +45,8 @@ def admissible(s: PeerSession, env: Envelope) -> str | None:
                 s.urgent = ("expel", {"seat": s.seat_of(env.sender), "reason": refusal[:200],
                                       "evidence": raw})
             return refusal
+    if env.kind == "seed_reveal" and not s.hand_over():
+        return "a hand seed is revealed only once the hand is over"
     if env.kind == "move":
         game = s.game
         if game is None or game.over or game.to_reveal or s.crypto is None or s.hand_over():

@@ -9,6 +9,11 @@ from ..crypto.kdf import label, tagged_hash
 
 PROTOCOL_VERSION = 2
 
+# Every pass and key is proven on receipt, so a card whose keys all checked out always opens
+# (SPEC §5.5): if one does not, no peer can be shown to be wrong, and nobody is named.
+DID_NOT_OPEN = ("a card did not open although every pass and key checked out ({}): this "
+                "pageone is faulty, please report it")
+
 
 @dataclass
 class Event:

@@ -78,6 +78,14 @@ class HandDeck:
                                        self.contexts)
         self.pending_round, self.pending_cards = label, list(cards)
 
+    def wrong_round(self, step: str, label: str) -> str:
+        """Why a ``step`` pass for deck ``label`` cannot be taken now ("" if it can)."""
+        if not self.pending_round:
+            return f"a {step} pass for deck {label!r} while no deck round is being shuffled"
+        if label != self.pending_round:
+            return f"a {step} pass for deck {label!r}, which is not being shuffled"
+        return ""
+
     def check_pass(self, step: str, seat: int, given: Pass) -> None:
         """Every check of a pass (turn, points, proof) without recording it: the sequencer's."""
         self.record[self.pending_round].check(step, self._index[seat], given)
@@ -140,17 +148,29 @@ class HandDeck:
         recording anything: every point, proof and key it carries (SPEC §5.8)."""
         try:
             if kind in ("shuffle", "lock"):
-                if data["deck"] != self.pending_round:
-                    return f"a {kind} pass for deck {data['deck']!r}, which is not being shuffled"
+                wrong = self.wrong_round(kind, data["deck"])
+                if wrong:
+                    return wrong
                 self.check_pass(kind, seat, Pass.from_fields(data))
             elif kind == "keys":
                 self.check_keys(data["deck"], seat, data["positions"], data["keys"])
             elif kind == "move":
-                for slot, key in zip(data["positions"], data["keys"], strict=True):
-                    self.check_keys(self.locate(slot)[0], seat, [slot], [key])
+                self.check_play(seat, data)
         except (DeckError, KeyError) as error:
             return str(error).strip("'\"")
         return None
+
+    def check_play(self, seat: int, data: Mapping[str, Any]) -> None:
+        """Each key of a play against its commitments, and each of the player's own positions
+        opened with the logged keys to the card it claims (a position not in its hand is for the
+        rules to refuse)."""
+        slots, keys, cards = data["positions"], data["keys"], data["cards"]
+        if len(cards) != len(slots):
+            raise Violation(self._index[seat], "a play must claim one card per position")
+        for slot, key, card in zip(slots, keys, cards, strict=True):
+            self.check_keys(self.locate(slot)[0], seat, [slot], [key])
+            if self.owner_of(slot) == seat and self.keys_complete(slot, but=seat):
+                self._open_shown(slot, seat, key, card)
 
     def check_keys(self, label: str, seat: int, slots: Sequence[int],
                    keys: Sequence[bytes]) -> list[tuple[int, int]]:
@@ -204,8 +224,15 @@ class HandDeck:
         self.receive_keys(label, owner, [slot], [key])
         if not self.keys_complete(slot):
             raise Violation(index, f"a key for position {position} is missing")
-        opened = self.open_with(slot, self.logged_keys(slot), index)
-        if opened != card:
+        self._open_shown(slot, owner, key, card)
+
+    def _open_shown(self, slot: int, owner: int, key: bytes, card: int) -> None:
+        """``owner``'s position opened with every other logged key and ``key`` (checked)."""
+        index = self._index[owner]
+        label, position = self.locate(slot)
+        keys = [group.scalar_of(key) if i == index else self.keys[(label, position, i)]
+                for i in range(self.peers)]
+        if self.open_with(slot, keys, index) != card:
             raise Violation(index, f"peer {index} claimed card {card} but position {position} "
                             "holds another card: not the card it was dealt")
 

@@ -19,6 +19,7 @@ from ..engine.qdan import QdanDeal
 from ..engine.settings import make_settings
 from ..wire.codec import ProtocolError
 from .common import (
+    DID_NOT_OPEN,
     PROTOCOL_VERSION,
     Event,
     TableClosed,
@@ -144,7 +145,6 @@ def start_hand(s: TableState) -> None:
     s.chain.start_hand(s.hand)
     contexts = [s.table_id + s.hand.to_bytes(4, "big") + s.keys[seat] for seat in s.active]
     s.crypto = HandDeck(s.hand, s.active, contexts, s.settings.deck_size)
-    s.aborting, s.abort_by = "", -1
     s.seed_reveals = {}
     s.hand_deal = s.game.deal
     s.engine_events_seen = 0
@@ -167,9 +167,9 @@ def on_seed_commit(s: TableState, env: Envelope, seat: int, now: float) -> None:
 def on_pass(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
     crypto = _crypto(s)
-    if env.data["deck"] != crypto.pending_round:
-        raise ProtocolError(f"a {env.kind} pass for deck {env.data['deck']!r}, which is not "
-                            "being shuffled", fingerprint(env.sender))
+    refusal = crypto.wrong_round(env.kind, env.data["deck"])
+    if refusal:
+        raise ProtocolError(refusal, fingerprint(env.sender))
     _in_hand(s, seat, env)
     crypto.receive_pass(env.kind, seat, Pass.from_fields(env.data))
 
@@ -188,6 +188,8 @@ def on_move(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
     game, crypto = _game(s), _crypto(s)
     move = move_from(seat, env.data)
+    if isinstance(move, Play) and len(move.cards) != len(move.slots):
+        raise ProtocolError("a play must claim one card per position", fingerprint(env.sender))
     if isinstance(move, Play):
         for slot, card, key in zip(move.slots, move.cards, env.data["keys"], strict=True):
             try:
@@ -206,11 +208,9 @@ def on_move(s: TableState, env: Envelope, seat: int, now: float) -> None:
 
 def on_seed_reveal(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
-    if not hand_over(s):  # a peer stops the hand: a card dealt to it did not open
-        s.aborting = f"{s.names[seat]} found that a card dealt to it did not open"
-        s.abort_by = seat
-        s.events.append(Event("abort", f"hand {s.hand} stopped: {s.aborting}; every peer "
-                              "reveals its seed to find out who was wrong"))
+    if not hand_over(s):  # every value is proven on receipt: nothing honest stops a hand
+        raise TableEnded(f"relayed a seed reveal from {s.names[seat]} before the hand was over: "
+                         "the sequencer must refuse it", s.seat_of(s.host_key))
     _in_hand(s, seat, env)
     if not s._own_reveal(seat, env.data["seed"]):
         check_reveal(_crypto(s), seat, env.data["seed"])
@@ -225,8 +225,7 @@ def on_say(s: TableState, env: Envelope, seat: int, now: float) -> None:
 def on_timeout(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _from_host(s, env)
     silent = env.data["seat"]
-    if s.crypto is not None and hand_over(s) and silent in s.active and (
-            silent not in s.seed_reveals):
+    if _reveal_due(s, silent):
         raise TableEnded(_refused_reveal(s, silent), silent)
     _leave(s, env.data["seat"], f"went silent while the table waited for "
            f"{env.data['waited_for']}")
@@ -259,10 +258,18 @@ def on_expel(s: TableState, env: Envelope, seat: int, now: float) -> None:
 
 def on_bye(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
+    if _reveal_due(s, seat):  # leaving instead of revealing hides the cards that check its moves
+        raise TableEnded(_refused_reveal(s, seat), seat)
     if env.sender == s.host_key and not s.game_over:  # no sequencer, no table
         raise TableEnded("closed the table", seat)
     if not s.game_over:
         _leave(s, seat, f"left the table: {env.data['reason']}")
+
+
+def _reveal_due(s: TableState, seat: int) -> bool:
+    """``seat`` played the hand and has not revealed its seed yet."""
+    return (not s.game_over and s.crypto is not None and hand_over(s) and seat in s.active
+            and seat not in s.seed_reveals)
 
 
 def _refused_reveal(s: TableState, seat: int) -> str:
@@ -328,8 +335,7 @@ def hand_over(s: TableState) -> bool:
     game = s.game
     if game is None or s.crypto is None:
         return False
-    return (bool(s.aborting) or game.deal is not s.hand_deal or game.deal.over
-            or bool(game.to_reveal))
+    return game.deal is not s.hand_deal or game.deal.over or bool(game.to_reveal)
 
 
 # --- advancing the hand after each entry ------------------------------------------------------
@@ -381,12 +387,7 @@ def _advance(s: TableState, now: float) -> None:
     except DeckError as error:
         if error.peer >= 0:
             raise
-        # A card did not open and nobody can tell yet whose value was wrong: everyone reveals
-        # the hand's seed now, and the reveal names the peer whose values contradict it.
-        s.aborting, s.abort_by = str(error), -1
-        s.events.append(Event("abort", f"hand {s.hand} stopped: {error}; every peer reveals "
-                              "its seed to find out who was wrong"))
-        return
+        raise TableEnded(DID_NOT_OPEN.format(error)) from None
     s._open_private()
     request = game.chance
     if isinstance(request, ReshuffleRequest) and not crypto.pending_round and all(
@@ -463,9 +464,6 @@ def _finish_hand(s: TableState) -> None:
     game, crypto = _game(s), _crypto(s)
     if len(s.seed_reveals) < len(s.active):
         return
-    if s.aborting:
-        raise TableEnded(f"stopped hand {s.hand} ({s.aborting}), yet every revealed seed "
-                         "matches every value its peer sent", s.abort_by)
     finished = s.hand_deal
     assert finished is not None
     for label, first, _ in crypto.rounds:

@@ -24,7 +24,7 @@ from ..engine.moves import IllegalMove, Move
 from ..engine.settings import Settings
 from ..engine.view import SeatView
 from . import intents
-from .common import Event, TableEnded
+from .common import DID_NOT_OPEN, Event, TableEnded
 from .hand import HandSecrets
 from .table import FOLD_ERRORS, TableState
 
@@ -45,7 +45,6 @@ class PeerSession(TableState):
         self.host_key = identity.public if host_table else b""
         self.my_coin = b""
         self.secrets: HandSecrets | None = None  # this hand's seed and what it derives
-        self.stopping = ""  # a card dealt to us did not open: we reveal our seed at once
         self.pass_cache: tuple[str, str, Pass] | None = None
         self.outgoing: list[bytes] = []
         self.in_flight = b""
@@ -85,12 +84,12 @@ class PeerSession(TableState):
         assert self.crypto is not None
         seed = self.random_bytes(32)
         self.secrets = HandSecrets(self.crypto, self.me, seed) if self.me in self.active else None
-        self.stopping, self.pass_cache = "", None
+        self.pass_cache = None
 
     def _open_private(self) -> None:
         """Open the cards dealt to this peer once every other peer's key is in the log."""
         game, deck, secrets = self.game, self.crypto, self.secrets
-        if game is None or deck is None or secrets is None or self.stopping:
+        if game is None or deck is None or secrets is None:
             return
         deal = game.deal
         if self.me not in deal.players or deal is not self.hand_deal:
@@ -102,12 +101,7 @@ class PeerSession(TableState):
                 except DeckError as error:
                     if error.peer >= 0:
                         raise
-                    # Nobody can tell yet whose value was wrong: we reveal our seed now, which
-                    # stops the hand for everyone, and the reveals name the peer at fault.
-                    self.stopping = str(error)
-                    self.events.append(Event("abort", f"hand {self.hand} stopped: {error}; "
-                                             "revealing the seeds to find out who was wrong"))
-                    return
+                    raise TableEnded(DID_NOT_OPEN.format(error)) from None
 
     def _own_reveal(self, seat: int, seed: bytes) -> bool:
         secrets = self.secrets
@@ -146,9 +140,6 @@ class PeerSession(TableState):
             self.catch_hint = moment
             self.events.append(Event("catchable", f"{self.names[miss]} did not say Page One: "
                                      f"type catch {self.names[miss]} before the next player acts"))
-
-    def hand_over(self) -> bool:
-        return super().hand_over() or bool(self.stopping)
 
     def refused(self, reason: str, now: float) -> None:
         """The sequencer refused our in-flight envelope (usually a race lost)."""

@@ -216,6 +216,9 @@ class Sequencer:
             self.out.append((conn, _refusal(seq, reason or "")))
             if not link.key:  # a joiner that cannot sit down has nothing more to say
                 self.to_close.append(conn)
+            if self.host.urgent is not None:  # an expel goes out before the author resends
+                self.host.flush(now)
+                self._pump(now)
             return False
         if self._must_wait(env, now):
             self.held.append((conn, env))

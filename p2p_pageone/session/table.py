@@ -62,8 +62,6 @@ class TableState:
         self.hand_moves: list[tuple[int, Move]] = []  # (log position, move) of this hand
         self.engine_events_seen = 0
         self.author = -1  # the seat that signed the log entry being applied
-        self.aborting = ""  # why the current hand stopped before its end
-        self.abort_by = -1
         self.history: list[HandRecord] = []  # every finished hand, with all its cards
 
     # --- the fold -------------------------------------------------------------------------------
