@@ -21,7 +21,6 @@ from p2p_pageone.engine.view import SeatView
 from p2p_pageone.session.hand import HandDeck, HandSecrets
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.peer import PeerSession
-from p2p_pageone.session.sequencer import Client, Sequencer
 from p2p_pageone.wire.codec import frame
 
 PeerFactory = Callable[..., PeerSession]
@@ -50,14 +49,7 @@ def table_with(settings: Settings, players: int, seed: int,
             bot=bots.get(index, make_bot("normal")), rng=random.Random(f"{seed}/{index}/bot"),
             autoplay=True, host_table=host_table)
 
-    table = MemoryTable.__new__(MemoryTable)
-    table.now = 0.0
-    table.sequencer = Sequencer(peer(0), table.now)
-    table.clients = [Client(peer(i), table.now) for i in range(1, players)]
-    table.dead = set()
-    for conn in range(1, players):
-        table.sequencer.connect(conn, table.now)
-    return table
+    return MemoryTable(settings, players, peers=[peer(i) for i in range(players)])
 
 
 class Lenient(PeerSession):

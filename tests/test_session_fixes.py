@@ -4,21 +4,17 @@ a false card claim in a play, and messages that must never reach the fold."""
 
 from __future__ import annotations
 
-import random
-
 from p2p_pageone.audit.check import Audit, audit_bytes
-from p2p_pageone.bots import make_bot
 from p2p_pageone.crypto.deck import Pass
 from p2p_pageone.crypto.envelope import open_envelope, seal
-from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import make_settings
-from p2p_pageone.engine.settings import Settings
 from p2p_pageone.session.deckcheck import check_reveal, round_cards
 from p2p_pageone.session.hand import HandDeck, HandSecrets
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.peer import PeerSession
-from p2p_pageone.session.sequencer import Client, Sequencer
 from p2p_pageone.wire.codec import frame
+
+from .cheats import table_with
 
 
 def test_a_one_card_reshuffle_is_a_deck_round_like_any_other() -> None:
@@ -52,27 +48,6 @@ def test_a_one_card_reshuffle_is_a_deck_round_like_any_other() -> None:
 
 def audit_of(session: PeerSession) -> Audit:
     return audit_bytes(b"".join(frame(raw) for raw in session.log))
-
-
-def table_with(settings: Settings, players: int, seed: int,
-               doubles: dict[int, type[PeerSession]]) -> MemoryTable:
-    """A ``MemoryTable`` whose peer ``i`` is a ``doubles[i]``, seated like ``memory.make_peer``."""
-
-    def peer(index: int) -> PeerSession:
-        rng = random.Random(f"{seed}/{index}")
-        host_table = ("memory", settings, players) if index == 0 else None
-        return doubles.get(index, PeerSession)(
-            Identity(rng.randbytes(32)), f"p{index}", rng.randbytes, bot=make_bot("normal"),
-            rng=random.Random(f"{seed}/{index}/bot"), autoplay=True, host_table=host_table)
-
-    table = MemoryTable.__new__(MemoryTable)
-    table.now = 0.0
-    table.sequencer = Sequencer(peer(0), table.now)
-    table.clients = [Client(peer(i), table.now) for i in range(1, players)]
-    table.dead = set()
-    for conn in range(1, players):
-        table.sequencer.connect(conn, table.now)
-    return table
 
 
 def dealt(table: MemoryTable) -> None:

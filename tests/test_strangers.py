@@ -54,13 +54,7 @@ def advance(t: MemoryTable, seconds: float, dt: float = 0.5) -> None:
     """Let simulated time pass with every live peer ticking, as a real table's would."""
     end = t.now + seconds
     while t.now < end:
-        while t.step():
-            pass
-        t.now += dt
-        t.sequencer.tick(t.now)
-        for index, client in enumerate(t.clients, start=1):
-            if index not in t.dead:
-                client.tick(t.now)
+        t.advance(t.now + dt)
 
 
 def test_a_connection_that_never_sits_down_is_closed_and_the_table_goes_on() -> None:

@@ -91,12 +91,6 @@ class MemoryTable:
     def run(self, limit: float = 3600.0, dt: float = 0.5) -> None:
         """Pump until every live peer has finished (or ``limit`` simulated seconds pass)."""
         while not self.finished() and self.now < limit:
-            while self.step():
-                pass
-            self.now += dt
-            self.sequencer.tick(self.now)
-            for index, client in enumerate(self.clients, start=1):
-                if index not in self.dead:
-                    client.tick(self.now)
+            self.advance(self.now + dt)
         while self.step():
             pass
