@@ -2,11 +2,16 @@
 """Per-hand wall time of whole tables over loopback TCP with the real deck, beside the
 engine-only time of the very same deals (replayed from the revealed cards and the moves).
 
-    python scripts/bench_table.py [--json] [--deals N]
+    python scripts/bench_table.py [--json] [--deals N] [--delay MS] [--loss P]
 
 Every peer (the host and its CPU peers) runs in this one process on one event loop, each with
 its own identity, secrets and TCP connection, as `pageone host --bots N --autoplay` does.
 Target: under 1 s per 4-peer classic hand.
+
+With --delay/--loss every joiner's connection goes through an in-process proxy (net/proxy.py)
+that delays each direction by MS milliseconds and models TCP retransmission of lost segments; the
+figure to watch is then round trips per move: the hand's time over its moves, in units of the
+link's round trip (target at 50 ms: at most 1.5).
 """
 
 from __future__ import annotations
@@ -22,9 +27,12 @@ from p2p_pageone.bots import make_bot
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import make_settings
 from p2p_pageone.engine.settings import Settings
+from p2p_pageone.net.proxy import DelayProxy, Link
 from p2p_pageone.net.runner import HostRunner, run_joiner
 from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.session.records import replay_hand
+
+NO_DELAY = Link()
 
 
 def peer(name: str, host_table: tuple[str, Settings, int] | None = None) -> PeerSession:
@@ -32,22 +40,30 @@ def peer(name: str, host_table: tuple[str, Settings, int] | None = None) -> Peer
                        rng=random.Random(name), autoplay=True, host_table=host_table)
 
 
-async def table(settings: Settings, peers: int) -> tuple[PeerSession, float]:
+async def table(settings: Settings, peers: int, link: Link) -> tuple[PeerSession, float]:
     host = peer("host", ("bench", settings, peers))
-    runner = HostRunner(host, "127.0.0.1", 0, lambda s, e: None, None)
+    slow = link != NO_DELAY
+    silent = 10.0 + 20 * link.delay + (30.0 if link.loss else 0.0)
+    runner = HostRunner(host, "127.0.0.1", 0, lambda s, e: None, None, silent_after=silent,
+                        step_timeout=max(30.0, 3 * silent))
     start = time.perf_counter()
     port = await runner.start()
+    proxy = DelayProxy(("127.0.0.1", port), link, seed=1)
+    if slow:
+        port = await proxy.start()
     joiners = [asyncio.create_task(run_joiner(peer(f"cpu{i}"), "127.0.0.1", port,
-                                              lambda s, e: None, None))
+                                              lambda s, e: None, None, silent_after=silent))
                for i in range(1, peers)]
     await runner.run()
     await asyncio.gather(*joiners)
+    await proxy.close()
     return host, time.perf_counter() - start
 
 
-def measure(rules: str, peers: int, options: dict[str, object]) -> dict[str, object]:
+def measure(rules: str, peers: int, options: dict[str, object],
+            link: Link = NO_DELAY) -> dict[str, object]:
     settings = make_settings(rules, options)
-    host, seconds = asyncio.run(table(settings, peers))
+    host, seconds = asyncio.run(table(settings, peers, link))
     if not host.game_over:
         raise SystemExit(f"the {rules} table did not finish: {host.ended}")
     start = time.perf_counter()
@@ -55,28 +71,52 @@ def measure(rules: str, peers: int, options: dict[str, object]) -> dict[str, obj
         replay_hand(settings, peers, record)
     engine = time.perf_counter() - start
     hands = len(host.history)
-    return {"rules": rules, "peers": peers, "hands": hands,
-            "seconds_per_hand": round(seconds / hands, 4),
-            "engine_seconds_per_hand": round(engine / hands, 6),
-            "log_entries": len(host.log)}
+    moves = sum(len(record.moves) for record in host.history)
+    row: dict[str, object] = {
+        "rules": rules, "peers": peers, "hands": hands,
+        "seconds_per_hand": round(seconds / hands, 4),
+        "engine_seconds_per_hand": round(engine / hands, 6),
+        "log_entries": len(host.log), "moves_per_hand": round(moves / hands, 1)}
+    if link != NO_DELAY:
+        row.update(delay_ms=round(link.delay * 1000), loss=link.loss,
+                   round_trips_per_move=round(seconds / moves / (2 * link.delay), 2)
+                   if link.delay else None)
+    return row
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--deals", type=int, default=5, help="classic deals (default 5)")
+    parser.add_argument("--delay", type=float, default=0.0, metavar="MS",
+                        help="one-way delay of every joiner's link, in milliseconds")
+    parser.add_argument("--loss", type=float, default=0.0, metavar="P",
+                        help="chance that a chunk's first transmission is lost (0-1)")
+    parser.add_argument("--rules", choices=("classic", "qdan", "both"), default="both")
     args = parser.parse_args()
-    rows = [measure("classic", 4, {"deals": args.deals}), measure("qdan", 6, {})]
+    if args.delay < 0 or not 0 <= args.loss < 1:
+        parser.error("--delay must be >= 0 and --loss in [0, 1)")
+    link = Link(args.delay / 1000, args.loss)
+    rows = []
+    if args.rules in ("classic", "both"):
+        rows.append(measure("classic", 4, {"deals": args.deals}, link))
+    if args.rules in ("qdan", "both"):
+        rows.append(measure("qdan", 6, {}, link))
     if args.json:
         print(json.dumps(rows))
         return
     print(f"{'rules':8} {'peers':>5} {'hands':>5} {'s/hand':>8} {'engine s/hand':>14} "
-          f"{'log entries':>11}")
+          f"{'log entries':>11} {'moves/hand':>10} {'RTT/move':>8}")
     for row in rows:
         print(f"{row['rules']:8} {row['peers']:>5} {row['hands']:>5} "
               f"{row['seconds_per_hand']:>8} {row['engine_seconds_per_hand']:>14} "
-              f"{row['log_entries']:>11}")
-    print("target: under 1 s per 4-peer classic hand")
+              f"{row['log_entries']:>11} {row['moves_per_hand']:>10} "
+              f"{row.get('round_trips_per_move') or '-':>8}")
+    if link == NO_DELAY:
+        print("target: under 0.8 s per 4-peer classic hand (idle 2-core machine)")
+    else:
+        print(f"link: {args.delay:g} ms one way, loss {args.loss:g}; "
+              "target at 50 ms: at most 1.5 round trips per move")
 
 
 if __name__ == "__main__":
