@@ -101,7 +101,7 @@ def add_host(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     host.add_argument("--level", default="normal", choices=LEVELS,
                       help="how the CPU players play (default normal)")
     host.add_argument("--autoplay", action="store_true", help="let the CPU play your seat")
-    host.add_argument("--deals", type=_count(1, 20), default=None,
+    host.add_argument("--deals", type=_count(1, 200), default=None,
                       help="classic: deals in the game (short for --option deals=N)")
     host.add_argument("--log", default="", help="write the table's log here (a new file)")
     host.add_argument("--port", type=_port, default=0, help="TCP port (default: any free port)")
@@ -152,7 +152,7 @@ def add_play(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     play.add_argument("--level", default="normal", choices=LEVELS,
                       help="how the CPU players play (default normal)")
     play.add_argument("--autoplay", action="store_true", help="let the CPU play your seat too")
-    play.add_argument("--deals", type=_count(1, 20), default=None,
+    play.add_argument("--deals", type=_count(1, 200), default=None,
                       help="classic: deals in the game (short for --option deals=N)")
     play.add_argument("--seed", type=int, default=None, help="seed every shuffle (testing)")
     play.add_argument("--log", default="", help="write the table's log here (a new file)")

@@ -89,7 +89,7 @@ ALLOWED: dict[str, dict[str, tuple[Any, ...]]] = {
         "reverse_lead": (False, True),
         "stop_eight": (False, True),
         "scoring": ("deals", "elimination"),
-        "deals": tuple(range(1, 21)),
+        "deals": tuple(range(1, 201)),
         "exhausted": ("pass", "drawn"),
     },
     "qdan": {
