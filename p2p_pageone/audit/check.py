@@ -72,11 +72,24 @@ class Audit:
         return self.fault is None and (self.finished or bool(self.closed))
 
 
-def audit_bytes(data: bytes) -> Audit:
-    """Audit a log file's bytes. Never raises, whatever they hold."""
+def audit_bytes(data: bytes, every_proof: bool = False) -> Audit:
+    """Audit a log file's bytes. Never raises, whatever they hold.
+
+    A pass's proof is verified only where no seed reveal re-derives the pass (SPEC §9); if one
+    of those fails, the log is folded again verifying every proof as it comes, as a live peer
+    does, so the first fault is reported as a live peer meets it. ``every_proof``: that fold
+    from the start (every proof's bytes checked, even where the reveal established its
+    statement)."""
+    audit = _audit(data, defer_proofs=not every_proof)
+    if not every_proof and audit.state is not None and audit.state.verify_unproven():
+        return _audit(data, defer_proofs=False)
+    return audit
+
+
+def _audit(data: bytes, defer_proofs: bool) -> Audit:
     framing = read_frames(data)
     audit = Audit(entries=len(framing.entries))
-    state = TableState()
+    state = TableState(defer_proofs=defer_proofs)
     audit.state = state
     for position, raw in enumerate(framing.entries):
         if not _fold_one(audit, state, position, raw):

@@ -90,9 +90,9 @@ class HandDeck:
         """Every check of a pass (turn, points, proof) without recording it: the sequencer's."""
         self.record[self.pending_round].check(step, self._index[seat], given)
 
-    def receive_pass(self, step: str, seat: int, given: Pass) -> None:
+    def receive_pass(self, step: str, seat: int, given: Pass, verify_proof: bool = True) -> None:
         """Verified on receipt: a bad pass is a ``Violation`` naming its author."""
-        self.record[self.pending_round].accept(step, self._index[seat], given)
+        self.record[self.pending_round].accept(step, self._index[seat], given, verify_proof)
 
     def pass_turn(self) -> tuple[str, int]:
         """The pending round's next step and the seat that must take it."""

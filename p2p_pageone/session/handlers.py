@@ -27,7 +27,7 @@ from .common import (
     coin_commitment,
     coin_result,
 )
-from .deckcheck import check_reveal, round_cards
+from .deckcheck import Unproven, check_reveal, round_cards
 from .hand import PUBLIC, HandDeck
 from .moves import move_from
 from .records import HandRecord, check_hand
@@ -171,7 +171,12 @@ def on_pass(s: TableState, env: Envelope, seat: int, now: float) -> None:
     if refusal:
         raise ProtocolError(refusal, fingerprint(env.sender))
     _in_hand(s, seat, env)
-    crypto.receive_pass(env.kind, seat, Pass.from_fields(env.data))
+    given = Pass.from_fields(env.data)
+    crypto.receive_pass(env.kind, seat, given, verify_proof=not s.defer_proofs)
+    if s.defer_proofs:
+        s.unproven.append(Unproven(len(s.log) - 1, s.hand, seat, env.kind,
+                                   crypto.record[crypto.pending_round], crypto.index(seat),
+                                   given.proof))
 
 
 def on_keys(s: TableState, env: Envelope, seat: int, now: float) -> None:
@@ -213,7 +218,9 @@ def on_seed_reveal(s: TableState, env: Envelope, seat: int, now: float) -> None:
                          "the sequencer must refuse it", s.seat_of(s.host_key))
     _in_hand(s, seat, env)
     if not s._own_reveal(seat, env.data["seed"]):
-        check_reveal(_crypto(s), seat, env.data["seed"])
+        check_reveal(_crypto(s), seat, env.data["seed"], proven=not s.defer_proofs)
+    if s.defer_proofs:  # every pass of the seat in this hand re-derived: nothing left to prove
+        s.unproven = [u for u in s.unproven if (u.hand, u.seat) != (s.hand, seat)]
     s.seed_reveals[seat] = env.data["seed"]
 
 

@@ -23,6 +23,7 @@ from ..engine.settings import SettingError, Settings
 from ..wire.codec import ProtocolError
 from . import handlers
 from .common import Event, TableEnded
+from .deckcheck import Unproven
 from .hand import HandDeck
 from .records import HandRecord
 
@@ -33,10 +34,18 @@ RELAY_FAULTS = ("BadSignature", "Replayed", "OutOfOrder", "WrongTable", "OldHand
 
 
 class TableState:
-    """Everything every peer derives from the log alone."""
+    """Everything every peer derives from the log alone.
 
-    def __init__(self, own_key: bytes = b"") -> None:
+    ``defer_proofs`` (the audit, never a live peer): a pass's proof is not verified when the
+    pass is folded but listed in ``unproven``; a seed reveal that re-derives the seat's passes
+    byte for byte (and their commitments) establishes what the proofs prove and strikes them
+    off. Whoever folds this way verifies what is left (``verify_unproven``) and folds again
+    with proofs on receipt if one fails, so the first fault is the one a live peer meets."""
+
+    def __init__(self, own_key: bytes = b"", defer_proofs: bool = False) -> None:
         self.own_key = own_key  # the viewer's identity: its seat is ``me`` once seated
+        self.defer_proofs = defer_proofs
+        self.unproven: list[Unproven] = []
         self.table_name = ""
         self.table_id = b""
         self.host_key = b""
@@ -114,6 +123,16 @@ class TableState:
         """Everything this viewer does after an entry was folded (prompts, timers)."""
 
     # --- queries ----------------------------------------------------------------------------------
+
+    def verify_unproven(self) -> Unproven | None:
+        """Verify, in log order, the proofs no seed reveal established; the first that fails."""
+        for item in self.unproven:
+            try:
+                item.verify()
+            except DeckError:
+                return item
+        self.unproven = []
+        return None
 
     def hand_over(self) -> bool:
         return handlers.hand_over(self)
