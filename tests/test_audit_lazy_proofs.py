@@ -1,6 +1,7 @@
-"""The audit verifies a pass's proof only where no seed reveal re-derives the pass (SPEC §9).
-Deferring them loses no finding: a pass whose proof bytes were corrupted and whose envelope its
-author signed again is still named at its entry, with its author's seat, as a live peer would."""
+"""The audit verifies a pass's proof, and a key against its commitments, only where no seed
+reveal re-derives them (SPEC §9). Deferring them loses no finding: a pass whose proof bytes were
+corrupted, or a key replaced, in an envelope its author signed again is still named at its
+entry, with its author's seat, as a live peer would."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from functools import lru_cache
 import pytest
 
 from p2p_pageone.audit.check import audit_bytes
+from p2p_pageone.crypto import group
 from p2p_pageone.crypto.envelope import Envelope, extend, genesis, open_envelope, seal
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import make_settings
@@ -33,10 +35,10 @@ def file_of(entries: list[bytes]) -> bytes:
 
 
 def pass_entry(entries: list[bytes], step: str, seat: int, nth: int = 0) -> int:
-    """The log position of ``seat``'s ``nth`` pass of ``step``."""
+    """The log position of ``seat``'s ``nth`` entry of type ``step`` (with keys, for a move)."""
     _, _, seats = played()
     found = [i for i, raw in enumerate(entries) if (env := open_envelope(raw)).kind == step
-             and seats[env.sender] == seat]
+             and seats[env.sender] == seat and env.data.get("keys", True)]
     return found[nth]
 
 
@@ -51,6 +53,14 @@ def corrupt_proof(entries: list[bytes], at: int) -> bytes:
     proof[-1] ^= 1  # the last response: still a scalar, no longer the one that verifies
     _, identities, _ = played()
     return resealed(env, identities[env.sender], env.prev, {**env.data, "proof": bytes(proof)})
+
+
+def corrupt_key(entries: list[bytes], at: int) -> bytes:
+    """Entry ``at`` with its first key replaced by another scalar, signed again by its author."""
+    env = open_envelope(entries[at])
+    keys = [group.scalar_bytes(12345), *env.data["keys"][1:]]
+    _, identities, _ = played()
+    return resealed(env, identities[env.sender], env.prev, {**env.data, "keys": keys})
 
 
 def rechained(entries: list[bytes], start: int) -> list[bytes]:
@@ -94,6 +104,21 @@ def test_a_corrupted_proof_signed_again_by_its_author_is_named_at_its_entry(
     assert verdict(audit) == verdict(audit_bytes(data, every_proof=True))
 
 
+@pytest.mark.parametrize(("kind", "seat", "nth"), [("keys", 1, 0), ("keys", 2, 1),
+                                                   ("move", 2, 1)])
+def test_a_wrong_key_signed_again_by_its_author_is_named_at_its_entry(
+        kind: str, seat: int, nth: int) -> None:
+    entries = list(played()[0])
+    at = pass_entry(entries, kind, seat, nth)
+    entries[at] = corrupt_key(entries, at)
+    data = file_of(entries)
+    audit = audit_bytes(data)
+    assert audit.fault is not None, "the wrong key went unnoticed"
+    assert (audit.fault.entry, audit.fault.step, audit.fault.seat) == (at, "deck round", seat)
+    assert "wrong key" in audit.fault.reason
+    assert verdict(audit) == verdict(audit_bytes(data, every_proof=True))
+
+
 def test_a_corrupted_proof_in_a_log_cut_after_it_is_named() -> None:
     entries = list(played()[0])
     at = pass_entry(entries, "lock", 2)
@@ -115,3 +140,13 @@ def test_a_corrupted_proof_under_a_chain_every_later_author_signed_again() -> No
     assert strict.fault is not None
     assert (strict.fault.entry, strict.fault.step, strict.fault.seat) == (at, "deck round", 1)
     assert audit_bytes(data).ok
+
+
+def test_a_wrong_key_under_a_chain_every_later_author_signed_again_is_named() -> None:
+    """Unlike a proof's bytes, a key is a value the reveal re-derives: the audit names it."""
+    entries = list(played()[0])
+    at = pass_entry(entries, "keys", 2, 1)
+    entries[at] = corrupt_key(entries, at)
+    audit = audit_bytes(file_of(rechained(entries, at)))
+    assert audit.fault is not None
+    assert (audit.fault.entry, audit.fault.step, audit.fault.seat) == (at, "deck round", 2)

@@ -75,13 +75,15 @@ class Audit:
 def audit_bytes(data: bytes, every_proof: bool = False) -> Audit:
     """Audit a log file's bytes. Never raises, whatever they hold.
 
-    A pass's proof is verified only where no seed reveal re-derives the pass (SPEC §9); if one
-    of those fails, the log is folded again verifying every proof as it comes, as a live peer
-    does, so the first fault is reported as a live peer meets it. ``every_proof``: that fold
-    from the start (every proof's bytes checked, even where the reveal established its
-    statement)."""
+    A pass's proof, or a key's ``u·T = W``, is checked only where no seed reveal re-derives the
+    pass or the key (SPEC §9). If one of those fails, or the fold meets a fault while checks
+    are deferred, the log is folded again checking everything as it comes, as a live peer does,
+    so the first fault is reported as a live peer meets it. ``every_proof``: that fold from the
+    start (every proof's bytes checked, even where the reveal established its statement)."""
     audit = _audit(data, defer_proofs=not every_proof)
-    if not every_proof and audit.state is not None and audit.state.verify_unproven():
+    state = audit.state
+    if not every_proof and state is not None and state.unproven and (
+            audit.fault is not None or not state.unproven_hold()):
         return _audit(data, defer_proofs=False)
     return audit
 

@@ -11,25 +11,32 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..crypto import group
-from ..crypto.deck import Cheat, DeckRound, DeckSecrets, card_at, seed_commitment
+from ..crypto.deck import Cheat, DeckError, DeckRound, DeckSecrets, card_at, seed_commitment
 from .hand import HandDeck
 
 
 @dataclass(frozen=True)
 class Unproven:
-    """A pass folded without verifying its proof (``TableState.defer_proofs``)."""
+    """A check the fold deferred (``TableState.defer_proofs``): a pass's proof, or keys'
+    ``u·T = W``; the author's checked seed reveal establishes what it would check."""
 
     position: int  # its log entry
     hand: int
     seat: int
-    step: str
+    step: str  # "shuffle", "lock" or "keys"
     deck_round: DeckRound
     index: int  # the seat's deck index in that round
-    proof: bytes
+    proof: bytes = b""
+    keys: tuple[tuple[int, int], ...] = ()  # (position, key)
 
-    def verify(self) -> None:
-        """The proof now; a ``DeckError`` naming the deck index if it does not verify."""
-        self.deck_round.verify_recorded(self.step, self.index, self.proof)
+    def holds(self) -> bool:
+        if self.step == "keys":
+            return all(self.deck_round.check_key(self.index, p, k) for p, k in self.keys)
+        try:
+            self.deck_round.verify_recorded(self.step, self.index, self.proof)
+        except DeckError:
+            return False
+        return True
 
 
 def check_reveal(deck: HandDeck, seat: int, seed: bytes, proven: bool = True) -> None:

@@ -36,11 +36,12 @@ RELAY_FAULTS = ("BadSignature", "Replayed", "OutOfOrder", "WrongTable", "OldHand
 class TableState:
     """Everything every peer derives from the log alone.
 
-    ``defer_proofs`` (the audit, never a live peer): a pass's proof is not verified when the
-    pass is folded but listed in ``unproven``; a seed reveal that re-derives the seat's passes
-    byte for byte (and their commitments) establishes what the proofs prove and strikes them
-    off. Whoever folds this way verifies what is left (``verify_unproven``) and folds again
-    with proofs on receipt if one fails, so the first fault is the one a live peer meets."""
+    ``defer_proofs`` (the audit, never a live peer): a pass's proof, and a key's ``u·T = W``,
+    are not checked when folded but listed in ``unproven``; a seed reveal that re-derives the
+    seat's passes, commitments and keys byte for byte establishes what they would check and
+    strikes them off. Whoever folds this way runs what is left (``unproven_hold``), and folds
+    again checking everything on receipt if one fails or the fold met a fault while checks
+    were deferred, so the first fault is the one a live peer meets."""
 
     def __init__(self, own_key: bytes = b"", defer_proofs: bool = False) -> None:
         self.own_key = own_key  # the viewer's identity: its seat is ``me`` once seated
@@ -124,15 +125,12 @@ class TableState:
 
     # --- queries ----------------------------------------------------------------------------------
 
-    def verify_unproven(self) -> Unproven | None:
-        """Verify, in log order, the proofs no seed reveal established; the first that fails."""
-        for item in self.unproven:
-            try:
-                item.verify()
-            except DeckError:
-                return item
+    def unproven_hold(self) -> bool:
+        """Run the checks no seed reveal established (``defer_proofs``): True if all hold."""
+        if not all(item.holds() for item in self.unproven):
+            return False
         self.unproven = []
-        return None
+        return True
 
     def hand_over(self) -> bool:
         return handlers.hand_over(self)
