@@ -40,8 +40,8 @@ class TableState:
     are not checked when folded but listed in ``unproven``; a seed reveal that re-derives the
     seat's passes, commitments and keys byte for byte establishes what they would check and
     strikes them off. Whoever folds this way runs what is left (``unproven_hold``), and folds
-    again checking everything on receipt if one fails or the fold met a fault while checks
-    were deferred, so the first fault is the one a live peer meets."""
+    again checking everything on receipt if one fails or an entry's meaning was refused while
+    checks were deferred, so the first fault is the one a live peer meets."""
 
     def __init__(self, own_key: bytes = b"", defer_proofs: bool = False) -> None:
         self.own_key = own_key  # the viewer's identity: its seat is ``me`` once seated
