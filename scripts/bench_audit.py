@@ -18,7 +18,9 @@ other load only adds time.
 - ``ratio_to_rederive``: audit / re-deriving the deck alone (what the audit adds to the floor:
   signatures, chain, the fold, the engine).
 
-Usage: python scripts/bench_audit.py [--json] [--deals N]
+``--every-proof`` audits verifying every proof's bytes as live peers do (SPEC §9), for comparison.
+
+Usage: python scripts/bench_audit.py [--json] [--deals N] [--every-proof]
 """
 
 from __future__ import annotations
@@ -81,8 +83,8 @@ PEER_CRYPTO = [
 ]
 
 
-def measure(rules: str, peers: int, options: dict[str, Any],
-            repeat: int = 3) -> dict[str, Any]:
+def measure(rules: str, peers: int, options: dict[str, Any], repeat: int = 3,
+            every_proof: bool = False) -> dict[str, Any]:
     """Best of ``repeat`` runs for each figure: the machine's other load only adds time."""
     settings = make_settings(rules, options)
     peer_seconds = []
@@ -100,7 +102,7 @@ def measure(rules: str, peers: int, options: dict[str, Any],
         rederive = Clock()
         with timing(rederive, REDERIVE):
             start = time.process_time()
-            audit = audit_bytes(data)
+            audit = audit_bytes(data, every_proof=every_proof)
             audits.append(time.process_time() - start)
         rederives.append(rederive.seconds)
         assert audit.ok, audit.fault
@@ -118,8 +120,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--deals", type=int, default=3, help="classic deals to play")
+    parser.add_argument("--every-proof", action="store_true",
+                        help="audit checking every proof on receipt (as --every-proof)")
     args = parser.parse_args()
-    results = [measure("classic", 4, {"deals": args.deals}), measure("qdan", 6, {})]
+    results = [measure("classic", 4, {"deals": args.deals}, every_proof=args.every_proof),
+               measure("qdan", 6, {}, every_proof=args.every_proof)]
     if args.json:
         print(json.dumps(results, indent=1))
         return
