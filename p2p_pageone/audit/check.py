@@ -72,11 +72,40 @@ class Audit:
         return self.fault is None and (self.finished or bool(self.closed))
 
 
-def audit_bytes(data: bytes) -> Audit:
-    """Audit a log file's bytes. Never raises, whatever they hold."""
+def audit_bytes(data: bytes, every_proof: bool = False) -> Audit:
+    """Audit a log file's bytes. Never raises, whatever they hold.
+
+    A pass's proof, or a key's ``u·T = W``, is checked only where no seed reveal re-derives the
+    pass or the key (SPEC §9). If one of those fails, or an entry's meaning is refused while
+    checks are deferred, the log is folded again checking everything as it comes, as a live
+    peer does, so the first fault is reported as a live peer meets it. ``every_proof``: that
+    fold from the start (every proof's bytes checked, even where the reveal established its
+    statement)."""
+    audit = _audit(data, defer_proofs=not every_proof)
+    state = audit.state
+    if every_proof or state is None or not state.unproven:
+        return audit
+    unapplied = audit.fault is None or audit.fault.step in UNAPPLIED
+    if unapplied and _unproven_hold(state):
+        return audit
+    return _audit(data, defer_proofs=False)
+
+
+# Faults found before the entry's meaning is folded: the deferred checks cannot change them.
+UNAPPLIED = ("framing", "signature", "chain", "end of log")
+
+
+def _unproven_hold(state: TableState) -> bool:
+    try:
+        return state.unproven_hold()
+    except Exception:  # whatever a log holds, the fold that checks everything says what is wrong
+        return False
+
+
+def _audit(data: bytes, defer_proofs: bool) -> Audit:
     framing = read_frames(data)
     audit = Audit(entries=len(framing.entries))
-    state = TableState()
+    state = TableState(defer_proofs=defer_proofs)
     audit.state = state
     for position, raw in enumerate(framing.entries):
         if not _fold_one(audit, state, position, raw):

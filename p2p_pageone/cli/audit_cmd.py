@@ -29,6 +29,9 @@ def add_parsers(sub: Any) -> None:
     audit.add_argument("--last", action="store_true", help="audit this user's latest table")
     audit.add_argument("--rate", action="store_true",
                        help="add a clean, finished table to the local ratings")
+    audit.add_argument("--every-proof", action="store_true",
+                       help="verify every shuffle and lock proof's bytes, even where the seed "
+                       "reveal re-derives the pass, as a live peer does on receipt (slower)")
     audit.set_defaults(run=run_audit)
 
     replay = sub.add_parser("replay", help="replay a table's log move by move")
@@ -100,7 +103,7 @@ def run_audit(args: argparse.Namespace) -> int:
     if isinstance(contents, str):
         print(f"pageone audit: {contents}", file=sys.stderr)
         return EXIT_USAGE
-    audits = [audit_bytes(data) for data in contents]
+    audits = [audit_bytes(data, every_proof=args.every_proof) for data in contents]
     comparison: Comparison | None = None
     if len(audits) > 1:
         comparison = compare(paths, [read_frames(d).entries for d in contents], audits)

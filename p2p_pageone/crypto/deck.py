@@ -192,10 +192,12 @@ class DeckRound:
             key = ("shuffle", self.peers - 1) if peer == 0 else ("lock", peer - 1)
         return self._points[key]
 
-    def check(self, step: str, peer: int, given: Pass) -> tuple[list[Point], list[Point]]:
+    def check(self, step: str, peer: int, given: Pass,
+              verify_proof: bool = True) -> tuple[list[Point], list[Point]]:
         """Every check of a received pass (turn, shape, points, proof) without recording it;
         the decoded points and commitments. A pass that passed is remembered, so ``accept`` of
-        the very same pass does not verify it again."""
+        the very same pass does not verify it again. ``verify_proof=False`` leaves the proof to
+        ``verify_recorded`` (the audit, where the seed reveal may establish its statement)."""
         vouched = self._vouched.get((step, peer))
         if vouched is not None and vouched[0] == given:
             return vouched[1], vouched[2]
@@ -215,6 +217,8 @@ class DeckRound:
         except PointError as error:
             raise Violation(peer, f"peer {peer}'s {step} pass holds a bad point: "
                             f"{error}") from None
+        if not verify_proof:
+            return points, commits
         self._verify(step, peer, points, commits, given.proof)
         self.vouch(step, peer, given, points, commits)
         return points, commits
@@ -224,11 +228,11 @@ class DeckRound:
         """Remember a pass known to be right (checked, or this peer's own)."""
         self._vouched[(step, peer)] = (given, points, commits)
 
-    def accept(self, step: str, peer: int, given: Pass) -> None:
+    def accept(self, step: str, peer: int, given: Pass, verify_proof: bool = True) -> None:
         """Record a peer's pass once every check passes; a ``Violation`` names its author."""
         if self.next_step() != (step, peer):
             raise Violation(peer, f"a {step} pass from peer {peer} out of turn")
-        points, commits = self.check(step, peer, given)
+        points, commits = self.check(step, peer, given, verify_proof)
         self._vouched.pop((step, peer), None)
         self._points[(step, peer)] = points
         if step == "shuffle":
@@ -248,6 +252,11 @@ class DeckRound:
                 proofs.verify_lock(context, inputs, points, commits, proof)
         except proofs.ProofError as error:
             raise Violation(peer, f"peer {peer}'s {step} pass is refused: {error}") from None
+
+    def verify_recorded(self, step: str, peer: int, proof: bytes) -> None:
+        """The proof of a pass ``accept`` recorded without verifying it; a ``Violation``."""
+        commits = [self.round_commits[peer]] if step == "shuffle" else self.lock_commits[peer]
+        self._verify(step, peer, self._points[(step, peer)], commits, proof)
 
     def proof_context(self, step: str, peer: int) -> bytes:
         return proof_context(self.contexts[peer], self.deck, step, peer, self.peers)

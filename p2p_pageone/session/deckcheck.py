@@ -7,16 +7,46 @@ Live peers run it at every hand's end and ``pageone audit`` runs it over a whole
 
 from __future__ import annotations
 
-from ..crypto.deck import Cheat, DeckSecrets, card_at, open_point, seed_commitment
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..crypto import group
+from ..crypto.deck import Cheat, DeckError, DeckRound, DeckSecrets, card_at, seed_commitment
 from .hand import HandDeck
 
 
-def check_reveal(deck: HandDeck, seat: int, seed: bytes) -> None:
+@dataclass(frozen=True)
+class Unproven:
+    """A check the fold deferred (``TableState.defer_proofs``): a pass's proof, or keys'
+    ``u·T = W``; the author's checked seed reveal establishes what it would check."""
+
+    position: int  # its log entry
+    hand: int
+    seat: int
+    step: str  # "shuffle", "lock" or "keys"
+    deck_round: DeckRound
+    index: int  # the seat's deck index in that round
+    proof: bytes = b""
+    keys: tuple[tuple[int, int], ...] = ()  # (position, key)
+
+    def holds(self) -> bool:
+        if self.step == "keys":
+            return all(self.deck_round.check_key(self.index, p, k) for p, k in self.keys)
+        try:
+            self.deck_round.verify_recorded(self.step, self.index, self.proof)
+        except DeckError:
+            return False
+        return True
+
+
+def check_reveal(deck: HandDeck, seat: int, seed: bytes, proven: bool = True) -> None:
     """``seat``'s revealed seed against its commitment, every pass it made and every key it
     published in this hand; raises ``Cheat`` (deck index) on the first value that differs.
 
     Each pass is recomputed from the input the log shows it was given, so a substituted or
-    duplicated card is pinned on the pass that made it, never on the peers after it."""
+    duplicated card is pinned on the pass that made it, never on the peers after it.
+    ``proven=False``: the passes' proofs were not verified, so the lock commitments, which only
+    the lock proof ties to the points, are recomputed too (SPEC §9)."""
     index = deck.index(seat)
     context = deck.contexts[index]
     if seed_commitment(seed, context) != deck.commitments.get(index):
@@ -24,17 +54,34 @@ def check_reveal(deck: HandDeck, seat: int, seed: bytes) -> None:
     for label, deck_round in deck.record.items():
         secrets = DeckSecrets.derive(seed, context, label, deck_round.size)
         deck_round.verify_peer(index, secrets)
+        if not proven and index < len(deck_round.lock_commits) and (
+                deck_round.lock_commits[index] != secrets.lock_commits()):
+            raise Cheat(index, f"peer {index}'s lock commitments in deck {label} do not match "
+                        "its seed")
         for (where, position, who), key in deck.keys.items():
-            if where == label and who == index and key != secrets.unlock_key(position):
+            # u = l⁻¹ exactly when u·l = 1 (mod N): no inversion needed
+            if where == label and who == index and key * secrets.locks[position] % group.N != 1:
                 raise Cheat(index, f"it published a wrong key for position {position} of deck "
                             f"{label}")
 
 
 def round_cards(deck: HandDeck, label: str, seeds: dict[int, bytes]) -> list[int]:
-    """Every position's card in one round, opened with the keys derived from every seed (by
-    seat); call after ``check_reveal`` passed for each of them."""
+    """Every position's card in one round, from every seed (by seat); call after
+    ``check_reveal`` passed for each of them.
+
+    Every pass then re-derives byte for byte, so position p holds ``(∏_j l_{j,p})·C`` for the
+    card C the composed permutations bring there, and the derived keys open it to exactly that
+    card: the permutations alone tell it, with no multiplication."""
     deck_round = deck.record[label]
-    secrets = [DeckSecrets.derive(seeds[seat], deck.contexts[i], label, deck_round.size)
-               for i, seat in enumerate(deck.seats)]
-    return [card_at(open_point(x, [s.unlock_key(i) for s in secrets]), deck.deck_size, -1)
-            for i, x in enumerate(deck_round.final)]
+    orders = [DeckSecrets.derive(seeds[seat], deck.contexts[i], label, deck_round.size).order
+              for i, seat in enumerate(deck.seats)]
+    return [card_at(deck_round.start[_origin(orders, p)], deck.deck_size, -1)
+            for p in range(deck_round.size)]
+
+
+def _origin(orders: Sequence[Sequence[int]], position: int) -> int:
+    """The start position whose card the shuffles (output i = input ``order[i]``) bring to
+    ``position``."""
+    for order in reversed(orders):
+        position = order[position]
+    return position

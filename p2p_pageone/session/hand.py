@@ -90,9 +90,9 @@ class HandDeck:
         """Every check of a pass (turn, points, proof) without recording it: the sequencer's."""
         self.record[self.pending_round].check(step, self._index[seat], given)
 
-    def receive_pass(self, step: str, seat: int, given: Pass) -> None:
+    def receive_pass(self, step: str, seat: int, given: Pass, verify_proof: bool = True) -> None:
         """Verified on receipt: a bad pass is a ``Violation`` naming its author."""
-        self.record[self.pending_round].accept(step, self._index[seat], given)
+        self.record[self.pending_round].accept(step, self._index[seat], given, verify_proof)
 
     def pass_turn(self) -> tuple[str, int]:
         """The pending round's next step and the seat that must take it."""
@@ -172,10 +172,11 @@ class HandDeck:
             if self.owner_of(slot) == seat and self.keys_complete(slot, but=seat):
                 self._open_shown(slot, seat, key, card)
 
-    def check_keys(self, label: str, seat: int, slots: Sequence[int],
-                   keys: Sequence[bytes]) -> list[tuple[int, int]]:
+    def check_keys(self, label: str, seat: int, slots: Sequence[int], keys: Sequence[bytes],
+                   verify: bool = True) -> list[tuple[int, int]]:
         """Each key a 32-byte scalar for a slot of ``label`` that passes ``u·T = W`` against the
-        sender's commitments: ``(position, key)`` pairs; a ``Violation`` names the sender."""
+        sender's commitments: ``(position, key)`` pairs; a ``Violation`` names the sender.
+        ``verify=False`` leaves ``u·T = W`` to the caller (the audit, at the reveal)."""
         index = self._index[seat]
         deck_round = self.record.get(label)
         if deck_round is None or deck_round.next_step()[0] != "done":
@@ -189,18 +190,20 @@ class HandDeck:
                 key = group.scalar_of(raw)
             except group.PointError as error:
                 raise Violation(index, f"peer {index} sent a malformed key: {error}") from None
-            if not deck_round.check_key(index, position, key):
+            if verify and not deck_round.check_key(index, position, key):
                 raise Violation(index, f"peer {index} sent a wrong key for position {position} "
                                 f"of deck {label}: it does not match its lock commitment")
             checked.append((position, key))
         return checked
 
-    def receive_keys(self, label: str, seat: int, slots: Sequence[int],
-                     keys: Sequence[bytes]) -> None:
+    def receive_keys(self, label: str, seat: int, slots: Sequence[int], keys: Sequence[bytes],
+                     verify: bool = True) -> list[tuple[int, int]]:
         """Record keys once every one of them checks out (nothing of a bad message is kept)."""
         index = self._index[seat]
-        for position, key in self.check_keys(label, seat, slots, keys):
+        checked = self.check_keys(label, seat, slots, keys, verify)
+        for position, key in checked:
             self.keys[(label, position, index)] = key
+        return checked
 
     def open_with(self, slot: int, keys: Sequence[int], blame: int) -> int:
         label, position = self.locate(slot)
@@ -215,16 +218,19 @@ class HandDeck:
         """A card every peer has published its key for (a card shown to all)."""
         return self.open_with(slot, self.logged_keys(slot), -1)
 
-    def check_shown(self, slot: int, owner: int, key: bytes, card: int) -> None:
-        """A played card: the slot was ``owner``'s, and every logged key opens it to ``card``."""
+    def check_shown(self, slot: int, owner: int, key: bytes, card: int,
+                    verify: bool = True) -> list[tuple[int, int]]:
+        """A played card: the slot was ``owner``'s, and every logged key opens it to ``card``;
+        the key as ``receive_keys`` gives it."""
         index = self._index[owner]
         label, position = self.locate(slot)
         if self.owner.get((label, position)) != index:
             raise Violation(index, f"peer {index} showed position {position}, which is not theirs")
-        self.receive_keys(label, owner, [slot], [key])
+        checked = self.receive_keys(label, owner, [slot], [key], verify)
         if not self.keys_complete(slot):
             raise Violation(index, f"a key for position {position} is missing")
         self._open_shown(slot, owner, key, card)
+        return checked
 
     def _open_shown(self, slot: int, owner: int, key: bytes, card: int) -> None:
         """``owner``'s position opened with every other logged key and ``key`` (checked)."""

@@ -27,7 +27,7 @@ from .common import (
     coin_commitment,
     coin_result,
 )
-from .deckcheck import check_reveal, round_cards
+from .deckcheck import Unproven, check_reveal, round_cards
 from .hand import PUBLIC, HandDeck
 from .moves import move_from
 from .records import HandRecord, check_hand
@@ -171,17 +171,32 @@ def on_pass(s: TableState, env: Envelope, seat: int, now: float) -> None:
     if refusal:
         raise ProtocolError(refusal, fingerprint(env.sender))
     _in_hand(s, seat, env)
-    crypto.receive_pass(env.kind, seat, Pass.from_fields(env.data))
+    given = Pass.from_fields(env.data)
+    crypto.receive_pass(env.kind, seat, given, verify_proof=not s.defer_proofs)
+    if s.defer_proofs:
+        s.unproven.append(Unproven(len(s.log) - 1, s.hand, seat, env.kind,
+                                   crypto.record[crypto.pending_round], crypto.index(seat),
+                                   proof=given.proof))
 
 
 def on_keys(s: TableState, env: Envelope, seat: int, now: float) -> None:
     _seated(seat, env)
     _in_hand(s, seat, env)
+    crypto, label = _crypto(s), env.data["deck"]
     try:
-        _crypto(s).receive_keys(env.data["deck"], seat, env.data["positions"], env.data["keys"])
+        checked = crypto.receive_keys(label, seat, env.data["positions"], env.data["keys"],
+                                      verify=not s.defer_proofs)
+        _defer_keys(s, crypto, label, seat, checked)
     except KeyError as error:
         raise ProtocolError(f"keys for an unknown position: {error}",
                             fingerprint(env.sender)) from None
+
+
+def _defer_keys(s: TableState, crypto: HandDeck, label: str, seat: int,
+                checked: list[tuple[int, int]]) -> None:
+    if s.defer_proofs:
+        s.unproven.append(Unproven(len(s.log) - 1, s.hand, seat, "keys", crypto.record[label],
+                                   crypto.index(seat), keys=tuple(checked)))
 
 
 def on_move(s: TableState, env: Envelope, seat: int, now: float) -> None:
@@ -193,7 +208,8 @@ def on_move(s: TableState, env: Envelope, seat: int, now: float) -> None:
     if isinstance(move, Play):
         for slot, card, key in zip(move.slots, move.cards, env.data["keys"], strict=True):
             try:
-                crypto.check_shown(slot, seat, key, card)
+                checked = crypto.check_shown(slot, seat, key, card, verify=not s.defer_proofs)
+                _defer_keys(s, crypto, crypto.locate(slot)[0], seat, checked)
             except KeyError:
                 raise TableEnded(f"played position {slot}, which is not in its hand",
                                  seat, len(s.log) - 1) from None
@@ -213,7 +229,9 @@ def on_seed_reveal(s: TableState, env: Envelope, seat: int, now: float) -> None:
                          "the sequencer must refuse it", s.seat_of(s.host_key))
     _in_hand(s, seat, env)
     if not s._own_reveal(seat, env.data["seed"]):
-        check_reveal(_crypto(s), seat, env.data["seed"])
+        check_reveal(_crypto(s), seat, env.data["seed"], proven=not s.defer_proofs)
+    if s.defer_proofs:  # every pass, commitment and key of the seat in this hand re-derived
+        s.unproven = [u for u in s.unproven if (u.hand, u.seat) != (s.hand, seat)]
     s.seed_reveals[seat] = env.data["seed"]
 
 

@@ -23,6 +23,7 @@ from ..engine.settings import SettingError, Settings
 from ..wire.codec import ProtocolError
 from . import handlers
 from .common import Event, TableEnded
+from .deckcheck import Unproven
 from .hand import HandDeck
 from .records import HandRecord
 
@@ -33,10 +34,19 @@ RELAY_FAULTS = ("BadSignature", "Replayed", "OutOfOrder", "WrongTable", "OldHand
 
 
 class TableState:
-    """Everything every peer derives from the log alone."""
+    """Everything every peer derives from the log alone.
 
-    def __init__(self, own_key: bytes = b"") -> None:
+    ``defer_proofs`` (the audit, never a live peer): a pass's proof, and a key's ``u·T = W``,
+    are not checked when folded but listed in ``unproven``; a seed reveal that re-derives the
+    seat's passes, commitments and keys byte for byte establishes what they would check and
+    strikes them off. Whoever folds this way runs what is left (``unproven_hold``), and folds
+    again checking everything on receipt if one fails or an entry's meaning was refused while
+    checks were deferred, so the first fault is the one a live peer meets."""
+
+    def __init__(self, own_key: bytes = b"", defer_proofs: bool = False) -> None:
         self.own_key = own_key  # the viewer's identity: its seat is ``me`` once seated
+        self.defer_proofs = defer_proofs
+        self.unproven: list[Unproven] = []
         self.table_name = ""
         self.table_id = b""
         self.host_key = b""
@@ -114,6 +124,13 @@ class TableState:
         """Everything this viewer does after an entry was folded (prompts, timers)."""
 
     # --- queries ----------------------------------------------------------------------------------
+
+    def unproven_hold(self) -> bool:
+        """Run the checks no seed reveal established (``defer_proofs``): True if all hold."""
+        if not all(item.holds() for item in self.unproven):
+            return False
+        self.unproven = []
+        return True
 
     def hand_over(self) -> bool:
         return handlers.hand_over(self)
