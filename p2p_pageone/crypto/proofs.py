@@ -168,10 +168,10 @@ def prove_shuffle(context: bytes, inputs: Sequence[Point], outputs: Sequence[Poi
         chain.append(previous)
         d = (bs[i] + e_perm[i] * d) % N
     rho = _weights(transcript, chain)
-    a_prime = group.add([group.base(alpha), group.lincomb(eps, h)])
+    a_prime = group.lincomb(eps, h, alpha)
     # B' = β·G + Σ ρ_i·ε_i·B_{i-1}
-    b_prime = group.add_base(group.lincomb([x * y for x, y in zip(rho, eps, strict=True)],
-                                           [h_chain, *chain[:-1]]), beta)
+    b_prime = group.lincomb([x * y for x, y in zip(rho, eps, strict=True)],
+                            [h_chain, *chain[:-1]], beta)
     # F' = Σ ε_i·Y_i − φ·Σ e_j·X_j, computed from the inputs since Y_i = s·X_{order[i]}
     f_prime = group.lincomb([scalar * eps[position[j]] - phi * e[j] for j in range(n)], inputs)
     w_prime = group.mul(commit, phi)
@@ -211,15 +211,14 @@ def verify_shuffle(context: bytes, inputs: Sequence[Point], outputs: Sequence[Po
         product = product * x % N
     try:
         # A' = k_A·G + Σ k_E,i·h_i − v·Σ e_j·u_j
-        a_prime = group.add([group.base(proof.k_a),
-                             group.lincomb([*proof.k_e, *(minus_v * x for x in e)],
-                                           [*h, *proof.u])])
+        a_prime = group.lincomb([*proof.k_e, *(minus_v * x for x in e)], [*h, *proof.u],
+                                proof.k_a)
         # B' = k_B·G + Σ ρ_i·(k_E,i·B_{i-1} − v·B_i): one coefficient per chain point
         rho = _weights(transcript, proof.b)
         coefficients = [rho[0] * proof.k_e[0]]
         coefficients += [rho[i + 1] * proof.k_e[i + 1] - v * rho[i] for i in range(n - 1)]
         coefficients.append(-v * rho[n - 1])
-        b_prime = group.add_base(group.lincomb(coefficients, [h_chain, *proof.b]), proof.k_b)
+        b_prime = group.lincomb(coefficients, [h_chain, *proof.b], proof.k_b)
         # C' = k_C·G − v·(Σ u_j − Σ h_i)
         c_prime = group.mul_add_base(group.add([*proof.u, group.negate(group.generator_sum(n))]),
                                      minus_v, proof.k_c)
