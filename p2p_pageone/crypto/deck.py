@@ -115,8 +115,8 @@ class DeckSecrets:
         return tuple(strip * lock % group.N for lock in self.locks)
 
     @cached_property
-    def _unlock_keys(self) -> dict[int, int]:
-        return {}
+    def _unlock_keys(self) -> tuple[int, ...]:
+        return tuple(group.inverses(self.locks))
 
     def lock_scalars(self) -> list[int]:
         return list(self._lock_scalars)
@@ -145,10 +145,7 @@ class DeckSecrets:
         return Proven(Pass(_encode(outputs), _encode(commits), proof), outputs, commits)
 
     def unlock_key(self, position: int) -> int:
-        keys = self._unlock_keys
-        if position not in keys:
-            keys[position] = group.inverse(self.locks[position])
-        return keys[position]
+        return self._unlock_keys[position]
 
 
 def _encode(points: Sequence[Point]) -> list[bytes]:

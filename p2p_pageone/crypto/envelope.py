@@ -15,7 +15,7 @@ from ..wire.messages import validate
 from .identity import Identity, fingerprint, verify_signature, weak_public_key
 from .kdf import label, tagged_hash
 
-VERSION = 2
+VERSION = 3
 SIGNING_TAG = label("envelope")
 HEADER_FIELDS = ("v", "table", "hand", "from", "seq", "prev", "type", "data")
 

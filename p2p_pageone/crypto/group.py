@@ -21,6 +21,7 @@ from .kdf import label, tagged_hash
 N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141  # group order
 P = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEFFFFFC2F  # field prime
 POINT_SIZE = 33
+LAMBDA = 0x5363AD4CC05C30E0A5261C028812645A122E22EA20816678DF02967C1B23BD72  # λ³ = 1 mod N
 
 _CTX = GLOBAL_CONTEXT.ctx
 _COMPRESSED = lib.SECP256K1_EC_COMPRESSED
@@ -73,6 +74,12 @@ def decode(data: bytes) -> Point:
 
 def encode(point: Point) -> bytes:
     return point.encode()
+
+
+def encode_negated(point: Point) -> bytes:
+    """The encoding of −P: the same x, the other y parity."""
+    data = point.encode()
+    return bytes([data[0] ^ 1]) + data[1:]
 
 
 def _scalar32(k: int) -> bytes:
@@ -160,6 +167,20 @@ def scalar_from(data: bytes) -> int:
 
 def inverse(k: int) -> int:
     return pow(k, -1, N)
+
+
+def inverses(scalars: Sequence[int]) -> list[int]:
+    """Every scalar's inverse with one modular inversion (Montgomery's trick)."""
+    prefix, running = [], 1
+    for k in scalars:
+        prefix.append(running)
+        running = running * k % N
+    inverse_all = pow(running, -1, N)
+    out = [0] * len(prefix)
+    for i in range(len(prefix) - 1, -1, -1):
+        out[i] = inverse_all * prefix[i] % N
+        inverse_all = inverse_all * scalars[i] % N
+    return out
 
 
 def scalar_bytes(k: int) -> bytes:

@@ -147,6 +147,20 @@ class HandDeck:
         self.locate(slot)
         return False
 
+    def unpublished(self, slots: Sequence[int], seat: int) -> list[int]:
+        """The slots among ``slots`` whose key from ``seat`` is not in the log yet."""
+        for slot in slots:
+            self.locate(slot)
+        index, published = self._index[seat], self._slot_keys
+        return [slot for slot in slots if (slot, index) not in published]
+
+    def sync_hand(self, seat: int, slots: Sequence[int]) -> None:
+        """Record ``seat`` as the owner of every slot in its hand."""
+        index, owners = self._index[seat], self._slot_owner
+        for slot in slots:
+            if owners.get(slot) != index:
+                self.assign(slot, seat)
+
     def keys_complete(self, slot: int, but: int = -2) -> bool:
         """Every peer's key for ``slot`` is in the log (``but``: except this seat's)."""
         self.locate(slot)
