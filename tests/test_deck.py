@@ -170,3 +170,26 @@ def test_short_challenges_are_a_plus_b_lambda_as_the_spec_says() -> None:
         halves = group.add([group.mul(point, a), group.mul(group.mul(point, group.LAMBDA), b)])
         assert group.mul(point, challenge) == halves
     assert len(set(got)) == 5 and all(0 < c < group.N for c in got)
+
+
+def test_joint_multiplication_matches_two_and_covers_x_above_the_order() -> None:
+    """``mul_add_base`` (ECDSA recovery's k·P + z·G) against a multiplication and an addition,
+    also for a point whose x is at or above N, which recovery cannot take."""
+    high = next(group.decode(b"\x02" + (group.N + t).to_bytes(32, "big"))
+                for t in range(1, 200) if _on_curve(b"\x02" + (group.N + t).to_bytes(32, "big")))
+    for point in (group.decode(group.card_points(5)[2]), high, group.G):
+        for k, z in ((1, 0), (5, 7), (group.N - 1, 3), (123456789, group.N - 2)):
+            expect = group.mul(point, k)
+            if z:
+                expect = group.add([expect, group.base(z)])
+            assert group.mul_add_base(point, k, z) == expect
+    with pytest.raises(group.PointError):
+        group.mul_add_base(group.G, group.N - 1, 1)  # −G + G: the identity
+
+
+def _on_curve(data: bytes) -> bool:
+    try:
+        group.decode(data)
+    except group.PointError:
+        return False
+    return True

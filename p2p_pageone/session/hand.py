@@ -149,10 +149,11 @@ class HandDeck:
 
     def unpublished(self, slots: Sequence[int], seat: int) -> list[int]:
         """The slots among ``slots`` whose key from ``seat`` is not in the log yet."""
-        for slot in slots:
-            self.locate(slot)
         index, published = self._index[seat], self._slot_keys
-        return [slot for slot in slots if (slot, index) not in published]
+        missing = [slot for slot in slots if (slot, index) not in published]
+        for slot in missing:
+            self.locate(slot)  # a slot in no dealt round is an error (published ones are dealt)
+        return missing
 
     def sync_hand(self, seat: int, slots: Sequence[int]) -> None:
         """Record ``seat`` as the owner of every slot in its hand."""
