@@ -5,8 +5,11 @@ engine-only time of the very same deals (replayed from the revealed cards and th
     python scripts/bench_table.py [--json] [--deals N] [--delay MS] [--loss P]
 
 Every peer (the host and its CPU peers) runs in this one process on one event loop, each with
-its own identity, secrets and TCP connection, as `pageone host --bots N --autoplay` does.
-Target: under 1 s per 4-peer classic hand.
+its own identity, secrets and TCP connection, as `pageone host --bots N --autoplay` does. Beside
+the wall time per hand, the process time per hand (comparable on a shared machine; every peer
+is in this process, so it is all the table's work). The deals are random: hands with more
+reshuffles cost more, so compare runs over several deals.
+Target: under 0.8 s per 4-peer classic hand on an idle 2-core machine.
 
 With --delay/--loss every joiner's connection goes through an in-process proxy (net/proxy.py)
 that delays each direction by MS milliseconds and models TCP retransmission of lost segments; the
@@ -40,13 +43,14 @@ def peer(name: str, host_table: tuple[str, Settings, int] | None = None) -> Peer
                        rng=random.Random(name), autoplay=True, host_table=host_table)
 
 
-async def table(settings: Settings, peers: int, link: Link) -> tuple[PeerSession, float]:
+async def table(settings: Settings, peers: int,
+                link: Link) -> tuple[PeerSession, float, float]:
     host = peer("host", ("bench", settings, peers))
     slow = link != NO_DELAY
     silent = 10.0 + 20 * link.delay + (30.0 if link.loss else 0.0)
     runner = HostRunner(host, "127.0.0.1", 0, lambda s, e: None, None, silent_after=silent,
                         step_timeout=max(30.0, 3 * silent))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     port = await runner.start()
     proxy = DelayProxy(("127.0.0.1", port), link, seed=1)
     if slow:
@@ -57,13 +61,13 @@ async def table(settings: Settings, peers: int, link: Link) -> tuple[PeerSession
     await runner.run()
     await asyncio.gather(*joiners)
     await proxy.close()
-    return host, time.perf_counter() - start
+    return host, time.perf_counter() - start, time.process_time() - cpu
 
 
 def measure(rules: str, peers: int, options: dict[str, object],
             link: Link = NO_DELAY) -> dict[str, object]:
     settings = make_settings(rules, options)
-    host, seconds = asyncio.run(table(settings, peers, link))
+    host, seconds, cpu = asyncio.run(table(settings, peers, link))
     if not host.game_over:
         raise SystemExit(f"the {rules} table did not finish: {host.ended}")
     start = time.perf_counter()
@@ -75,6 +79,7 @@ def measure(rules: str, peers: int, options: dict[str, object],
     row: dict[str, object] = {
         "rules": rules, "peers": peers, "hands": hands,
         "seconds_per_hand": round(seconds / hands, 4),
+        "cpu_seconds_per_hand": round(cpu / hands, 4),
         "engine_seconds_per_hand": round(engine / hands, 6),
         "log_entries": len(host.log), "moves_per_hand": round(moves / hands, 1)}
     if link != NO_DELAY:
@@ -105,11 +110,12 @@ def main() -> None:
     if args.json:
         print(json.dumps(rows))
         return
-    print(f"{'rules':8} {'peers':>5} {'hands':>5} {'s/hand':>8} {'engine s/hand':>14} "
-          f"{'log entries':>11} {'moves/hand':>10} {'RTT/move':>8}")
+    print(f"{'rules':8} {'peers':>5} {'hands':>5} {'s/hand':>8} {'cpu s/hand':>10} "
+          f"{'engine s/hand':>14} {'log entries':>11} {'moves/hand':>10} {'RTT/move':>8}")
     for row in rows:
         print(f"{row['rules']:8} {row['peers']:>5} {row['hands']:>5} "
-              f"{row['seconds_per_hand']:>8} {row['engine_seconds_per_hand']:>14} "
+              f"{row['seconds_per_hand']:>8} {row['cpu_seconds_per_hand']:>10} "
+              f"{row['engine_seconds_per_hand']:>14} "
               f"{row['log_entries']:>11} {row['moves_per_hand']:>10} "
               f"{row.get('round_trips_per_move') or '-':>8}")
     if link == NO_DELAY:

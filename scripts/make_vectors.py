@@ -161,6 +161,8 @@ def proofs() -> dict[str, Any]:
              points=[lock.points[1], lock.points[0], *lock.points[2:]]),
         case("a proof byte flipped", shuffle.points, lock, lock_ctx, False,
              proof=_flip(lock.proof, 40)),
+        case("lock commitments swapped (the batched G side)", shuffle.points, lock, lock_ctx,
+             False, commits=[lock.commits[1], lock.commits[0], *lock.commits[2:]]),
         case("replayed as another peer's pass", shuffle.points, lock,
              proof_context(context, DECK, "lock", 1, 2), False),
     ]

@@ -149,3 +149,47 @@ def test_permutation_is_a_permutation_and_depends_on_the_seed() -> None:
     a = DeckSecrets.derive(b"\x01" * 32, b"ctx", DECK, 108)
     b = DeckSecrets.derive(b"\x02" * 32, b"ctx", DECK, 108)
     assert sorted(a.order) == list(range(108)) and a.order != b.order
+
+
+def test_short_challenges_are_a_plus_b_lambda_as_the_spec_says() -> None:
+    """SPEC §5.4: 17 bytes of SHAKE-256 per challenge, a = (x mod 2^68) + 1, b = x >> 68, and
+    the challenge a + b·λ; λ is a cube root of unity, and a multiplication by such a challenge
+    agrees with the two halves done separately."""
+    from p2p_pageone.crypto.transcript import Transcript
+
+    assert pow(group.LAMBDA, 3, group.N) == 1 and group.LAMBDA != 1
+    transcript = Transcript("lock")
+    transcript.absorb("context", b"x")
+    data = hashlib.shake_256(transcript.digest() + b"w").digest(17 * 5)
+    got = transcript.short_challenges("w", 5)
+    for i, challenge in enumerate(got):
+        x = int.from_bytes(data[17 * i : 17 * i + 17], "big")
+        a, b = x % 2**68 + 1, x >> 68
+        assert challenge == (a + b * group.LAMBDA) % group.N
+        point = group.decode(group.card_points(3)[1])
+        halves = group.add([group.mul(point, a), group.mul(group.mul(point, group.LAMBDA), b)])
+        assert group.mul(point, challenge) == halves
+    assert len(set(got)) == 5 and all(0 < c < group.N for c in got)
+
+
+def test_joint_multiplication_matches_two_and_covers_x_above_the_order() -> None:
+    """``mul_add_base`` (ECDSA recovery's k·P + z·G) against a multiplication and an addition,
+    also for a point whose x is at or above N, which recovery cannot take."""
+    high = next(group.decode(b"\x02" + (group.N + t).to_bytes(32, "big"))
+                for t in range(1, 200) if _on_curve(b"\x02" + (group.N + t).to_bytes(32, "big")))
+    for point in (group.decode(group.card_points(5)[2]), high, group.G):
+        for k, z in ((1, 0), (5, 7), (group.N - 1, 3), (123456789, group.N - 2)):
+            expect = group.mul(point, k)
+            if z:
+                expect = group.add([expect, group.base(z)])
+            assert group.mul_add_base(point, k, z) == expect
+    with pytest.raises(group.PointError):
+        group.mul_add_base(group.G, group.N - 1, 1)  # −G + G: the identity
+
+
+def _on_curve(data: bytes) -> bool:
+    try:
+        group.decode(data)
+    except group.PointError:
+        return False
+    return True

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from . import group, proofs
@@ -103,14 +104,22 @@ class DeckSecrets:
         nonce_key = expand(seed, label("proof-nonce", deck) + info, 32)
         return cls(scalar, tuple(order), locks, nonce_key)
 
-    @property
+    @cached_property
     def round_commit(self) -> Point:
         """``W = s⁻¹·G``: binds the shuffle scalar, and through it every unlock key."""
         return group.base(group.inverse(self.shuffle_scalar))
 
-    def lock_scalars(self) -> list[int]:
+    @cached_property
+    def _lock_scalars(self) -> tuple[int, ...]:
         strip = group.inverse(self.shuffle_scalar)
-        return [strip * lock % group.N for lock in self.locks]
+        return tuple(strip * lock % group.N for lock in self.locks)
+
+    @cached_property
+    def _unlock_keys(self) -> tuple[int, ...]:
+        return tuple(group.inverses(self.locks))
+
+    def lock_scalars(self) -> list[int]:
+        return list(self._lock_scalars)
 
     def shuffle(self, points: Sequence[Point]) -> list[Point]:
         """Output position i holds input ``order[i]`` times the shuffle scalar."""
@@ -136,7 +145,7 @@ class DeckSecrets:
         return Proven(Pass(_encode(outputs), _encode(commits), proof), outputs, commits)
 
     def unlock_key(self, position: int) -> int:
-        return group.inverse(self.locks[position])
+        return self._unlock_keys[position]
 
 
 def _encode(points: Sequence[Point]) -> list[bytes]:

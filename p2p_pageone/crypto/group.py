@@ -11,34 +11,75 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
-from coincurve import PublicKey
+from coincurve._libsecp256k1 import ffi, lib  # type: ignore[import-not-found]
+from coincurve.context import GLOBAL_CONTEXT
 
 from .kdf import label, tagged_hash
 
 N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141  # group order
 P = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEFFFFFC2F  # field prime
 POINT_SIZE = 33
+LAMBDA = 0x5363AD4CC05C30E0A5261C028812645A122E22EA20816678DF02967C1B23BD72  # λ³ = 1 mod N
 
-Point = PublicKey
+_CTX = GLOBAL_CONTEXT.ctx
+_COMPRESSED = lib.SECP256K1_EC_COMPRESSED
 
 
 class PointError(ValueError):
     """A value that is not a valid non-identity point (or scalar) of secp256k1."""
 
 
+class Point:
+    """A non-identity point: libsecp256k1's parsed form, and its encoding once computed.
+
+    Calling libsecp256k1 directly (not through coincurve's ``PublicKey`` wrapper) and keeping
+    the encoding of every received point saves re-serialising points for the transcripts; the
+    multiplications themselves are libsecp256k1's."""
+
+    __slots__ = ("_encoded", "raw")
+
+    def __init__(self, raw: Any, encoded: bytes | None = None) -> None:
+        self.raw = raw
+        self._encoded = encoded
+
+    def encode(self) -> bytes:
+        if self._encoded is None:
+            out = ffi.new("unsigned char[33]")
+            size = ffi.new("size_t *", POINT_SIZE)
+            lib.secp256k1_ec_pubkey_serialize(_CTX, out, size, self.raw, _COMPRESSED)
+            self._encoded = bytes(ffi.buffer(out, POINT_SIZE))
+        return self._encoded
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Point) and self.encode() == other.encode()
+
+    def __hash__(self) -> int:
+        return hash(self.encode())
+
+    def __repr__(self) -> str:
+        return f"Point({self.encode().hex()})"
+
+
 def decode(data: bytes) -> Point:
     """A received point, validated: 33 bytes, compressed prefix, x on the curve."""
     if type(data) is not bytes or len(data) != POINT_SIZE or data[0] not in (2, 3):
         raise PointError("a point is 33 bytes: 0x02 or 0x03 and an x-coordinate")
-    try:
-        return PublicKey(data)
-    except ValueError:
-        raise PointError("not a point on secp256k1") from None
+    raw = ffi.new("secp256k1_pubkey *")
+    if not lib.secp256k1_ec_pubkey_parse(_CTX, raw, data, POINT_SIZE):
+        raise PointError("not a point on secp256k1")
+    return Point(raw, data)  # a compressed encoding is canonical: x < P is checked
 
 
 def encode(point: Point) -> bytes:
-    return point.format(compressed=True)
+    return point.encode()
+
+
+def encode_negated(point: Point) -> bytes:
+    """The encoding of −P: the same x, the other y parity."""
+    data = point.encode()
+    return bytes([data[0] ^ 1]) + data[1:]
 
 
 def _scalar32(k: int) -> bytes:
@@ -47,53 +88,82 @@ def _scalar32(k: int) -> bytes:
     return k.to_bytes(32, "big")
 
 
+_new = ffi.new
+_tweak_mul = lib.secp256k1_ec_pubkey_tweak_mul
+
+
 def mul(point: Point, k: int) -> Point:
-    """k·P (constant time in k)."""
-    return point.multiply(_scalar32(k))
+    """k·P (the hottest path of the deck: written out, no helper calls)."""
+    if not 0 < k < N:
+        raise PointError("a scalar must lie between 1 and the group order")
+    raw = _new("secp256k1_pubkey *", point.raw[0])
+    _tweak_mul(_CTX, raw, k.to_bytes(32, "big"))
+    return Point(raw)
 
 
 def base(k: int) -> Point:
-    """k·G."""
-    return PublicKey.from_secret(_scalar32(k))
+    """k·G (libsecp256k1's constant-time generator multiplication)."""
+    raw = ffi.new("secp256k1_pubkey *")
+    lib.secp256k1_ec_pubkey_create(_CTX, raw, _scalar32(k))
+    return Point(raw)
 
 
 def mul_add_base(point: Point, k: int, z: int) -> Point:
-    """k·P + z·G (the shape of every Schnorr-style verification equation)."""
-    try:
-        return point.multiply(_scalar32(k)).add(_scalar32(z))
-    except ValueError:
-        raise PointError("the result is the identity") from None
+    """k·P + z·G (the shape of every Schnorr-style verification equation), ``z`` may be 0.
+
+    One joint multiplication: libsecp256k1 exposes its Strauss k·P + z·G only through ECDSA
+    public-key recovery, which computes ``r⁻¹·(s·R − e·G)`` for the point R with x-coordinate r.
+    With R = P (r its x, the recovery id its y parity), ``s = k·r`` and ``e = −z·r`` that is
+    exactly k·P + z·G. An x at or above N (probability ~2^-128) takes two multiplications."""
+    if not 0 < k < N or not 0 <= z < N:
+        raise PointError("a scalar must lie between 1 and the group order")
+    data = point.encode()
+    r = int.from_bytes(data[1:], "big")
+    if r >= N:
+        result = mul(point, k)
+        return add([result, base(z)]) if z else result
+    signature = ffi.new("secp256k1_ecdsa_recoverable_signature *")
+    lib.secp256k1_ecdsa_recoverable_signature_parse_compact(
+        _CTX, signature, data[1:] + (k * r % N).to_bytes(32, "big"), data[0] & 1)
+    raw = ffi.new("secp256k1_pubkey *")
+    if not lib.secp256k1_ecdsa_recover(_CTX, raw, signature, (-z * r % N).to_bytes(32, "big")):
+        raise PointError("the result is the identity")
+    return Point(raw)
 
 
 def add_base(point: Point, z: int) -> Point:
     """P + z·G."""
-    try:
-        return point.add(_scalar32(z))
-    except ValueError:
-        raise PointError("the result is the identity") from None
+    return add([point, base(z)])
 
 
 def negate(point: Point) -> Point:
-    """−P: the same x with the other y (no multiplication)."""
-    data = bytearray(encode(point))
-    data[0] ^= 1
-    return PublicKey(bytes(data))
+    """−P (no multiplication)."""
+    raw = ffi.new("secp256k1_pubkey *", point.raw[0])
+    lib.secp256k1_ec_pubkey_negate(_CTX, raw)
+    return Point(raw)
 
 
 def add(points: Sequence[Point]) -> Point:
     """The sum of points; a sum that is the identity is an error (never honest)."""
-    try:
-        return PublicKey.combine_keys(list(points))
-    except ValueError:
-        raise PointError("the sum of the points is the identity") from None
-
-
-def lincomb(scalars: Sequence[int], points: Sequence[Point]) -> Point:
-    """Σ kᵢ·Pᵢ, skipping zero scalars."""
-    terms = [p.multiply(_scalar32(k % N)) for k, p in zip(scalars, points, strict=True) if k % N]
-    if not terms:
+    raw = ffi.new("secp256k1_pubkey *")
+    if not points or not lib.secp256k1_ec_pubkey_combine(_CTX, raw, [p.raw for p in points],
+                                                         len(points)):
         raise PointError("the sum of the points is the identity")
-    return add(terms)
+    return Point(raw)
+
+
+def lincomb(scalars: Sequence[int], points: Sequence[Point], base_scalar: int = 0) -> Point:
+    """Σ kᵢ·Pᵢ (+ base_scalar·G), skipping zero scalars; the G term rides on the first
+    multiplication (``mul_add_base``)."""
+    terms = [(k % N, p) for k, p in zip(scalars, points, strict=True) if k % N]
+    z = base_scalar % N
+    if not terms:
+        if not z:
+            raise PointError("the sum of the points is the identity")
+        return base(z)
+    products = [mul_add_base(terms[0][1], terms[0][0], z) if z else mul(terms[0][1], terms[0][0])]
+    products += [mul(p, k) for k, p in terms[1:]]
+    return add(products) if len(products) > 1 else products[0]
 
 
 def scalar_from(data: bytes) -> int:
@@ -103,6 +173,20 @@ def scalar_from(data: bytes) -> int:
 
 def inverse(k: int) -> int:
     return pow(k, -1, N)
+
+
+def inverses(scalars: Sequence[int]) -> list[int]:
+    """Every scalar's inverse with one modular inversion (Montgomery's trick)."""
+    prefix, running = [], 1
+    for k in scalars:
+        prefix.append(running)
+        running = running * k % N
+    inverse_all = pow(running, -1, N)
+    out = [0] * len(prefix)
+    for i in range(len(prefix) - 1, -1, -1):
+        out[i] = inverse_all * prefix[i] % N
+        inverse_all = inverse_all * scalars[i] % N
+    return out
 
 
 def scalar_bytes(k: int) -> bytes:

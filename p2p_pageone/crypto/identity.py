@@ -84,11 +84,16 @@ def weak_public_key(public: bytes) -> str:
     return ""
 
 
+@lru_cache(maxsize=256)
+def _verifier(public: bytes) -> Ed25519PublicKey:
+    return Ed25519PublicKey.from_public_bytes(public)
+
+
 def verify_signature(public: bytes, signature: bytes, data: bytes) -> bool:
     if weak_public_key(public):
         return False
     try:
-        Ed25519PublicKey.from_public_bytes(public).verify(signature, data)
+        _verifier(public).verify(signature, data)
     except (InvalidSignature, ValueError):
         return False
     return True

@@ -2,7 +2,8 @@
 through Fiat–Shamir (``transcript``).
 
 - ``prove_lock`` / ``verify_lock``: per position p, ``Y_p = t_p·X_p`` and ``T_p = t_p·G`` with
-  the same t_p (Chaum–Pedersen, one challenge for the whole pass).
+  the same t_p (Chaum–Pedersen, one challenge for the whole pass, the G side batched with
+  weights drawn after the statement).
 - ``prove_shuffle`` / ``verify_shuffle``: ``Y_i = s·X_{π(i)}`` for a permutation π and the one
   scalar s with ``G = s·W`` (Terelius–Wikström's proof of a shuffle, its re-encryption part
   replaced by a linear relation in (e', s); see the spec for the argument).
@@ -58,7 +59,7 @@ def _statement(proof: str, context: bytes, inputs: Sequence[Point], outputs: Seq
     return transcript
 
 
-# --- lock pass: per-position Chaum–Pedersen ---------------------------------------------------
+# --- lock pass: Chaum–Pedersen per position, the G side batched -----------------------------
 
 
 def prove_lock(context: bytes, inputs: Sequence[Point], outputs: Sequence[Point],
@@ -67,10 +68,12 @@ def prove_lock(context: bytes, inputs: Sequence[Point], outputs: Sequence[Point]
     ``c ‖ z_0 … z_{n-1}``."""
     transcript = _statement("lock", context, inputs, outputs, commits)
     r = nonces(key, transcript.digest(), len(inputs))
-    transcript.absorb_points("a", _points([group.base(k) for k in r]))
+    w = transcript.short_challenges("w", len(inputs))
+    a = group.base(sum(x * y for x, y in zip(w, r, strict=True)) % N)
+    transcript.absorb_points("a", [group.encode(a)])
     b = [group.mul(x, k) for x, k in zip(inputs, r, strict=True)]
     transcript.absorb_points("b", _points(b))
-    c = transcript.challenge("c")
+    c = transcript.short_challenge("c")
     z = [(k + c * t) % N for k, t in zip(r, scalars, strict=True)]
     return b"".join(group.scalar_bytes(v) for v in [c, *z])
 
@@ -82,16 +85,19 @@ def verify_lock(context: bytes, inputs: Sequence[Point], outputs: Sequence[Point
         raise ProofError(f"a lock proof for {n} positions has the wrong size")
     c, *z = _scalars(proof, n + 1)
     transcript = _statement("lock", context, inputs, outputs, commits)
-    minus_c = N - c
+    w = transcript.short_challenges("w", n)
     try:
-        a = [group.mul_add_base(t, minus_c, zp) for t, zp in zip(commits, z, strict=True)]
-        b = [group.add([group.mul(x, zp), group.mul(y, minus_c)])
-             for x, y, zp in zip(inputs, outputs, z, strict=True)]
+        # A = (Σ w_p·z_p)·G − c·Σ w_p·T_p
+        a = group.mul_add_base(group.lincomb(w, commits), N - c,
+                               sum(x * y for x, y in zip(w, z, strict=True)) % N)
+        # B_p = z_p·X_p − c·Y_p, formed as −B_p = (−z_p)·X_p + c·Y_p (c is short, −c is not)
+        minus_b = [group.add([group.mul(x, N - zp), group.mul(y, c)])
+                   for x, y, zp in zip(inputs, outputs, z, strict=True)]
     except PointError:
         raise ProofError("the lock proof does not verify") from None
-    transcript.absorb_points("a", _points(a))
-    transcript.absorb_points("b", _points(b))
-    if transcript.challenge("c") != c:
+    transcript.absorb_points("a", [group.encode(a)])
+    transcript.absorb_points("b", [group.encode_negated(p) for p in minus_b])
+    if transcript.short_challenge("c") != c:
         raise ProofError("the lock proof does not verify: an output is not its own "
                          "position's input under the committed lock")
 
@@ -138,7 +144,7 @@ def shuffle_proof_size(n: int) -> int:
 
 def _chain_commit(transcript: Transcript, u: Sequence[Point], n: int) -> list[int]:
     transcript.absorb_points("u", _points(u))
-    return transcript.challenges("e", n)
+    return transcript.short_challenges("e", n)
 
 
 def _weights(transcript: Transcript, chain: Sequence[Point]) -> list[int]:
@@ -168,10 +174,10 @@ def prove_shuffle(context: bytes, inputs: Sequence[Point], outputs: Sequence[Poi
         chain.append(previous)
         d = (bs[i] + e_perm[i] * d) % N
     rho = _weights(transcript, chain)
-    a_prime = group.add([group.base(alpha), group.lincomb(eps, h)])
+    a_prime = group.lincomb(eps, h, alpha)
     # B' = β·G + Σ ρ_i·ε_i·B_{i-1}
-    b_prime = group.add_base(group.lincomb([x * y for x, y in zip(rho, eps, strict=True)],
-                                           [h_chain, *chain[:-1]]), beta)
+    b_prime = group.lincomb([x * y for x, y in zip(rho, eps, strict=True)],
+                            [h_chain, *chain[:-1]], beta)
     # F' = Σ ε_i·Y_i − φ·Σ e_j·X_j, computed from the inputs since Y_i = s·X_{order[i]}
     f_prime = group.lincomb([scalar * eps[position[j]] - phi * e[j] for j in range(n)], inputs)
     w_prime = group.mul(commit, phi)
@@ -210,25 +216,24 @@ def verify_shuffle(context: bytes, inputs: Sequence[Point], outputs: Sequence[Po
     for x in e:
         product = product * x % N
     try:
-        # A' = k_A·G + Σ k_E,i·h_i − v·Σ e_j·u_j
-        a_prime = group.add([group.base(proof.k_a),
-                             group.lincomb([*proof.k_e, *(minus_v * x for x in e)],
-                                           [*h, *proof.u])])
+        # A' = k_A·G + Σ k_E,i·h_i − v·(Σ e_j·u_j): the e_j are short, v·e_j would not be
+        a_prime = group.lincomb([*proof.k_e, minus_v], [*h, group.lincomb(e, proof.u)],
+                                proof.k_a)
         # B' = k_B·G + Σ ρ_i·(k_E,i·B_{i-1} − v·B_i): one coefficient per chain point
         rho = _weights(transcript, proof.b)
         coefficients = [rho[0] * proof.k_e[0]]
         coefficients += [rho[i + 1] * proof.k_e[i + 1] - v * rho[i] for i in range(n - 1)]
         coefficients.append(-v * rho[n - 1])
-        b_prime = group.add_base(group.lincomb(coefficients, [h_chain, *proof.b]), proof.k_b)
+        b_prime = group.lincomb(coefficients, [h_chain, *proof.b], proof.k_b)
         # C' = k_C·G − v·(Σ u_j − Σ h_i)
         c_prime = group.mul_add_base(group.add([*proof.u, group.negate(group.generator_sum(n))]),
                                      minus_v, proof.k_c)
         # D' = k_D·G − v·(B_{n-1} − (∏ e_i)·h_chain)
         d_prime = group.mul_add_base(group.add([proof.b[-1], group.mul(h_chain, N - product)]),
                                      minus_v, proof.k_d)
-        # F' = Σ k_E,i·Y_i − k_s·Σ e_j·X_j
-        minus_s = N - proof.k_s
-        f_prime = group.lincomb([*proof.k_e, *(minus_s * x for x in e)], [*outputs, *inputs])
+        # F' = Σ k_E,i·Y_i − k_s·(Σ e_j·X_j)
+        f_prime = group.lincomb([*proof.k_e, N - proof.k_s],
+                                [*outputs, group.lincomb(e, inputs)])
         # W' = k_s·W − v·G
         w_prime = group.mul_add_base(commit, proof.k_s, minus_v)
     except PointError:

@@ -41,6 +41,10 @@ class HandDeck:
         self.commitments: dict[int, bytes] = {}  # deck index -> seed commitment
         self.record: dict[str, DeckRound] = {}  # every round of the hand, by label
         self.rounds: list[tuple[str, int, int]] = []  # (label, first slot, size) once dealt
+        self._located: dict[int, tuple[str, int]] = {}  # slot -> (label, position), once dealt
+        self._checked: dict[tuple[str, int, int], int] = {}  # keys that passed u·T = W
+        self._slot_owner: dict[int, int] = {}  # slot -> deck index or PUBLIC (as ``owner``)
+        self._slot_keys: set[tuple[int, int]] = set()  # (slot, deck index) whose key is logged
         self.pending_round = ""  # label of a round being shuffled, not yet handed to the engine
         self.pending_cards: list[int] = []
         self.owner: dict[tuple[str, int], int] = {}  # (label, position) -> deck index or PUBLIC
@@ -105,37 +109,65 @@ class HandDeck:
         )
 
     def finish_round(self, first_slot: int) -> None:
-        self.rounds.append((self.pending_round, first_slot, len(self.pending_cards)))
+        label, size = self.pending_round, len(self.pending_cards)
+        self.rounds.append((label, first_slot, size))
+        self._located.update((first_slot + p, (label, p)) for p in range(size))
         self.pending_round, self.pending_cards = "", []
 
     # --- slots, owners and keys -------------------------------------------------------------------
 
     def locate(self, slot: int) -> tuple[str, int]:
-        for label, first, size in self.rounds:
-            if first <= slot < first + size:
-                return label, slot - first
-        raise KeyError(f"slot {slot} is in no dealt deck round")
+        where = self._located.get(slot)
+        if where is None:
+            raise KeyError(f"slot {slot} is in no dealt deck round")
+        return where
 
     def slot_of(self, label: str, position: int) -> int:
         first = next(f for name, f, _ in self.rounds if name == label)
         return first + position
 
+    # The fold asks these for every slot of every hand after every entry: they answer from
+    # slot-keyed indexes kept beside ``owner`` and ``keys`` instead of locating the slot.
+
     def owner_of(self, slot: int) -> int | None:
-        index = self.owner.get(self.locate(slot))
-        return None if index is None else (PUBLIC if index == PUBLIC else self.seats[index])
+        index = self._slot_owner.get(slot)
+        if index is None:
+            self.locate(slot)  # a slot in no dealt round is an error, not "no owner"
+            return None
+        return PUBLIC if index == PUBLIC else self.seats[index]
 
     def assign(self, slot: int, owner: int) -> None:
-        self.owner[self.locate(slot)] = self.index(owner)
+        index = self.index(owner)
+        self.owner[self.locate(slot)] = index
+        self._slot_owner[slot] = index
 
     def published(self, slot: int, seat: int) -> bool:
-        label, position = self.locate(slot)
-        return (label, position, self._index[seat]) in self.keys
+        if (slot, self._index[seat]) in self._slot_keys:
+            return True
+        self.locate(slot)
+        return False
+
+    def unpublished(self, slots: Sequence[int], seat: int) -> list[int]:
+        """The slots among ``slots`` whose key from ``seat`` is not in the log yet."""
+        index, published = self._index[seat], self._slot_keys
+        missing = [slot for slot in slots if (slot, index) not in published]
+        for slot in missing:
+            self.locate(slot)  # a slot in no dealt round is an error (published ones are dealt)
+        return missing
+
+    def sync_hand(self, seat: int, slots: Sequence[int]) -> None:
+        """Record ``seat`` as the owner of every slot in its hand."""
+        index, owners = self._index[seat], self._slot_owner
+        for slot in slots:
+            if owners.get(slot) != index:
+                self.assign(slot, seat)
 
     def keys_complete(self, slot: int, but: int = -2) -> bool:
         """Every peer's key for ``slot`` is in the log (``but``: except this seat's)."""
-        label, position = self.locate(slot)
+        self.locate(slot)
         skip = self._index.get(but, -2)
-        return all((label, position, i) in self.keys or i == skip for i in range(self.peers))
+        published = self._slot_keys
+        return all((slot, i) in published or i == skip for i in range(self.peers))
 
     def group_by_round(self, slots: Sequence[int]) -> dict[str, list[int]]:
         groups: dict[str, list[int]] = {}
@@ -190,19 +222,28 @@ class HandDeck:
                 key = group.scalar_of(raw)
             except group.PointError as error:
                 raise Violation(index, f"peer {index} sent a malformed key: {error}") from None
-            if verify and not deck_round.check_key(index, position, key):
-                raise Violation(index, f"peer {index} sent a wrong key for position {position} "
-                                f"of deck {label}: it does not match its lock commitment")
+            if verify and self._checked.get((label, position, index)) != key:
+                if not deck_round.check_key(index, position, key):
+                    raise Violation(index, f"peer {index} sent a wrong key for position "
+                                    f"{position} of deck {label}: it does not match its lock "
+                                    "commitment")
+                self._checked[(label, position, index)] = key  # the sequencer's check and the
+                # fold's, or a play's check and its showing, then cost one multiplication
             checked.append((position, key))
         return checked
+
+    def vouch_key(self, label: str, position: int, index: int, key: int) -> None:
+        """Remember a key known to be right (this peer's own, derived from its seed)."""
+        self._checked[(label, position, index)] = key
 
     def receive_keys(self, label: str, seat: int, slots: Sequence[int], keys: Sequence[bytes],
                      verify: bool = True) -> list[tuple[int, int]]:
         """Record keys once every one of them checks out (nothing of a bad message is kept)."""
         index = self._index[seat]
         checked = self.check_keys(label, seat, slots, keys, verify)
-        for position, key in checked:
+        for slot, (position, key) in zip(slots, checked, strict=True):
             self.keys[(label, position, index)] = key
+            self._slot_keys.add((slot, index))
         return checked
 
     def open_with(self, slot: int, keys: Sequence[int], blame: int) -> int:
@@ -278,8 +319,11 @@ class HandSecrets:
         return step, proven.sent
 
     def key_for(self, deck: HandDeck, slot: int) -> bytes:
+        """This peer's key for a slot, to send: its own checks of it need no multiplication."""
         label, position = deck.locate(slot)
-        return group.scalar_bytes(self.secrets(deck, label).unlock_key(position))
+        key = self.secrets(deck, label).unlock_key(position)
+        deck.vouch_key(label, position, self.index, key)
+        return group.scalar_bytes(key)
 
     def keys_for(self, deck: HandDeck, slots: Sequence[int]) -> tuple[str, list[int], list[bytes]]:
         """This peer's keys for slots of one round: (label, slots, keys)."""

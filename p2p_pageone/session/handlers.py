@@ -425,9 +425,7 @@ def _sync_owners(s: TableState) -> None:
         return
     crypto.synced = moment
     for seat in deal.players:
-        for slot in deal.hands[seat]:
-            if crypto.owner_of(slot) != seat:
-                crypto.assign(slot, seat)
+        crypto.sync_hand(seat, deal.hands[seat])
     public: list[int] = []
     if isinstance(game.chance, TurnUpRequest):
         public.append(game.chance.slot)
@@ -470,7 +468,7 @@ def slots_owed_by(s: TableState, peer: int) -> list[int]:
         wanted.append(game.chance.slot)  # the qdan start card, shown to all
     if isinstance(deal, QdanDeal):
         wanted += [slot for slot in deal.discard if crypto.owner_of(slot) == PUBLIC]
-    return [slot for slot in wanted if not crypto.published(slot, peer)]
+    return crypto.unpublished(wanted, peer)
 
 
 def _shown_to_all(s: TableState, slot: int) -> bool:

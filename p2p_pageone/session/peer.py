@@ -65,6 +65,8 @@ class PeerSession(TableState):
         if self.ended:
             return
         try:
+            if env is None and raw == self.in_flight:  # our own bytes, back from the host
+                env = open_envelope(raw, own=True)
             self.apply(raw, env, now)
         except FOLD_ERRORS as error:
             culprit, reason = self.blame(error)

@@ -238,7 +238,7 @@ class Sequencer:
 
     def _pump(self, now: float) -> None:
         for raw in self.host.take_outgoing():
-            env = open_envelope(raw)  # our own, just sealed
+            env = open_envelope(raw, own=True)  # our own, just sealed
             reason = self.host.admissible(env)
             if reason is None and self._must_wait(env, now):
                 self.held.append((0, env))

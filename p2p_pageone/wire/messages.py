@@ -34,8 +34,17 @@ def blob_upto(longest: int) -> Check:
     return lambda v: type(v) is bytes and len(v) <= longest
 
 
-def items(check: Check, longest: int) -> Check:
-    return lambda v: type(v) is list and len(v) <= longest and all(check(x) for x in v)
+def blobs(size: int, longest: int) -> Check:
+    """A list of at most ``longest`` strings of ``size`` bytes, checked with C-level ``map``: a
+    shuffle carries hundreds of points (33 bytes: secp256k1, SEC1 compressed)."""
+    return lambda v: (type(v) is list and len(v) <= longest and set(map(type, v)) <= {bytes}
+                      and set(map(len, v)) <= {size})
+
+
+def integers(low: int, high: int, longest: int) -> Check:
+    """A list of at most ``longest`` ints in [low, high]."""
+    return lambda v: (type(v) is list and len(v) <= longest and set(map(type, v)) <= {int}
+                      and (not v or (low <= min(v) and max(v) <= high)))
 
 
 def flag(v: Any) -> bool:
@@ -51,7 +60,6 @@ def option_map(v: Any) -> bool:
     )
 
 
-POINT = blob(33)  # secp256k1, SEC1 compressed
 SCALAR = blob(32)
 DIGEST = blob(32)
 PUBKEY = blob(32)
@@ -70,18 +78,18 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "coin_reveal": {"nonce": blob(32)},
     # the deck
     "seed_commit": {"commit": DIGEST},
-    "shuffle": {"deck": DECK, "points": items(POINT, MAX_CARDS), "commits": items(POINT, 1),
+    "shuffle": {"deck": DECK, "points": blobs(33, MAX_CARDS), "commits": blobs(33, 1),
                 "proof": blob_upto(MAX_PROOF)},
-    "lock": {"deck": DECK, "points": items(POINT, MAX_CARDS), "commits": items(POINT, MAX_CARDS),
+    "lock": {"deck": DECK, "points": blobs(33, MAX_CARDS), "commits": blobs(33, MAX_CARDS),
              "proof": blob_upto(MAX_PROOF)},
-    "keys": {"deck": DECK, "positions": items(POSITION, MAX_CARDS),
-             "keys": items(SCALAR, MAX_CARDS)},
+    "keys": {"deck": DECK, "positions": integers(0, 4095, MAX_CARDS),
+             "keys": blobs(32, MAX_CARDS)},
     "open": {"deck": DECK, "position": POSITION, "key": SCALAR, "card": CARD},
     "seed_reveal": {"seed": blob(32)},
     # play
-    "move": {"kind": text(8), "positions": items(POSITION, 16), "cards": items(CARD, 16),
-             "keys": items(SCALAR, 16), "call": flag, "colour": integer(-1, 3),
-             "target": integer(-1, MAX_SEATS - 1)},
+    "move": {"kind": text(8), "positions": integers(0, 4095, 16),
+             "cards": integers(0, MAX_CARDS - 1, 16), "keys": blobs(32, 16), "call": flag,
+             "colour": integer(-1, 3), "target": integer(-1, MAX_SEATS - 1)},
     "say": {"text": text(200)},
     "heartbeat": {},
     "timeout": {"seat": integer(0, MAX_SEATS - 1), "waited_for": text(100)},
