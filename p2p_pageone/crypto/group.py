@@ -114,7 +114,8 @@ def mul_add_base(point: Point, k: int, z: int) -> Point:
     One joint multiplication: libsecp256k1 exposes its Strauss k·P + z·G only through ECDSA
     public-key recovery, which computes ``r⁻¹·(s·R − e·G)`` for the point R with x-coordinate r.
     With R = P (r its x, the recovery id its y parity), ``s = k·r`` and ``e = −z·r`` that is
-    exactly k·P + z·G. An x at or above N (probability ~2^-128) takes two multiplications."""
+    exactly k·P + z·G. An x at or above N (a fraction 2^-127.7 of points) takes two
+    multiplications."""
     if not 0 < k < N or not 0 <= z < N:
         raise PointError("a scalar must lie between 1 and the group order")
     data = point.encode()
@@ -195,8 +196,10 @@ def scalar_bytes(k: int) -> bytes:
 
 def scalar_of(data: bytes) -> int:
     """A received scalar (a key or a proof response): 32 bytes, between 1 and N-1."""
+    if type(data) is not bytes or len(data) != 32:
+        raise PointError("a scalar is 32 bytes, between 1 and the group order")
     value = int.from_bytes(data, "big")
-    if type(data) is not bytes or len(data) != 32 or not 0 < value < N:
+    if not 0 < value < N:
         raise PointError("a scalar is 32 bytes, between 1 and the group order")
     return value
 

@@ -51,7 +51,7 @@ class Transcript:
         the curve's cube root of unity (SPEC §5.4). libsecp256k1 splits every scalar k as
         ``k₁ + k₂·λ`` and doubles as often as the longer half has bits: 69 here, not 128.
         Distinct (a, b) give distinct scalars: the lattice of pairs with ``a + b·λ = 0`` has no
-        nonzero vector shorter than ~2^126."""
+        nonzero vector shorter than 2^127 (its shortest is 2^127.87 long)."""
         data = hashlib.shake_256(self.digest() + name.encode()).digest(17 * count)
         self.absorb("challenge", name.encode())
         out = []
@@ -64,9 +64,12 @@ class Transcript:
         return self.short_challenges(name, 1)[0]
 
 
+NONCE_DOMAIN = b"pageone/v3/nonce"  # a new protocol version's challenges get new nonces
+
+
 def nonces(key: bytes, statement: bytes, count: int) -> list[int]:
     """A prover's secret nonces, derived like RFC 6979 from its secret ``key`` and the digest of
     everything the proof is about, so a nonce never serves two different challenges."""
-    seed = hmac.new(key, statement, hashlib.sha256).digest()
+    seed = hmac.new(key, NONCE_DOMAIN + statement, hashlib.sha256).digest()
     data = hashlib.shake_256(seed).digest(48 * count)
     return [group.scalar_from(data[48 * i : 48 * i + 48]) for i in range(count)]
