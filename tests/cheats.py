@@ -4,6 +4,7 @@ at that step, and never an honest one."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 from p2p_pageone.audit.check import Audit, audit_bytes
 from p2p_pageone.bots import NormalBot, make_bot
 from p2p_pageone.crypto import group
-from p2p_pageone.crypto.deck import Pass
+from p2p_pageone.crypto.deck import DeckSecrets, Pass
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine.cards import JOKER
 from p2p_pageone.engine.game import Game
@@ -134,6 +135,25 @@ class MovingLocker(_PassCheat):
         strip = group.inverse(secrets.shuffle_scalar)
         points[0] = group.encode(group.mul(given[1], strip * secrets.locks[0] % group.N))
         return points
+
+
+class OffSeedShuffler(PeerSession):
+    """Shuffles the hand's main deck in an order its seed does not give (reversed), with a valid
+    proof: nothing another peer relies on is wrong, but the log no longer re-derives from the
+    seed it reveals."""
+
+    def _hand_started(self) -> None:
+        super()._hand_started()
+        if self.secrets is not None:
+            original = self.secrets.secrets
+
+            def secrets(deck: HandDeck, label: str) -> DeckSecrets:
+                derived = original(deck, label)
+                if label != deck.main_label():
+                    return derived
+                return dataclasses.replace(derived, order=tuple(reversed(derived.order)))
+
+            self.secrets.secrets = secrets  # type: ignore[method-assign]
 
 
 def wrong_key_once(secrets: HandSecrets) -> None:

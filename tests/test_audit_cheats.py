@@ -19,6 +19,7 @@ from .cheats import (
     FalseCallBot,
     Lenient,
     MovingLocker,
+    OffSeedShuffler,
     RenegeBot,
     SilentAtReveal,
     SubstitutingShuffler,
@@ -80,6 +81,21 @@ def test_a_deck_cheat_is_refused_at_once_and_the_cheater_expelled(double: type, 
     table.run(limit=900)
     assert table.sessions[seat].hand > 0
     assert_expelled(table, seat, words)
+
+
+def test_a_proven_shuffle_its_seed_does_not_give_is_left_to_the_audit() -> None:
+    """Live peers open the cards with the seeds' keys, so they finish the hand with the right
+    cards (the passes were proven); re-deriving every pass is the audit's, which names the seat
+    whose revealed seed does not give its shuffle."""
+    table = table_with(make_settings("classic", {"deals": 1}), 3, seed=44,
+                       doubles={1: OffSeedShuffler})
+    table.run(limit=900)
+    for session in table.sessions:
+        assert session.game_over and not session.ended, session.ended
+        assert session.history[0].cards == table.sessions[0].history[0].cards
+    audit = audit_of(table.sessions[0])
+    assert not audit.ok and audit.fault is not None and audit.fault.seat == 1, audit.fault
+    assert "does not match its seed" in audit.fault.reason, audit.fault.reason
 
 
 @pytest.mark.parametrize("bot, words", [(RenegeBot, "follow suit instead of drawing"),

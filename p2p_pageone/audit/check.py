@@ -105,7 +105,7 @@ def _unproven_hold(state: TableState) -> bool:
 def _audit(data: bytes, defer_proofs: bool) -> Audit:
     framing = read_frames(data)
     audit = Audit(entries=len(framing.entries))
-    state = TableState(defer_proofs=defer_proofs)
+    state = TableState(defer_proofs=defer_proofs, rederive=True)
     audit.state = state
     for position, raw in enumerate(framing.entries):
         if not _fold_one(audit, state, position, raw):

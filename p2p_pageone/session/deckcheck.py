@@ -11,7 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..crypto import group
-from ..crypto.deck import Cheat, DeckError, DeckRound, DeckSecrets, card_at, seed_commitment
+from ..crypto.deck import (
+    Cheat,
+    DeckError,
+    DeckRound,
+    DeckSecrets,
+    card_at,
+    open_point,
+    seed_commitment,
+)
 from .hand import HandDeck
 
 
@@ -39,21 +47,28 @@ class Unproven:
         return True
 
 
-def check_reveal(deck: HandDeck, seat: int, seed: bytes, proven: bool = True) -> None:
-    """``seat``'s revealed seed against its commitment, every pass it made and every key it
+def check_reveal(deck: HandDeck, seat: int, seed: bytes, proven: bool = True,
+                 rederive: bool = True) -> None:
+    """``seat``'s revealed seed against its commitment, its shuffle commitments and every key it
     published in this hand; raises ``Cheat`` (deck index) on the first value that differs.
 
-    Each pass is recomputed from the input the log shows it was given, so a substituted or
-    duplicated card is pinned on the pass that made it, never on the peers after it.
-    ``proven=False``: the passes' proofs were not verified, so the lock commitments, which only
-    the lock proof ties to the points, are recomputed too (SPEC §9)."""
+    ``rederive`` (the audit): every pass is recomputed too, from the input the log shows it was
+    given, so a substituted or duplicated card is pinned on the pass that made it, never on the
+    peers after it. ``proven=False`` (proofs deferred): the lock commitments as well, which only
+    the lock proof ties to the points. A live peer verified every pass's proof on receipt, so
+    the passes are right whatever the seed says; it opens the cards with the seeds' keys
+    (``opened_cards``) and leaves re-deriving every pass to the audit (SPEC §5.10)."""
     index = deck.index(seat)
     context = deck.contexts[index]
     if seed_commitment(seed, context) != deck.commitments.get(index):
         raise Cheat(index, "its revealed seed does not match its commitment")
     for label, deck_round in deck.record.items():
         secrets = DeckSecrets.derive(seed, context, label, deck_round.size)
-        deck_round.verify_peer(index, secrets)
+        if rederive:
+            deck_round.verify_peer(index, secrets)
+        elif index < len(deck_round.round_commits) and (
+                secrets.round_commit != deck_round.round_commits[index]):
+            raise Cheat(index, f"peer {index}'s shuffle commitment does not match its seed")
         if not proven and index < len(deck_round.lock_commits) and (
                 deck_round.lock_commits[index] != secrets.lock_commits()):
             raise Cheat(index, f"peer {index}'s lock commitments in deck {label} do not match "
@@ -77,6 +92,31 @@ def round_cards(deck: HandDeck, label: str, seeds: dict[int, bytes]) -> list[int
               for i, seat in enumerate(deck.seats)]
     return [card_at(deck_round.start[_origin(orders, p)], deck.deck_size, -1)
             for p in range(deck_round.size)]
+
+
+def opened_cards(deck: HandDeck, label: str, seeds: dict[int, bytes],
+                 positions: Sequence[int]) -> list[int]:
+    """The cards at ``positions`` of one round, each opened with the unlock keys every seed
+    derives (one multiplication a position): for a live peer, which verified every pass's proof
+    on receipt. A position that does not open names the seat whose seed's lock commitments
+    differ from its logged ones (with the proofs verified, nothing else can make it fail)."""
+    deck_round = deck.record[label]
+    derived = [DeckSecrets.derive(seeds[seat], deck.contexts[i], label, deck_round.size)
+               for i, seat in enumerate(deck.seats)]
+    index = group.card_index(deck.deck_size)
+    cards = []
+    for position in positions:
+        x = open_point(deck_round.final_point(position),
+                       [secrets.unlock_key(position) for secrets in derived])
+        card = index.get(x)
+        if card is None:
+            for i, secrets in enumerate(derived):
+                if secrets.lock_commits() != deck_round.lock_commits[i]:
+                    raise Cheat(i, f"peer {i}'s lock commitments in deck {label} do not match "
+                                "its seed")
+            raise Cheat(-1, f"position {position} of deck {label} did not open to a card")
+        cards.append(card)
+    return cards
 
 
 def _origin(orders: Sequence[Sequence[int]], position: int) -> int:

@@ -27,7 +27,7 @@ from .common import (
     coin_commitment,
     coin_result,
 )
-from .deckcheck import Unproven, check_reveal, round_cards
+from .deckcheck import Unproven, check_reveal, opened_cards, round_cards
 from .hand import PUBLIC, HandDeck
 from .moves import move_from
 from .records import HandRecord, check_hand
@@ -229,7 +229,8 @@ def on_seed_reveal(s: TableState, env: Envelope, seat: int, now: float) -> None:
                          "the sequencer must refuse it", s.seat_of(s.host_key))
     _in_hand(s, seat, env)
     if not s._own_reveal(seat, env.data["seed"]):
-        check_reveal(_crypto(s), seat, env.data["seed"], proven=not s.defer_proofs)
+        check_reveal(_crypto(s), seat, env.data["seed"], proven=not s.defer_proofs,
+                     rederive=s.rederive)
     if s.defer_proofs:  # every pass, commitment and key of the seat in this hand re-derived
         s.unproven = [u for u in s.unproven if (u.hand, u.seat) != (s.hand, seat)]
     s.seed_reveals[seat] = env.data["seed"]
@@ -482,8 +483,14 @@ def _finish_hand(s: TableState) -> None:
         return
     finished = s.hand_deal
     assert finished is not None
-    for label, first, _ in crypto.rounds:
-        for offset, card in enumerate(round_cards(crypto, label, s.seed_reveals)):
+    for label, first, size in crypto.rounds:
+        if s.rederive:  # every pass re-derived from the seeds: the permutations tell it all
+            for offset, card in enumerate(round_cards(crypto, label, s.seed_reveals)):
+                finished.reveal(first + offset, card)
+            continue
+        unknown = [o for o in range(size) if finished.known[first + o] == UNKNOWN]
+        for offset, card in zip(unknown, opened_cards(crypto, label, s.seed_reveals, unknown),
+                                strict=True):
             finished.reveal(first + offset, card)
     record = HandRecord(finished.dealer, finished.players, tuple(finished.known),
                         tuple(m for _, m in s.hand_moves), tuple(p for p, _ in s.hand_moves),

@@ -41,11 +41,18 @@ class TableState:
     seat's passes, commitments and keys byte for byte establishes what they would check and
     strikes them off. Whoever folds this way runs what is left (``unproven_hold``), and folds
     again checking everything on receipt if one fails or an entry's meaning was refused while
-    checks were deferred, so the first fault is the one a live peer meets."""
+    checks were deferred, so the first fault is the one a live peer meets.
 
-    def __init__(self, own_key: bytes = b"", defer_proofs: bool = False) -> None:
+    ``rederive`` (the audit, either way it folds): at each seed reveal every pass of the seat is
+    recomputed from its seed and the cards are read from the permutations. A live peer verified
+    every proof on receipt, so it checks the seed against its commitments and opens the cards
+    with the seeds' keys instead (SPEC §5.10)."""
+
+    def __init__(self, own_key: bytes = b"", defer_proofs: bool = False,
+                 rederive: bool = False) -> None:
         self.own_key = own_key  # the viewer's identity: its seat is ``me`` once seated
         self.defer_proofs = defer_proofs
+        self.rederive = rederive or defer_proofs
         self.unproven: list[Unproven] = []
         self.table_name = ""
         self.table_id = b""
