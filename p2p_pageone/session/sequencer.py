@@ -19,6 +19,7 @@ from typing import Any
 
 from ..crypto.envelope import Envelope, open_envelope
 from ..wire.codec import MAX_FRAME, FrameDecoder, ProtocolError, frame, pack, unpack
+from ..wire.messages import validate_control
 from .common import Event
 from .peer import PeerSession
 from .waiting import MOVE
@@ -39,7 +40,7 @@ CHAT_LINES = 5  # chat lines per window from one seat; more are refused
 
 
 def _refusal(seq: int, reason: str) -> bytes:
-    return frame(pack({"control": "refused", "seq": seq, "reason": reason}))
+    return frame(pack({"control": "refused", "seq": seq, "reason": reason[:1000]}))
 
 
 @dataclass
@@ -119,8 +120,7 @@ class Sequencer:
             for payload in link.decoder.feed(data):
                 value = unpack(payload)
                 if isinstance(value, dict):
-                    if value.get("control") != "ping":
-                        raise ProtocolError("unknown control frame")
+                    validate_control(value, ("ping",))
                     appended = False
                 elif isinstance(value, list):
                     appended = self._submit(conn, link, payload, now)
@@ -185,8 +185,7 @@ class Sequencer:
                 self.host.refused(reason, now)
                 self._pump(now)
             else:
-                self.out.append((conn, frame(pack({"control": "refused", "seq": env.seq,
-                                                     "reason": reason}))))
+                self.out.append((conn, _refusal(env.seq, reason)))
 
     # --- sequencing ---------------------------------------------------------------------------
 
@@ -195,7 +194,7 @@ class Sequencer:
         env: Envelope | None = None
         reason: str | None
         try:
-            env = open_envelope(raw)
+            env = open_envelope(raw, link.key)  # a seated link's key, verified before decoding
             reason = self.host.admissible(env)
         except ProtocolError as error:
             reason = str(error)
@@ -206,8 +205,6 @@ class Sequencer:
                 else:
                     link.key = env.sender
                     link.decoder.max_frame = MAX_FRAME
-            elif env.sender != link.key:
-                reason = "one connection speaks for one identity"
             elif env.kind == "say" and not link.chat_allowed(now):
                 reason = (f"chat is limited to {CHAT_LINES} lines every {CHAT_WINDOW:.0f} s; "
                           "wait a moment and say it again")
@@ -287,10 +284,10 @@ class Client:
                 value: Any = unpack(payload)
                 if isinstance(value, list):
                     self.session.on_log(payload, now)
-                elif isinstance(value, dict) and value.get("control") == "refused":
-                    self.session.refused(str(value.get("reason", "")), now)
-                elif not (isinstance(value, dict) and value.get("control") == "ping"):
-                    raise ProtocolError("the host sent a frame that is neither")
+                elif not isinstance(value, dict):
+                    raise ProtocolError("a frame is an envelope or a control map")
+                elif validate_control(value, ("ping", "refused")) == "refused":
+                    self.session.refused(value["reason"], now)
         except ProtocolError as error:
             self.session.lost_host(f"the host sent malformed data ({error.reason})")
         self._collect()
