@@ -89,6 +89,9 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     if len(levels) >= seats:
         raise Refusal(f"--bots {args.bots} leaves no seat for you at {seats} seats: use "
                       f"--seats {len(levels) + 1} or fewer --bots")
+    if args.min_players > seats:
+        raise Refusal(f"--min-players {args.min_players} is more than the {seats} seats: use "
+                      f"--seats {args.min_players} or more, or fewer --min-players")
     explicit = log_place(args, "host")
     me = identity()
     table_name = args.table or f"{args.name}'s table"
@@ -102,8 +105,10 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     log = LogWriter(default_log("host", explicit))
     terminal = Terminal(session, interactive=not args.autoplay, log=log, catch_window=window)
     terminal.paused = True
+    lobby = {"min_players": args.min_players, "start_after": args.start_after,
+             "lobby_timeout": args.lobby_timeout}
     runner = HostRunner(session, args.interface or "0.0.0.0", args.port, terminal.show, log,
-                        silent_after=args.silent_after)
+                        silent_after=args.silent_after, lobby=lobby)
     try:
         port = await runner.start()
     except OSError as error:

@@ -163,6 +163,11 @@ class ChainVerifier:
         self._next_seq.setdefault(member, 0)
         self._last_prev.setdefault(member, 0)
 
+    def leave(self, member: bytes) -> None:
+        """``member`` speaks no more; its counters stay, so if it comes back its messages go on
+        from where they stopped and none of its old ones can be replayed."""
+        self.members.discard(member)
+
     def start_hand(self, hand: int) -> None:
         self.hand = hand
 

@@ -14,7 +14,7 @@ from typing import BinaryIO
 
 from ..session.common import Event
 from ..session.peer import PeerSession
-from ..session.sequencer import Client, Sequencer
+from ..session.sequencer import LOBBY_TIMEOUT, START_AFTER, Client, Sequencer
 from ..wire.codec import frame
 
 EventSink = Callable[[PeerSession, list[Event]], None]
@@ -74,10 +74,11 @@ class HostRunner:
 
     def __init__(self, session: PeerSession, bind: str, port: int, on_events: EventSink,
                  log: LogWriter | None, silent_after: float = 10.0,
-                 step_timeout: float = 30.0) -> None:
+                 step_timeout: float = 30.0, lobby: dict[str, float] | None = None) -> None:
         self.session, self.bind, self.port = session, bind, port
         self.on_events, self.log = on_events, log
         self.silent_after, self.step_timeout = silent_after, step_timeout
+        self.lobby = lobby or {}  # Sequencer's min_players, start_after, lobby_timeout
         self.sequencer: Sequencer | None = None
         self.writers: dict[int, asyncio.StreamWriter] = {}
         self._ids = itertools.count(1)
@@ -87,8 +88,11 @@ class HostRunner:
         return asyncio.get_running_loop().time()
 
     async def start(self) -> int:
+        lobby = self.lobby
         self.sequencer = Sequencer(self.session, self._now(), self.silent_after,
-                                   self.step_timeout)
+                                   self.step_timeout, min_players=int(lobby.get("min_players", 0)),
+                                   lobby_timeout=lobby.get("lobby_timeout", LOBBY_TIMEOUT),
+                                   start_after=lobby.get("start_after", START_AFTER))
         self._server = await asyncio.start_server(self._handle, self.bind, self.port)
         self.port = self._server.sockets[0].getsockname()[1]
         self.flush()

@@ -73,8 +73,8 @@ def _lobby_intent(s: PeerSession) -> Intent | None:
     if len(s.ready) < s.seat_count:
         return None
     if s.me not in s.coin_commits:
-        if not s.my_coin:
-            s.my_coin = s.random_bytes(32)
+        # Fresh each time: a toss restarted after a leaver must not reuse a revealed nonce.
+        s.my_coin = s.random_bytes(32)
         return "coin_commit", {"commit": coin_commitment(s.table_id, s.identity.public,
                                                          s.my_coin)}
     if len(s.coin_commits) == s.seat_count and s.me not in s.coin_nonces:

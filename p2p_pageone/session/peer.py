@@ -56,6 +56,7 @@ class PeerSession(TableState):
         self.prompted: tuple[int, int] = (0, -1)  # (hand, engine move) of the last turn prompt
         self.catch_hint: tuple[int, int] = (0, -1)
         self.hello_sent = b""  # our hello as sealed: another with our key is an impostor
+        self.log_read = bool(host_table)  # a joiner has read the host's log so far
         self.urgent: tuple[str, dict[str, Any]] | None = None  # the host's timeout notice
 
     # --- inputs -------------------------------------------------------------------------------
@@ -76,9 +77,31 @@ class PeerSession(TableState):
     # --- what only this peer knows, added to the public fold ------------------------------------
 
     def _hello(self, env: Envelope) -> None:
-        if env.sender == self.identity.public and env.raw != self.hello_sent and not self.is_host:
+        if (env.sender == self.identity.public and self.hello_sent
+                and env.raw != self.hello_sent and not self.is_host):
             raise TableEnded("another pageone with this user's identity joined this table first: "
                              "each user sits once")
+
+    def _left_lobby(self, seat: int, why: str) -> None:
+        if seat == self.me and (self.hello_sent or self.is_host):  # not an earlier visit of ours
+            raise TableEnded(f"{why}; the table goes on without us", seat)
+
+    def _twin(self) -> bool:
+        """Our identity sits (or asked to) at this table, but not through this process: an
+        earlier visit still in the log we are reading, or another pageone of the same user."""
+        return not self.is_host and not self.hello_sent and (
+            self.me >= 0 or any(k == self.identity.public for k, _ in self.waiting_hellos))
+
+    def caught_up(self, now: float) -> None:
+        """A ping: the host's log so far is in (the first ping follows it). A twin now is
+        another pageone of this user; otherwise we may ask for a seat."""
+        if self.log_read or self.ended:
+            return
+        self.log_read = True
+        if self._twin():
+            self._end("this user's identity already sits at this table (another pageone with "
+                      "the same identity): each user sits once", -1)
+        self.flush(now)
 
     def _hand_started(self) -> None:
         assert self.crypto is not None
@@ -192,7 +215,8 @@ class PeerSession(TableState):
 
     def flush(self, now: float) -> None:
         """Seal the next intent if nothing is in flight."""
-        if self.in_flight or self.ended or (self.chain is None and not self.host_table):
+        if (self.in_flight or self.ended or (self.chain is None and not self.host_table)
+                or not self.log_read or self._twin()):
             return
         intent = intents.next_intent(self, now)
         if intent is None:

@@ -37,6 +37,8 @@ IDLE_FRAMES = 50  # pings and refused envelopes per window from one connection (
 # a second and is refused now and then; envelopes that enter the log are paced by the protocol)
 CHAT_WINDOW = 10.0
 CHAT_LINES = 5  # chat lines per window from one seat; more are refused
+LOBBY_TIMEOUT = 600.0  # a lobby where nobody sits down or leaves for this long is closed
+START_AFTER = 30.0  # with min_players: start with those seated once the lobby is this still
 
 
 def _refusal(seq: int, reason: str) -> bytes:
@@ -74,8 +76,14 @@ class Sequencer:
 
     def __init__(self, host: PeerSession, now: float, silent_after: float = 10.0,
                  step_timeout: float = 30.0, heartbeat: float = 1.0,
-                 catch_window: float = 0.0) -> None:
+                 catch_window: float = 0.0, min_players: int = 0,
+                 lobby_timeout: float = LOBBY_TIMEOUT, start_after: float = START_AFTER) -> None:
         self.host = host
+        # The lobby: with ``min_players`` (0: wait for every seat) the game starts with at least
+        # that many once nobody has sat down or left for ``start_after`` seconds.
+        self.min_players, self.start_after = min_players, start_after
+        self.lobby_timeout = lobby_timeout
+        self.lobby_changed = now
         self.catch_window = catch_window
         self.cpu_keys: set[bytes] = set()  # CPU peers this host started: held in the window too
         self.window: tuple[int, float] | None = None  # (seat owing the call, opened at)
@@ -109,7 +117,8 @@ class Sequencer:
             self.out.append((oldest, _refusal(-1, BUSY)))  # it had its chance to say hello
             self._drop(oldest, "was not seated in time", now)
         self.links[conn] = Link(now, now)
-        self.out += [(conn, frame(raw)) for raw in self.log]
+        # The log so far, then a ping: a joiner asks for a seat once it has read the log.
+        self.out += [(conn, frame(raw)) for raw in self.log] + [(conn, PING)]
 
     def receive(self, conn: int, data: bytes, now: float) -> None:
         link = self.links.get(conn)
@@ -146,6 +155,7 @@ class Sequencer:
                 self._drop(conn, f"sent nothing for {self.silent_after:.0f} s", now)
             elif not link.key and now - link.opened > SIT_WITHIN:
                 self._drop(conn, f"was not seated within {SIT_WITHIN:.0f} s", now)
+        self._lobby(now)
         waits = [(seat, what) for seat, what in self.host.waiting_for() if what != MOVE]
         if waits and now - self.last_progress > self.step_timeout:
             seat, what = waits[0]
@@ -153,6 +163,27 @@ class Sequencer:
         self.host.tick(now)
         self._pump(now)
         self._release(now)
+
+    # --- the lobby ----------------------------------------------------------------------------
+
+    def _lobby(self, now: float) -> None:
+        host = self.host
+        if host.game is not None or host.ended or host.urgent is not None or host.chain is None:
+            return
+        still = now - self.lobby_changed
+        if still > self.lobby_timeout:
+            wait = self.lobby_timeout
+            took = f"{wait / 60:g} min" if wait >= 120 else f"{wait:g} s"
+            host.events.append(Event("lobby", f"nobody sat down or left for {took}: "
+                                     "closing the table"))
+            host.urgent = ("bye", {"reason": f"the table did not fill in {took}"})
+        elif (self.min_players and max(self.min_players, 2) <= len(host.keys)
+              < host.seat_count and not host.waiting_hellos and still >= self.start_after):
+            host.urgent = ("start", {"seats": len(host.keys)})
+        else:
+            return
+        host.flush(now)
+        self._pump(now)
 
     # --- the Page One window ------------------------------------------------------------------
 
@@ -229,6 +260,8 @@ class Sequencer:
         encoded = frame(raw)
         self.out += [(conn, encoded) for conn in self.links]
         self.last_progress = now
+        if self.host.game is None and env.kind != "say":
+            self.lobby_changed = now
         self.host.on_log(raw, now, env)
         self._note_window(now)
         self._pump(now)
@@ -288,6 +321,8 @@ class Client:
                     raise ProtocolError("a frame is an envelope or a control map")
                 elif validate_control(value, ("ping", "refused")) == "refused":
                     self.session.refused(value["reason"], now)
+                else:
+                    self.session.caught_up(now)
         except ProtocolError as error:
             self.session.lost_host(f"the host sent malformed data ({error.reason})")
         self._collect()

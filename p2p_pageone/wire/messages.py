@@ -90,6 +90,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "table": {"name": text(48), "rules": text(16), "options": option_map,
               "seats": integer(2, MAX_SEATS)},
     "seat": {"seat": integer(0, MAX_SEATS - 1), "key": PUBKEY, "name": text(32)},
+    "start": {"seats": integer(2, MAX_SEATS)},
     "ready": {},
     "coin_commit": {"commit": DIGEST},
     "coin_reveal": {"nonce": blob(32)},
