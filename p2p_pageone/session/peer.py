@@ -57,6 +57,7 @@ class PeerSession(TableState):
         self.catch_hint: tuple[int, int] = (0, -1)
         self.hello_sent = b""  # our hello as sealed: another with our key is an impostor
         self.log_read = bool(host_table)  # a joiner has read the host's log so far
+        self.local = ""  # this machine failed (its disk): why; nobody else is to blame
         self.urgent: tuple[str, dict[str, Any]] | None = None  # the host's timeout notice
 
     # --- inputs -------------------------------------------------------------------------------
@@ -192,7 +193,20 @@ class PeerSession(TableState):
         self.requested = move
         self.flush(0.0)
 
+    def local_fault(self, reason: str, now: float) -> None:
+        """This machine cannot go on (its disk, its files): say bye and blame nobody."""
+        if self.local or self.ended or self.game_over:
+            return
+        self.local = reason
+        self.events.append(Event("local", reason))
+        why = "the host's machine cannot write its log" if self.is_host else (
+            "its machine cannot write its log")
+        self.urgent = ("bye", {"reason": why})
+        self.flush(now)
+
     def lost_host(self, why: str) -> None:
+        if self.local and not self.ended:  # we were leaving for our own fault: no blame
+            self._end(f"left the table: {self.local}", -1)
         if not self.ended and not self.game_over:
             host = self.seat_of(self.host_key)
             self._end(why, host if host >= 0 else -1)

@@ -292,6 +292,11 @@ class Sequencer:
         self.host.events.append(Event("lost", f"{self.host.names[seat]} {why}"))
         self._timeout(seat, f"a live connection; it {why}", now)
 
+    def local_fault(self, reason: str, now: float) -> None:
+        """The host's own machine failed (its disk): close the table, naming no joiner."""
+        self.host.local_fault(reason, now)
+        self._pump(now)
+
     def _timeout(self, seat: int, what: str, now: float) -> None:
         self.host.urgent = ("timeout", {"seat": seat, "waited_for": what[:100]})
         self.host.flush(now)
@@ -325,7 +330,7 @@ class Client:
                     self.session.caught_up(now)
         except ProtocolError as error:
             self.session.lost_host(f"the host sent malformed data ({error.reason})")
-        self._collect()
+        self.collect()
 
     def tick(self, now: float) -> None:
         if now - self.last_seen > self.silent_after:
@@ -334,10 +339,10 @@ class Client:
             self._last_ping = now
             self.out.append(PING)
         self.session.tick(now)
-        self._collect()
+        self.collect()
 
     def closed(self) -> None:
         self.session.lost_host("the connection to the host closed")
 
-    def _collect(self) -> None:
+    def collect(self) -> None:
         self.out += [frame(raw) for raw in self.session.take_outgoing()]
