@@ -10,9 +10,10 @@ import contextlib
 import itertools
 from collections.abc import Callable
 
+from ..session.client import Client
 from ..session.common import Event
 from ..session.peer import PeerSession
-from ..session.sequencer import LOBBY_TIMEOUT, START_AFTER, Client, Sequencer
+from ..session.sequencer import LOBBY_TIMEOUT, START_AFTER, Sequencer
 from .logwriter import LocalFault, LogWriter
 
 __all__ = ["HostRunner", "LocalFault", "LogWriter", "run_joiner"]

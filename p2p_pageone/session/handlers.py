@@ -241,6 +241,9 @@ def on_timeout(s: TableState, env: Envelope, seat: int, now: float) -> None:
     silent = env.data["seat"]
     if _reveal_due(s, silent):
         raise TableEnded(_refused_reveal(s, silent), silent)
+    if 0 <= silent < len(s.keys) and s.keys[silent] == s.host_key:  # no sequencer, no table
+        raise TableEnded(f"timed itself out (the table waited for {env.data['waited_for']}): "
+                         "there is no sequencer left", silent)
     _leave(s, env.data["seat"], f"went silent while the table waited for "
            f"{env.data['waited_for']}")
 

@@ -193,16 +193,24 @@ class PeerSession(TableState):
         self.requested = move
         self.flush(0.0)
 
-    def local_fault(self, reason: str, now: float) -> None:
-        """This machine cannot go on (its disk, its files): say bye and blame nobody."""
+    def local_fault(self, reason: str, now: float, bye: str = "") -> None:
+        """This machine cannot go on (its disk, its files, its network): say bye, blame nobody."""
         if self.local or self.ended or self.game_over:
             return
         self.local = reason
         self.events.append(Event("local", reason))
-        why = "the host's machine cannot write its log" if self.is_host else (
-            "its machine cannot write its log")
-        self.urgent = ("bye", {"reason": why})
+        why = bye or ("the host's machine cannot write its log" if self.is_host else
+                      "its machine cannot write its log")
+        self.urgent = ("bye", {"reason": why[:200]})
         self.flush(now)
+
+    def give_up(self, reason: str, culprit: int, now: float) -> None:
+        """Leave a table that does not go on. The bye accuses nobody: a clock is no evidence."""
+        if self.ended or self.game_over:
+            return
+        self.urgent = ("bye", {"reason": "the table stopped moving"})
+        self.flush(now)
+        self._end(reason, culprit)
 
     def lost_host(self, why: str) -> None:
         if self.local and not self.ended:  # we were leaving for our own fault: no blame

@@ -15,16 +15,17 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..crypto.envelope import Envelope, open_envelope
 from ..wire.codec import MAX_FRAME, FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
+from .client import PING, STALL, Client
 from .common import Event
 from .peer import PeerSession
 from .waiting import MOVE
 
-PING = frame(pack({"control": "ping"}))
+__all__ = ["PING", "Client", "Sequencer"]
+
 
 # Bounds on strangers and floods (protocol/SPEC.md §7, "Strangers and floods").
 SIT_WITHIN = 10.0  # seconds a connection has to say hello and be seated
@@ -39,6 +40,8 @@ CHAT_WINDOW = 10.0
 CHAT_LINES = 5  # chat lines per window from one seat; more are refused
 LOBBY_TIMEOUT = 600.0  # a lobby where nobody sits down or leaves for this long is closed
 START_AFTER = 30.0  # with min_players: start with those seated once the lobby is this still
+NOTICE_STALL = 5.0  # a stall of this machine this long is told to the player
+LOST_ALL = 3  # every remote player silent this many silent_after periods: our network is down
 
 
 def _refusal(seq: int, reason: str) -> bytes:
@@ -95,6 +98,8 @@ class Sequencer:
         self.to_close: list[int] = []
         self.last_progress = now
         self._last_ping = now
+        self._last_tick = now
+        self._quiet_told = False
         host.flush(now)
         self._pump(now)
 
@@ -147,22 +152,62 @@ class Sequencer:
             self._lost(link, "disconnected", now)
 
     def tick(self, now: float) -> None:
+        gap, self._last_tick = now - self._last_tick, now
+        if gap > STALL:
+            self._stalled(gap, now)
         if now - self._last_ping >= self.heartbeat:
             self._last_ping = now
             self.out += [(conn, PING) for conn in self.links]
+        quiet = self._all_quiet(now)  # was it me? then nobody is timed out for it
         for conn, link in list(self.links.items()):
-            if link.key and now - link.last_seen > self.silent_after:
+            if link.key and now - link.last_seen > self.silent_after and not quiet:
                 self._drop(conn, f"sent nothing for {self.silent_after:.0f} s", now)
             elif not link.key and now - link.opened > SIT_WITHIN:
                 self._drop(conn, f"was not seated within {SIT_WITHIN:.0f} s", now)
         self._lobby(now)
         waits = [(seat, what) for seat, what in self.host.waiting_for() if what != MOVE]
-        if waits and now - self.last_progress > self.step_timeout:
+        if waits and now - self.last_progress > self.step_timeout and not quiet:
             seat, what = waits[0]
             self._timeout(seat, what, now)
         self.host.tick(now)
         self._pump(now)
         self._release(now)
+
+    # --- was it me? ----------------------------------------------------------------------------
+
+    def _stalled(self, gap: float, now: float) -> None:
+        """This process did not run for ``gap`` seconds (frozen, suspended, starved): the silence
+        it caused is ours, so every wait starts again instead of naming anyone."""
+        for link in self.links.values():
+            link.last_seen = max(link.last_seen, now)
+        self.last_progress = max(self.last_progress, now)
+        self.lobby_changed += gap
+        if gap >= NOTICE_STALL:
+            self.host.events.append(Event("stall", f"this machine stalled for {gap:.0f} s "
+                                          "(pageone did not run): nobody is timed out for it"))
+
+    def _all_quiet(self, now: float) -> bool:
+        """Every remote player silent at once is this machine's network, most likely: nobody
+        is named for it, and if it lasts the table closes saying so."""
+        remote = [link for link in self.links.values() if link.key and link.key not in
+                  self.cpu_keys]
+        if len(remote) < 2 or self.host.ended or self.host.game_over:
+            return False
+        quiet = min(now - link.last_seen for link in remote)
+        if quiet <= self.silent_after:
+            self._quiet_told = False
+            return False
+        if not self._quiet_told:
+            self._quiet_told = True
+            self.host.events.append(Event("quiet", f"no player has been heard for "
+                                          f"{quiet:.0f} s: this machine's network is most "
+                                          "likely down; nobody is timed out for it"))
+        if quiet > LOST_ALL * self.silent_after:
+            self.local_fault(f"heard from no player for {quiet:.0f} s: this machine's network "
+                             "is most likely down (check its cable, Wi-Fi or firewall). This is a "
+                             "problem of this machine; the table is closed and nobody is blamed",
+                             now, "the host lost its network")
+        return True
 
     # --- the lobby ----------------------------------------------------------------------------
 
@@ -292,57 +337,13 @@ class Sequencer:
         self.host.events.append(Event("lost", f"{self.host.names[seat]} {why}"))
         self._timeout(seat, f"a live connection; it {why}", now)
 
-    def local_fault(self, reason: str, now: float) -> None:
-        """The host's own machine failed (its disk): close the table, naming no joiner."""
-        self.host.local_fault(reason, now)
+    def local_fault(self, reason: str, now: float, bye: str = "") -> None:
+        """The host's own machine failed (its disk, its network): close the table, naming no
+        joiner."""
+        self.host.local_fault(reason, now, bye)
         self._pump(now)
 
     def _timeout(self, seat: int, what: str, now: float) -> None:
         self.host.urgent = ("timeout", {"seat": seat, "waited_for": what[:100]})
         self.host.flush(now)
         self._pump(now)
-
-
-class Client:
-    """A joiner's side of its connection to the sequencer."""
-
-    def __init__(self, session: PeerSession, now: float, silent_after: float = 10.0,
-                 heartbeat: float = 1.0) -> None:
-        self.session = session
-        self.silent_after, self.heartbeat = silent_after, heartbeat
-        self.decoder = FrameDecoder()
-        self.last_seen = now
-        self._last_ping = now
-        self.out: list[bytes] = []
-
-    def receive(self, data: bytes, now: float) -> None:
-        self.last_seen = now
-        try:
-            for payload in self.decoder.feed(data):
-                value: Any = unpack(payload)
-                if isinstance(value, list):
-                    self.session.on_log(payload, now)
-                elif not isinstance(value, dict):
-                    raise ProtocolError("a frame is an envelope or a control map")
-                elif validate_control(value, ("ping", "refused")) == "refused":
-                    self.session.refused(value["reason"], now)
-                else:
-                    self.session.caught_up(now)
-        except ProtocolError as error:
-            self.session.lost_host(f"the host sent malformed data ({error.reason})")
-        self.collect()
-
-    def tick(self, now: float) -> None:
-        if now - self.last_seen > self.silent_after:
-            self.session.lost_host(f"the host sent nothing for {self.silent_after:.0f} s")
-        if now - self._last_ping >= self.heartbeat:
-            self._last_ping = now
-            self.out.append(PING)
-        self.session.tick(now)
-        self.collect()
-
-    def closed(self) -> None:
-        self.session.lost_host("the connection to the host closed")
-
-    def collect(self) -> None:
-        self.out += [frame(raw) for raw in self.session.take_outgoing()]
