@@ -171,3 +171,15 @@ def test_a_step_sealed_before_someone_left_is_refused_not_fatal() -> None:
     again = seal(p1.identity, p1.table_id, 0, p1.chain.next_seq(p1.identity.public),
                  p1.chain.head, "ready", {})
     assert host.admissible(open_envelope(again)) == "ready is said once, when every seat is taken"
+
+
+def test_the_host_can_start_by_hand_with_two_or_more() -> None:
+    t = lobby(silent=(2, 3))
+    host, joiner = t.sessions[0], t.sessions[1]
+    assert joiner.start_now() == "only the host starts the game"
+    assert host.start_now() == ""
+    t.run(limit=t.now + 900)
+    assert host.seat_count == 2 and host.game_over and joiner.game_over
+    assert host.start_now() == "the game has started already"
+    alone = lobby(silent=(1, 2, 3)).sessions[0]
+    assert alone.start_now() == "wait: a game needs 2 players or more, seated"

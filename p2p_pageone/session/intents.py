@@ -19,6 +19,8 @@ Intent = tuple[str, dict[str, Any]]
 
 
 def next_intent(s: PeerSession, now: float) -> Intent | None:
+    if s.local_bye and s.chain is not None:  # this machine failed: nothing but the bye
+        return "bye", {"reason": s.local_bye}
     if s.urgent is not None:
         intent, s.urgent = s.urgent, None
         return intent

@@ -58,6 +58,7 @@ class PeerSession(TableState):
         self.hello_sent = b""  # our hello as sealed: another with our key is an impostor
         self.log_read = bool(host_table)  # a joiner has read the host's log so far
         self.local = ""  # this machine failed (its disk): why; nobody else is to blame
+        self.local_bye = ""
         self.urgent: tuple[str, dict[str, Any]] | None = None  # the host's timeout notice
 
     # --- inputs -------------------------------------------------------------------------------
@@ -201,8 +202,25 @@ class PeerSession(TableState):
         self.events.append(Event("local", reason))
         why = bye or ("the host's machine cannot write its log" if self.is_host else
                       "its machine cannot write its log")
-        self.urgent = ("bye", {"reason": why[:200]})
+        if self.me < 0 and not self.is_host:  # not seated: nobody to say bye to
+            self.ended = reason
+            return
+        self.local_bye = why[:200]  # said until it is in the log, even if refused once
         self.flush(now)
+
+    def start_now(self) -> str:
+        """The host starts before every seat is taken: "" if it will, else why not."""
+        if not self.is_host:
+            return "only the host starts the game"
+        if self.game is not None or self.ended:
+            return "the game has started already"
+        if self.waiting_hellos or len(self.keys) < 2:
+            return "wait: a game needs 2 players or more, seated"
+        if len(self.keys) == self.seat_count:
+            return "every seat is taken: the game starts by itself"
+        self.urgent = ("start", {"seats": len(self.keys)})
+        self.flush(0.0)
+        return ""
 
     def give_up(self, reason: str, culprit: int, now: float) -> None:
         """Leave a table that does not go on. The bye accuses nobody: a clock is no evidence."""
