@@ -142,3 +142,29 @@ def test_a_port_in_use_is_this_machines_problem(tmp_path: Path) -> None:
     assert result.returncode == 2, result.stderr
     assert "the port is already in use on this machine" in result.stderr, result.stderr
     assert "choose another --port" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_host_on_a_really_full_disk_exits_cleanly(tmp_path: Path) -> None:
+    """A 24 KiB tmpfs in a mount namespace of its own holds the host's log: it fills in the
+    first hand."""
+    mount = tmp_path / "small"
+    mount.mkdir()
+    host = (f"{sys.executable} -m p2p_pageone.cli.main host --bots 2 --autoplay "
+            f"{' '.join(LOOPBACK)} --deals 1 --think 0 --catch-window 0 --log {mount}/t.log")
+    script = (f"mount -t tmpfs -o size=24k tmpfs {mount} || exit 97; {host}; rc=$?; "
+              f"cp {mount}/t.log {tmp_path}/t.log; exit $rc")
+    env = {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
+           "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": "/usr/bin:/bin"}
+    try:
+        result = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True,
+                                text=True, timeout=120, env=env, check=False)
+    except FileNotFoundError:
+        pytest.skip("no unshare on this machine")
+    if result.returncode == 97 or "unshare:" in result.stderr:
+        pytest.skip(f"cannot mount a tmpfs in a mount namespace here: {result.stderr[-200:]}")
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "the disk is full" in result.stderr and "problem of this machine" in result.stderr
+    assert "Traceback" not in output
+    logged = [open_envelope(raw) for raw in entries(tmp_path / "t.log")]
+    assert logged and all(env.kind != "timeout" for env in logged)
