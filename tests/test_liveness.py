@@ -109,6 +109,21 @@ def test_when_no_player_is_heard_at_all_the_host_blames_its_own_network() -> Non
     assert "timeout" not in kinds(host)
 
 
+def test_players_who_gave_up_while_the_hosts_network_was_down_are_not_named() -> None:
+    t = MemoryTable(make_settings("classic", {"deals": 1}), 4, seed=47)
+    until_playing(t)
+    host = t.sessions[0]
+    for _ in range(24):  # 12 s without a word from anyone: the joiners gave up meanwhile
+        t.now += 0.5
+        t.sequencer.tick(t.now)
+    t.sequencer.receive(1, b"", t.now)  # the link is back: their last bytes, then the close
+    t.sequencer.disconnect(1, t.now)
+    assert "connection closed while this machine's network was down" in host.local
+    t.sequencer.disconnect(2, t.now)
+    t.sequencer.disconnect(3, t.now)
+    assert "timeout" not in kinds(host) and "the host lost its network" in host.ended
+
+
 def test_one_silent_player_among_others_is_still_timed_out() -> None:
     t = MemoryTable(make_settings("classic", {"deals": 1}), 4, seed=46)
     until_playing(t)

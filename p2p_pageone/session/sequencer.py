@@ -334,7 +334,14 @@ class Sequencer:
             return
         if self.host.game is not None and seat not in self.host.active:
             return  # it has left the game already
-        self.host.events.append(Event("lost", f"{self.host.names[seat]} {why}"))
+        name = self.host.names[seat]
+        if self._quiet_told and link.key not in self.cpu_keys:
+            # It gave up on us while our network was down: that is no fault of its own.
+            self.local_fault(f"{name}'s connection closed while this machine's network was "
+                             "down (no player was heard): a problem of this machine; the table "
+                             "is closed and nobody is blamed", now, "the host lost its network")
+            return
+        self.host.events.append(Event("lost", f"{name} {why}"))
         self._timeout(seat, f"a live connection; it {why}", now)
 
     def local_fault(self, reason: str, now: float, bye: str = "") -> None:
