@@ -296,3 +296,23 @@ def test_control_frames_have_exact_fields_and_types(kind: str, fields: dict[str,
     else:
         with pytest.raises(ProtocolError):
             validate_control(value, ("ping", "refused"))
+
+
+@pytest.mark.parametrize(("option", "value"), [("hand_size", "5"), ("hand_size", 5.0),
+                                               ("reverse_lead", 0), ("deals", True)])
+def test_table_settings_travel_in_their_own_types(option: str, value: Any) -> None:
+    from dataclasses import asdict
+
+    from p2p_pageone.crypto.envelope import genesis
+    from p2p_pageone.session.table import FOLD_ERRORS, TableState
+
+    settings = make_settings("classic", {"deals": 1})
+    options = {**asdict(settings), option: value}
+    data = {"name": "t", "rules": "classic", "options": options, "seats": 3}
+    raw = signed(ALICE, pack(header(ALICE.public, "table", data, prev=genesis(TABLE))))
+    with pytest.raises(FOLD_ERRORS) as error:
+        TableState().apply(raw)
+    assert ALICE.fingerprint in str(error.value), error.value
+    good = seal(ALICE, TABLE, 0, 0, genesis(TABLE), "table",
+                {"name": "t", "rules": "classic", "options": asdict(settings), "seats": 3})
+    assert TableState().apply(good)[0].kind == "table"

@@ -6,6 +6,7 @@ uses what the log says. What a peer alone knows comes in through ``TableState``'
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -16,7 +17,7 @@ from ..engine.deal import UNKNOWN, Deal
 from ..engine.game import Game
 from ..engine.moves import IllegalMove, Play, ReshuffleRequest, TurnUpRequest
 from ..engine.qdan import QdanDeal
-from ..engine.settings import make_settings
+from ..engine.settings import SettingError, make_settings
 from ..wire.codec import ProtocolError
 from .common import (
     DID_NOT_OPEN,
@@ -80,8 +81,17 @@ def _from_host(s: TableState, env: Envelope) -> None:
 def on_table(s: TableState, env: Envelope, seat: int, now: float) -> None:
     if s.settings is not None:
         raise ProtocolError("the table was already described", fingerprint(env.sender))
-    data = env.data
-    s.settings = make_settings(data["rules"], data["options"])
+    data, host = env.data, f"the host ({fingerprint(env.sender)})"
+    try:
+        s.settings = make_settings(data["rules"], data["options"])
+    except SettingError as error:
+        raise TableEnded(f"{host} described settings this pageone cannot play: {error}") from None
+    exact = dataclasses.asdict(s.settings)  # what the host sends: every setting, its own type
+    sent = data["options"]
+    if set(sent) != set(exact) or any(type(sent[k]) is not type(v) or sent[k] != v
+                                      for k, v in exact.items()):
+        raise TableEnded(f"{host} described the table's settings in another form than their "
+                         "own (every setting once, an integer as an integer)")
     s.settings.check_players(data["seats"])
     s.seat_count, s.table_name = data["seats"], data["name"]
     s.events.append(Event("table", f"table {s.table_name!r}: {s.settings.family}, "
