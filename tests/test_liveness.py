@@ -56,6 +56,19 @@ def test_a_host_that_never_takes_its_own_step_does_not_hang_the_joiners() -> Non
         assert "timeout" not in kinds(joiner) and "expel" not in kinds(joiner)
 
 
+def test_a_host_that_swallows_a_joiners_message_is_left_as_unresponsive() -> None:
+    t = MemoryTable(make_settings("classic", {"deals": 1}), 2, seed=48)
+    until_playing(t)
+    joiner = t.sessions[1]
+    t.sequencer.step_timeout = 1e9  # it never times anyone out either
+    receive = t.sequencer.receive
+    t.sequencer.receive = lambda conn, data, now: receive(conn, b"", now)  # type: ignore
+    t.run(limit=t.now + 120)
+    assert joiner.ended.startswith("p0 (seat 0, "), joiner.ended
+    assert "has neither put our" in joiner.ended and "the host is unresponsive" in joiner.ended
+    assert "timeout" not in kinds(joiner)
+
+
 def test_a_host_that_times_itself_out_ends_the_table_for_everyone() -> None:
     t = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=42)
     host = t.sessions[0]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..crypto.envelope import open_envelope
 from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .common import Event
@@ -85,12 +86,18 @@ class Client:
         waited = now - self.progress
         if s.ended or s.game_over or waited <= self.step_limit:
             return
+        host = s.seat_of(s.host_key)
+        if s.in_flight:  # ours, a move included: neither in the log nor refused
+            kind = open_envelope(s.in_flight).kind
+            s.give_up(f"has neither put our {kind} message in the log nor refused it for "
+                      f"{waited:.0f} s: the host is unresponsive, so this pageone leaves the "
+                      "table", host, now)
+            return
         waits = [(seat, what) for seat, what in s.waiting_for() if what != MOVE]
         if not waits:
             return
         seat, what = waits[0]
-        host = s.seat_of(s.host_key)
-        if seat == s.me and not s.in_flight:  # was it me? it was
+        if seat == s.me:  # was it me? it was: the table waits for a step we did not take
             s.give_up(f"this pageone has not taken its own step ({what}) for {waited:.0f} s: a "
                       "fault of this machine, please report it", -1, now)
         elif seat == host:
