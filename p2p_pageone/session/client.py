@@ -59,7 +59,9 @@ class Client:
         if gap > STALL:
             self._stalled(gap, now)
         if now - self.last_seen > self.silent_after:
-            self.session.lost_host(f"the host sent nothing for {self.silent_after:.0f} s")
+            self.session.lost_host(f"the host sent nothing for {self.silent_after:.0f} s: it, "
+                                   "or the network between us (this machine's included), is "
+                                   "down")
         self._check_steps(now)
         if now - self._last_ping >= self.heartbeat:
             self._last_ping = now
