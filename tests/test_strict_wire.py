@@ -316,3 +316,71 @@ def test_table_settings_travel_in_their_own_types(option: str, value: Any) -> No
     good = seal(ALICE, TABLE, 0, 0, genesis(TABLE), "table",
                 {"name": "t", "rules": "classic", "options": asdict(settings), "seats": 3})
     assert TableState().apply(good)[0].kind == "table"
+
+
+def loose_pack(value: Any, choose: st.DataObject) -> bytes:
+    """``value`` in msgpack with each length and number in a form ``choose`` picks: the shortest
+    one (what ``pack`` writes) or a longer one that decodes to the same value."""
+    def pick(forms: list[bytes]) -> bytes:
+        return forms[0] if len(forms) == 1 else choose.draw(st.sampled_from(forms))
+
+    def sized(n: int, fix: tuple[int, int] | None, wide: list[tuple[int, int]]) -> bytes:
+        forms = [bytes([fix[0] | n])] if fix is not None and n < fix[1] else []
+        forms += [bytes([code]) + n.to_bytes(width, "big") for code, width in wide
+                  if n < 256 ** width]
+        return pick(forms)
+
+    if value is None or type(value) is bool:
+        return pack(value)
+    if type(value) is int:
+        forms = [pack(value)]
+        for code, width, signed in ((0xcc, 1, False), (0xcd, 2, False), (0xce, 4, False),
+                                    (0xcf, 8, False), (0xd0, 1, True), (0xd1, 2, True),
+                                    (0xd2, 4, True), (0xd3, 8, True)):
+            try:
+                form = bytes([code]) + value.to_bytes(width, "big", signed=signed)
+            except OverflowError:
+                continue
+            if form not in forms:
+                forms.append(form)
+        return pick(forms)
+    if type(value) is str:
+        data = value.encode()
+        return sized(len(data), (0xa0, 32), [(0xd9, 1), (0xda, 2), (0xdb, 4)]) + data
+    if type(value) is bytes:
+        return sized(len(value), None, [(0xc4, 1), (0xc5, 2), (0xc6, 4)]) + value
+    if type(value) is list:
+        return sized(len(value), (0x90, 16), [(0xdc, 2), (0xdd, 4)]) + b"".join(
+            loose_pack(item, choose) for item in value)
+    assert type(value) is dict
+    return sized(len(value), (0x80, 16), [(0xde, 2), (0xdf, 4)]) + b"".join(
+        loose_pack(k, choose) + loose_pack(v, choose) for k, v in value.items())
+
+
+@given(st.sampled_from([("say", {"text": "hi"}), ("timeout", {"seat": 2, "waited_for": "x"}),
+                        ("move", {"kind": "play", "positions": [3, 200], "cards": [7, 52],
+                                  "keys": [bytes(32), bytes(range(32))], "call": True,
+                                  "colour": -1, "target": 1})]),
+       st.integers(0, 2**32 - 1), st.data())
+def test_one_message_has_one_encoding(case: tuple[str, dict[str, Any]], seq: int,
+                                      choose: st.DataObject) -> None:
+    """The same message written with a longer form anywhere (a number, a length) is refused:
+    the bytes signed, chained and compared between logs are the one canonical encoding."""
+    kind, data = case
+    fields = header(ALICE.public, kind, data, seq=seq)
+    body = loose_pack(fields, choose)
+    assert unpack(body) == fields
+    if body == pack(fields):
+        assert open_envelope(signed(ALICE, body)).data == data
+    else:
+        with pytest.raises(ProtocolError, match="canonical") as error:
+            open_envelope(signed(ALICE, body))
+        assert error.value.peer == ALICE.fingerprint
+    good = pack(fields)
+    outer = [ALICE.public, good, ALICE.sign(SIGNING_TAG + good)]
+    raw = loose_pack(outer, choose)
+    if raw == pack(outer):
+        assert open_envelope(raw).seq == seq
+    else:
+        with pytest.raises(ProtocolError, match="canonical"):
+            open_envelope(raw)
