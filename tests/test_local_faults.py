@@ -17,7 +17,8 @@ import pytest
 from p2p_pageone.crypto.envelope import open_envelope
 from p2p_pageone.engine import make_settings
 from p2p_pageone.net.logwriter import LocalFault, LogWriter
-from p2p_pageone.net.runner import HostRunner, run_joiner
+from p2p_pageone.net.runner import EventSink, HostRunner, run_joiner
+from p2p_pageone.session.common import Event
 from p2p_pageone.session.memory import make_peer
 from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.wire.codec import FrameDecoder
@@ -63,16 +64,25 @@ def test_a_full_disk_keeps_the_log_whole_and_says_whose_problem_it_is(tmp_path: 
     log.close()
 
 
-async def play(tmp_path: Path, full: dict[int, int]) -> list[PeerSession]:
-    """A 3-seat table on loopback whose peer ``i``'s disk fills after ``full[i]`` bytes."""
+def closed_pipe(session: PeerSession, events: list[Event]) -> None:
+    if events:
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+
+async def play(tmp_path: Path, full: dict[int, int],
+               screens: dict[int, EventSink] | None = None) -> list[PeerSession]:
+    """A 3-seat table on loopback whose peer ``i``'s disk fills after ``full[i]`` bytes, and
+    whose peer ``i`` shows its events with ``screens[i]``."""
+    screens = screens or {}
+    shown: list[EventSink] = [screens.get(i, lambda s, e: None) for i in range(3)]
     settings = make_settings("classic", {"deals": 1})
     peers = [make_peer(f"local/{i}", f"p{i}", host_table=("t", settings, 3) if i == 0 else None)
              for i in range(3)]
     logs = [FullDisk(tmp_path / f"p{i}.log", full.get(i)) for i in range(3)]
-    runner = HostRunner(peers[0], "127.0.0.1", 0, lambda s, e: None, logs[0])
+    runner = HostRunner(peers[0], "127.0.0.1", 0, shown[0], logs[0])
     port = await runner.start()
-    joiners = [asyncio.create_task(run_joiner(peer, "127.0.0.1", port, lambda s, e: None, log))
-               for peer, log in zip(peers[1:], logs[1:], strict=True)]
+    joiners = [asyncio.create_task(run_joiner(peer, "127.0.0.1", port, show, log))
+               for peer, log, show in zip(peers[1:], logs[1:], shown[1:], strict=True)]
     await asyncio.wait_for(runner.run(), 240)
     await asyncio.wait_for(asyncio.gather(*joiners), 60)
     for log in logs:
@@ -110,6 +120,14 @@ def test_a_joiner_with_a_full_disk_leaves_and_the_table_plays_on(tmp_path: Path)
     assert [(b.sender, b.data["reason"]) for b in byes] == [
         (failing.identity.public, "its machine cannot write its log")]
     no_blame(peers, tmp_path)
+
+
+def test_a_screen_that_cannot_be_written_stops_no_one(tmp_path: Path) -> None:
+    """The host's and a joiner's output go to a closed pipe: the table plays on, unseen."""
+    peers = asyncio.run(play(tmp_path, {}, {0: closed_pipe, 1: closed_pipe}))
+    assert all(peer.game_over and not peer.ended for peer in peers), [p.ended for p in peers]
+    no_blame(peers, tmp_path)
+    assert entries(tmp_path / "p0.log") == peers[0].log
 
 
 def pageone(home: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -33,6 +33,22 @@ async def _read(reader: asyncio.StreamReader) -> bytes:
         return b""
 
 
+def _guarded(on_events: EventSink) -> EventSink:
+    """The player's screen failing (a closed pipe, a gone terminal) is this machine's problem:
+    the table goes on unseen (the log keeps everything) and no peer is taken for lost."""
+    broken: list[OSError] = []
+
+    def show(session: PeerSession, events: list[Event]) -> None:
+        if broken:
+            return
+        try:
+            on_events(session, events)
+        except OSError as error:
+            broken.append(error)
+
+    return show
+
+
 def _finished(session: PeerSession) -> bool:
     return session.game_over or bool(session.ended)
 
@@ -44,7 +60,7 @@ class HostRunner:
                  log: LogWriter | None, silent_after: float = 10.0,
                  step_timeout: float = 30.0, lobby: dict[str, float] | None = None) -> None:
         self.session, self.bind, self.port = session, bind, port
-        self.on_events, self.log = on_events, log
+        self.on_events, self.log = _guarded(on_events), log
         self.silent_after, self.step_timeout = silent_after, step_timeout
         self.lobby = lobby or {}  # Sequencer's min_players, start_after, lobby_timeout
         self.sequencer: Sequencer | None = None
@@ -153,6 +169,7 @@ class HostRunner:
 async def run_joiner(session: PeerSession, host: str, port: int, on_events: EventSink,
                      log: LogWriter | None, silent_after: float = 10.0) -> None:
     """Connect to a host and take part until the game ends or the table is lost."""
+    on_events = _guarded(on_events)
     loop = asyncio.get_running_loop()
     try:
         reader, writer = await asyncio.open_connection(host, port)
