@@ -183,3 +183,4 @@ def test_the_host_can_start_by_hand_with_two_or_more() -> None:
     assert host.start_now() == "the game has started already"
     alone = lobby(silent=(1, 2, 3)).sessions[0]
     assert alone.start_now() == "wait: a game needs 2 players or more, seated"
+

@@ -170,6 +170,9 @@ class PeerSession(TableState):
         """The sequencer refused our in-flight envelope (usually a race lost)."""
         kind = open_envelope(self.in_flight).kind if self.in_flight else ""
         self.in_flight = b""
+        if self.me < 0 and not self.is_host and kind == "bye":  # we left before we sat down
+            self.ended = "left the table before sitting down"
+            return
         if self.me < 0 and not self.is_host:  # a joiner the host will not seat
             self._end(f"the host refused to seat us: {reason}", -1)
             return
