@@ -54,7 +54,7 @@ def _opens(raw: bytes) -> bool:
 
 
 def _unchecked(raw: bytes) -> Envelope:
-    body = unpack(unpack(raw)[0])
+    body = unpack(unpack(raw)[1])
     return Envelope(raw, body["from"], body["table"], body["hand"], body["seq"], body["prev"],
                     body["type"], body["data"])
 
@@ -102,10 +102,10 @@ def test_a_forged_signature_names_the_host_not_the_claimed_author() -> None:
     mallory = Identity(random.Random(1).randbytes(32))
     raw = seal(mallory, host.table_id, host.hand, host.chain.next_seq(victim.identity.public),
                host.chain.head, "say", {"text": "I resign"})
-    body, signature = unpack(raw)
+    _, body, signature = unpack(raw)
     header = unpack(body)
     header["from"] = victim.identity.public
-    forged = pack([pack(header), signature])
+    forged = pack([victim.identity.public, pack(header), signature])
     position = len(host.log)
     host.log.append(forged)  # the cheating host writes it into the log it relays
     table.sequencer.out += [(conn, frame(forged)) for conn in table.sequencer.links]

@@ -50,10 +50,10 @@ def test_fingerprint_is_short_and_stable() -> None:
 
 def test_forged_signature_is_named() -> None:
     raw = seal(MALLORY, TABLE, 0, 0, genesis(TABLE), "say", {"text": "I am Alice"})
-    body, signature = unpack(raw)
+    _, body, signature = unpack(raw)
     header = unpack(body)
     header["from"] = ALICE.public  # claim to be Alice, keep Mallory's signature
-    forged = pack([pack(header), signature])
+    forged = pack([ALICE.public, pack(header), signature])
     with pytest.raises(BadSignature) as error:
         verifier().accept(forged)
     assert error.value.peer == ALICE.fingerprint
@@ -61,8 +61,8 @@ def test_forged_signature_is_named() -> None:
 
 def test_signature_covers_exact_bytes() -> None:
     raw = seal(ALICE, TABLE, 0, 0, genesis(TABLE), "say", {"text": "hello"})
-    body, signature = unpack(raw)
-    tampered = pack([body.replace(b"hello", b"jello"), signature])
+    sender, body, signature = unpack(raw)
+    tampered = pack([sender, body.replace(b"hello", b"jello"), signature])
     with pytest.raises(BadSignature):
         open_envelope(tampered)
 

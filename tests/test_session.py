@@ -147,10 +147,10 @@ def test_forged_move_ends_the_table_naming_the_forger() -> None:
     mallory = Identity(random.Random(1).randbytes(32))
     assert host.chain is not None
     raw = seal(mallory, host.table_id, host.hand, 0, host.chain.head, "say", {"text": "hi"})
-    body, signature = unpack(raw)
+    _, body, signature = unpack(raw)
     header = unpack(body)
     header["from"] = victim.identity.public
-    forged = pack([pack(header), signature])
+    forged = pack([victim.identity.public, pack(header), signature])
     table.sequencer.receive(1, frame(forged), table.now)
     refusals = [unpack(data[4:]) for conn, data in table.sequencer.out if conn == 1]
     assert any(isinstance(r, dict) and "signature" in r.get("reason", "") for r in refusals)

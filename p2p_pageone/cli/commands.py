@@ -36,6 +36,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "say": ("say good luck", "chat", "everyone at the table sees it (it is in the log)."),
     "log": ("log", "where the log is", "and the command that checks it."),
     "auto": ("auto", "let the CPU play for you", "for the rest of the game."),
+    "start": ("start", "host: start with those seated",
+              "the host may start before every seat is taken, with 2 players or more."),
     "help": ("help play", "this list, or help on one command", ""),
     "quit": ("quit", "leave the table",
              "asks first during a game; when the host quits, the table closes for everyone."),

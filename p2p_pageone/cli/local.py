@@ -9,7 +9,7 @@ import random
 
 from ..crypto.identity import Identity
 from ..engine.settings import Settings
-from ..net.runner import LogWriter
+from ..net.runner import LocalFault, LogWriter
 from ..session.memory import MemoryTable
 from ..session.peer import PeerSession
 from .cpu import cpu_bot, cpu_name
@@ -56,7 +56,10 @@ async def _play(args: argparse.Namespace, settings: Settings) -> int:
     async def pump() -> None:
         while not table.finished():
             table.advance(clock())
-            log.sync(me)
+            try:
+                log.sync(me)
+            except LocalFault as fault:  # this machine's disk: stop, saying so
+                me.local_fault(str(fault), clock())
             terminal.show(me, me.take_events())
             await asyncio.sleep(TICK if not args.autoplay else 0)
 

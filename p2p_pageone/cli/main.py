@@ -108,6 +108,15 @@ def add_host(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     host.add_argument("--interface", default="",
                       help="an address of this machine to listen and advertise on")
     host.add_argument("--no-mdns", action="store_true", help="do not advertise over mDNS")
+    host.add_argument("--min-players", type=_count(2, 6), default=0, metavar="N",
+                      help="start with at least N players (2 or more) when the seats do not "
+                      "fill, once nobody has sat down or left for --start-after seconds "
+                      "(default: wait for every seat)")
+    host.add_argument("--start-after", type=_seconds, default=30.0, metavar="S",
+                      help="with --min-players: how long the lobby waits for more (default 30)")
+    host.add_argument("--lobby-timeout", type=_seconds, default=600.0, metavar="S",
+                      help="close the table if nobody sits down or leaves for this long before "
+                      "the game starts (default 600)")
     _fairness(host)
     host.add_argument("--silent-after", type=float, default=10.0, help=argparse.SUPPRESS)
     host.set_defaults(run=_run_host)

@@ -304,8 +304,9 @@ class Narrator:
     def _ended(self, event: Event) -> None:
         s = self.session
         culprit = int(event.data.get("culprit", -1))
-        if culprit == 0 and not s.is_host and s.ended.endswith("closed the table"):
-            self.say("the host closed the table", "bold")
+        if culprit == 0 and not s.is_host and " closed the table" in s.ended:
+            why = s.ended.partition(" closed the table")[2]  # " (the reason)", if it gave one
+            self.say("the host closed the table" + why, "bold")
         elif s.me < 0 and not s.is_host:
             self.say(f"could not sit down: {s.ended.removeprefix('the host refused to seat us: ')}",
                      "bold")

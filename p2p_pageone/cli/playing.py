@@ -16,7 +16,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
-from ..net.runner import LogWriter
+from ..net.runner import LocalFault, LogWriter
 from ..session.peer import PeerSession
 from .repl import Terminal
 
@@ -58,7 +58,11 @@ async def play_seat(session: PeerSession, terminal: Terminal,
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
         for log in logs:
-            log.sync(session) if log is logs[0] else None
+            if log is logs[0]:
+                try:
+                    log.sync(session)
+                except LocalFault as fault:  # too late for a bye: the table is over for us
+                    session.local = session.local or str(fault)
             log.close()
     terminal.narrator.idle()
     return finish(session, terminal, logs[0].path if logs else None)
@@ -67,6 +71,9 @@ async def play_seat(session: PeerSession, terminal: Terminal,
 def finish(session: PeerSession, terminal: Terminal, log_path: Path | None) -> int:
     for line in exit_lines(log_path):
         print(line, flush=True)
+    if session.local:  # this machine failed: say so last, where it is seen
+        print(f"pageone: {session.local}", file=sys.stderr, flush=True)
+        return EXIT_FILES
     if session.game_over:
         return EXIT_OK
     if terminal.quitting:

@@ -220,6 +220,9 @@ class Terminal:
             self.ask_quit()
         elif verb == "log":
             self._log_info()
+        elif verb == "start":
+            refusal = self.session.start_now()
+            self.say(f"  {refusal}" if refusal else "  starting with the players seated")
         elif verb == "auto":
             self.session.autoplay = True
             self.session.flush(0.0)

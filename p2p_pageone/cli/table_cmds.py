@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import errno
 import getpass
 import json
 import os
@@ -19,7 +20,8 @@ from ..bots import parse_bot_levels
 from ..crypto.identity import Identity
 from ..engine.settings import SettingError, Settings
 from ..net.discovery import SERVICE, Advertiser, browse
-from ..net.runner import HostRunner, LogWriter, run_joiner
+from ..net.logwriter import check_writable
+from ..net.runner import HostRunner, LocalFault, LogWriter, run_joiner
 from ..session.peer import PeerSession
 from .cpu import cpu_bot, cpu_name
 from .identity_store import IdentityFileError, data_dir, load_or_create
@@ -43,14 +45,20 @@ def identity() -> Identity:
 
 
 def log_place(args: argparse.Namespace, role: str) -> Path | None:
-    """``--log PATH`` (never over an existing file), or None for a unique default name."""
-    if getattr(args, "log", ""):
-        path = Path(args.log)
-        if path.exists():
-            raise Refusal(f"--log {path} already exists: logs are never overwritten, choose "
-                          "another path")
-        return path
-    return None
+    """``--log PATH`` (never over an existing file), or None for a unique default name. Either
+    way the log's directory must be writable now, before this machine joins anything."""
+    path = Path(args.log) if getattr(args, "log", "") else None
+    if path is not None and path.exists():
+        raise Refusal(f"--log {path} already exists: logs are never overwritten, choose "
+                      "another path")
+    directory = path.parent if path is not None else data_dir() / "logs"
+    advice = ("choose a writable place with --log PATH" if path is not None else
+              "fix that directory's permissions, set XDG_DATA_HOME, or use --log PATH")
+    try:
+        check_writable(directory, advice)
+    except LocalFault as fault:
+        raise Refusal(str(fault), EXIT_FILES) from None
+    return path
 
 
 def default_log(role: str, explicit: Path | None) -> Path | LogWriterPath:
@@ -89,6 +97,9 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     if len(levels) >= seats:
         raise Refusal(f"--bots {args.bots} leaves no seat for you at {seats} seats: use "
                       f"--seats {len(levels) + 1} or fewer --bots")
+    if args.min_players > seats:
+        raise Refusal(f"--min-players {args.min_players} is more than the {seats} seats: use "
+                      f"--seats {args.min_players} or more, or fewer --min-players")
     explicit = log_place(args, "host")
     me = identity()
     table_name = args.table or f"{args.name}'s table"
@@ -102,14 +113,14 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     log = LogWriter(default_log("host", explicit))
     terminal = Terminal(session, interactive=not args.autoplay, log=log, catch_window=window)
     terminal.paused = True
+    lobby = {"min_players": args.min_players, "start_after": args.start_after,
+             "lobby_timeout": args.lobby_timeout}
     runner = HostRunner(session, args.interface or "0.0.0.0", args.port, terminal.show, log,
-                        silent_after=args.silent_after)
+                        silent_after=args.silent_after, lobby=lobby)
     try:
         port = await runner.start()
     except OSError as error:
-        where = f"{args.interface or 'all addresses'} port {args.port or '(any)'}"
-        raise Refusal(f"cannot listen on {where}: {error.strerror or error}. Use an address "
-                      "of this machine for --interface, or another --port") from None
+        raise Refusal(listen_problem(args, error)) from None
     assert runner.sequencer is not None
     runner.sequencer.catch_window = window
     advertiser = await _advertise(args, port, me, session)
@@ -149,6 +160,16 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
                 task.cancel()
 
     return await play_seat(session, terminal, table(), [log, *bot_logs])
+
+
+def listen_problem(args: argparse.Namespace, error: OSError) -> str:
+    where = f"{args.interface or 'all addresses'} port {args.port or '(any)'}"
+    if error.errno == errno.EADDRINUSE:
+        return (f"cannot listen on {where}: the port is already in use on this machine (another "
+                "pageone or another program has it). This is a problem of this machine, not of "
+                "the table: choose another --port, or leave --port out to take a free one")
+    return (f"cannot listen on {where}: {error.strerror or error}. Use an address of this "
+            "machine for --interface, or another --port")
 
 
 async def _advertise(args: argparse.Namespace, port: int, me: Identity,

@@ -1,8 +1,10 @@
 """Signed, hash-chained envelopes (protocol/SPEC.md §3).
 
-On the wire an envelope is ``msgpack([body, signature])``: ``body`` is the msgpack encoding of the
-header and message, and ``signature`` is Ed25519 over ``pageone/v1/envelope`` and the **exact**
-body bytes received; nothing is re-encoded before it is verified.
+On the wire an envelope is ``msgpack([from, body, signature])``: ``body`` is the msgpack encoding
+of the header and message, and ``signature`` is Ed25519 over ``pageone/v1/envelope`` and the
+**exact** body bytes received. The outer ``from`` only picks the key: the signature is verified
+with it before a byte of ``body`` is decoded, and the body's own signed ``from`` must then name
+the same key. Nothing is re-encoded before it is verified.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..wire.codec import ProtocolError, pack, unpack
-from ..wire.messages import validate
+from ..wire.messages import shown, validate
 from .identity import Identity, fingerprint, verify_signature, weak_public_key
 from .kdf import label, tagged_hash
 
@@ -68,46 +70,70 @@ def seal(
     validate(kind, data)
     body = pack({"v": VERSION, "table": table, "hand": hand, "from": identity.public,
                  "seq": seq, "prev": prev, "type": kind, "data": data})
-    return pack([body, identity.sign(SIGNING_TAG + body)])
+    return pack([identity.public, body, identity.sign(SIGNING_TAG + body)])
 
 
-def open_envelope(raw: bytes, own: bool = False) -> Envelope:
-    """Decode and check one envelope on its own: signature first, then every field.
+def signer(raw: bytes) -> tuple[bytes, bytes, bytes]:
+    """The unsigned outer layer: ``(from, body, signature)``, nothing signed decoded yet."""
+    outer = unpack(raw)  # an array of three byte strings: no signed value is read here
+    if type(outer) is list and len(outer) == 2:
+        raise ProtocolError("an envelope of protocol version 2 or older: use the same pageone "
+                            "version as the rest of the table")
+    if (type(outer) is not list or len(outer) != 3 or type(outer[0]) is not bytes
+            or len(outer[0]) != 32 or type(outer[1]) is not bytes or type(outer[2]) is not bytes
+            or len(outer[2]) != 64):
+        raise ProtocolError("an envelope is [32-byte sender key, body, 64-byte signature]")
+    if pack(outer) != raw:
+        raise ProtocolError("an envelope not in canonical encoding (a length not in its "
+                            "shortest form)", fingerprint(outer[0]))
+    sender, body, signature = outer
+    return sender, body, signature
 
-    ``own``: these are the very bytes this peer just sealed, so its own signature is not
-    verified again (every other check is made)."""
-    outer = unpack(raw)
-    if (type(outer) is not list or len(outer) != 2 or type(outer[0]) is not bytes
-            or type(outer[1]) is not bytes or len(outer[1]) != 64):
-        raise ProtocolError("an envelope is [body, 64-byte signature]")
-    body, signature = outer
-    header = unpack(body)
-    if type(header) is not dict or tuple(sorted(header)) != tuple(sorted(HEADER_FIELDS)):
-        raise ProtocolError("an envelope body has exactly the fields " + ", ".join(HEADER_FIELDS))
-    sender = header["from"]
-    if type(sender) is not bytes or len(sender) != 32:
-        raise ProtocolError("the sender is a 32-byte public key")
+
+def open_envelope(raw: bytes, seated: bytes = b"", own: bool = False) -> Envelope:
+    """Check one envelope on its own: the key, then the signature over the exact body bytes,
+    and only then decode the body and check every field. ``seated``: the key this connection
+    sat down with, if it has; an envelope under any other key is refused unverified. ``own``:
+    these are the very bytes this peer just sealed, so its own signature is not verified again
+    (every other check is made)."""
+    sender, body, signature = signer(raw)
     who = fingerprint(sender)
+    if seated and sender != seated:
+        raise ProtocolError("sent a message under another identity: one connection speaks for "
+                            "one identity", fingerprint(seated))
     weakness = weak_public_key(sender)
     if weakness:
         raise ProtocolError(f"the sender's key is {weakness}: refused", who)
     if not own and not verify_signature(sender, signature, SIGNING_TAG + body):
         raise BadSignature("the signature does not match: forged or corrupted message", who)
-    if pack(outer) != raw or pack(header) != body:
-        raise ProtocolError("not in canonical encoding (a duplicate map key, or a number or "
-                            "length not in its shortest form)", who)
-    if header["v"] != VERSION:
-        raise ProtocolError(f"protocol version {header['v']!r}; this client speaks {VERSION}", who)
+    try:
+        return _decode_body(raw, sender, body)
+    except ProtocolError as error:
+        raise type(error)(error.reason, who) from None
+
+
+def _decode_body(raw: bytes, sender: bytes, body: bytes) -> Envelope:
+    """The signed body, once its signature is known good. Errors are named by the caller."""
+    header = unpack(body)
+    if type(header) is not dict or set(header) != set(HEADER_FIELDS):
+        raise ProtocolError("an envelope body has exactly the fields " + ", ".join(HEADER_FIELDS))
+    if pack(header) != body:
+        raise ProtocolError("not in canonical encoding (a number or length not in its shortest "
+                            "form)")
+    if header["from"] != sender:
+        raise ProtocolError("the signed sender differs from the envelope's: refused")
+    if type(header["v"]) is not int or header["v"] != VERSION:
+        raise ProtocolError(f"protocol version {shown(header['v'])}; this client speaks "
+                            f"{VERSION}: use the same pageone version as the rest of the table")
     for name, size in (("table", 16), ("prev", 32)):
         if type(header[name]) is not bytes or len(header[name]) != size:
-            raise ProtocolError(f"the {name} field is {size} bytes", who)
+            raise ProtocolError(f"the {name} field must be {size} bytes, not "
+                                f"{shown(header[name])}")
     for name in ("hand", "seq"):
         if type(header[name]) is not int or not 0 <= header[name] < 2**32:
-            raise ProtocolError(f"the {name} field is a counter", who)
-    try:
-        data = validate(header["type"], header["data"])
-    except ProtocolError as error:
-        raise ProtocolError(error.reason, who) from None
+            raise ProtocolError(f"the {name} field must be an integer 0 to 2^32-1, not "
+                                f"{shown(header[name])}")
+    data = validate(header["type"], header["data"])
     return Envelope(raw, sender, header["table"], header["hand"], header["seq"], header["prev"],
                     header["type"], data)
 
@@ -138,6 +164,11 @@ class ChainVerifier:
         self.members.add(member)
         self._next_seq.setdefault(member, 0)
         self._last_prev.setdefault(member, 0)
+
+    def leave(self, member: bytes) -> None:
+        """``member`` speaks no more; its counters stay, so if it comes back its messages go on
+        from where they stopped and none of its old ones can be replayed."""
+        self.members.discard(member)
 
     def start_hand(self, hand: int) -> None:
         self.hand = hand

@@ -9,13 +9,14 @@ import asyncio
 import contextlib
 import itertools
 from collections.abc import Callable
-from pathlib import Path
-from typing import BinaryIO
 
+from ..session.client import Client
 from ..session.common import Event
 from ..session.peer import PeerSession
-from ..session.sequencer import Client, Sequencer
-from ..wire.codec import frame
+from ..session.sequencer import LOBBY_TIMEOUT, START_AFTER, Sequencer
+from .logwriter import LocalFault, LogWriter
+
+__all__ = ["HostRunner", "LocalFault", "LogWriter", "run_joiner"]
 
 EventSink = Callable[[PeerSession, list[Event]], None]
 TICK = 0.1
@@ -23,46 +24,29 @@ MAX_CONNECTIONS = 64  # beyond this a new connection is closed before the sequen
 LINGER = 10.0  # after the game, how long the host waits for joiners to take the last entries
 
 
-class LogWriter:
-    """Appends the table's log entries, framed, to a file as they arrive.
+async def _read(reader: asyncio.StreamReader) -> bytes:
+    """The next bytes from a peer, or b"" once the connection is gone. Only the network read
+    is guarded: an error of this machine (its disk, its terminal) is never a lost peer."""
+    try:
+        return await reader.read(65536)
+    except (ConnectionError, OSError):
+        return b""
 
-    The file is created on the first entry, never over an existing one: ``path`` may be a function
-    of the session, called then (a joiner learns the table's id from the log's first entry). A
-    start that fails before any entry leaves no file.
-    """
 
-    def __init__(self, path: Path | Callable[[PeerSession], Path]) -> None:
-        self._where = path
-        self.path: Path | None = path if isinstance(path, Path) else None
-        self._handle: BinaryIO | None = None
-        self._written = 0
+def _guarded(on_events: EventSink) -> EventSink:
+    """The player's screen failing (a closed pipe, a gone terminal) is this machine's problem:
+    the table goes on unseen (the log keeps everything) and no peer is taken for lost."""
+    broken: list[OSError] = []
 
-    def _open(self, session: PeerSession) -> BinaryIO:
-        path = self._where if isinstance(self._where, Path) else self._where(session)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        stem, n = path, 1
-        while True:
-            try:
-                handle = path.open("xb")
-                break
-            except FileExistsError:
-                n += 1
-                path = stem.with_name(f"{stem.stem}-{n}{stem.suffix}")
-        self.path = path
-        return handle
+    def show(session: PeerSession, events: list[Event]) -> None:
+        if broken:
+            return
+        try:
+            on_events(session, events)
+        except OSError as error:
+            broken.append(error)
 
-    def sync(self, session: PeerSession) -> None:
-        new = session.log[self._written :]
-        if new:
-            if self._handle is None:
-                self._handle = self._open(session)
-            self._handle.write(b"".join(frame(raw) for raw in new))
-            self._handle.flush()
-            self._written += len(new)
-
-    def close(self) -> None:
-        if self._handle is not None:
-            self._handle.close()
+    return show
 
 
 def _finished(session: PeerSession) -> bool:
@@ -74,10 +58,11 @@ class HostRunner:
 
     def __init__(self, session: PeerSession, bind: str, port: int, on_events: EventSink,
                  log: LogWriter | None, silent_after: float = 10.0,
-                 step_timeout: float = 30.0) -> None:
+                 step_timeout: float = 30.0, lobby: dict[str, float] | None = None) -> None:
         self.session, self.bind, self.port = session, bind, port
-        self.on_events, self.log = on_events, log
+        self.on_events, self.log = _guarded(on_events), log
         self.silent_after, self.step_timeout = silent_after, step_timeout
+        self.lobby = lobby or {}  # Sequencer's min_players, start_after, lobby_timeout
         self.sequencer: Sequencer | None = None
         self.writers: dict[int, asyncio.StreamWriter] = {}
         self._ids = itertools.count(1)
@@ -87,8 +72,11 @@ class HostRunner:
         return asyncio.get_running_loop().time()
 
     async def start(self) -> int:
+        lobby = self.lobby
         self.sequencer = Sequencer(self.session, self._now(), self.silent_after,
-                                   self.step_timeout)
+                                   self.step_timeout, min_players=int(lobby.get("min_players", 0)),
+                                   lobby_timeout=lobby.get("lobby_timeout", LOBBY_TIMEOUT),
+                                   start_after=lobby.get("start_after", START_AFTER))
         self._server = await asyncio.start_server(self._handle, self.bind, self.port)
         self.port = self._server.sockets[0].getsockname()[1]
         self.flush()
@@ -106,11 +94,9 @@ class HostRunner:
         if conn not in self.writers:
             return
         try:
-            while data := await reader.read(65536):
+            while data := await _read(reader):
                 self.sequencer.receive(conn, data, self._now())
                 self.flush()
-        except (ConnectionError, OSError):
-            pass
         finally:
             if self.writers.pop(conn, None) is not None:
                 self.sequencer.disconnect(conn, self._now())
@@ -131,7 +117,12 @@ class HostRunner:
                 writer.close()
         sequencer.to_close.clear()
         if self.log is not None:
-            self.log.sync(self.session)
+            try:
+                self.log.sync(self.session)
+            except LocalFault as fault:  # our disk, not the network: close, blaming nobody
+                sequencer.local_fault(str(fault), self._now())
+                self.flush()
+                return
         self.on_events(self.session, self.session.take_events())
 
     async def run(self, on_tick: Callable[[], object] | None = None) -> None:
@@ -178,6 +169,7 @@ class HostRunner:
 async def run_joiner(session: PeerSession, host: str, port: int, on_events: EventSink,
                      log: LogWriter | None, silent_after: float = 10.0) -> None:
     """Connect to a host and take part until the game ends or the table is lost."""
+    on_events = _guarded(on_events)
     loop = asyncio.get_running_loop()
     try:
         reader, writer = await asyncio.open_connection(host, port)
@@ -188,20 +180,21 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
     client = Client(session, loop.time(), silent_after)
 
     def flush() -> None:
+        if log is not None:
+            try:
+                log.sync(session)
+            except LocalFault as fault:  # our disk, not the network: leave, blaming nobody
+                session.local_fault(str(fault), loop.time())
+                client.collect()
         if client.out and not writer.is_closing():
             writer.write(b"".join(client.out))
         client.out.clear()
-        if log is not None:
-            log.sync(session)
         on_events(session, session.take_events())
 
     async def read() -> None:
-        try:
-            while data := await reader.read(65536):
-                client.receive(data, loop.time())
-                flush()
-        except (ConnectionError, OSError):
-            pass
+        while data := await _read(reader):
+            client.receive(data, loop.time())
+            flush()
         if not _finished(session):
             client.closed()
             flush()

@@ -11,6 +11,7 @@ from .common import PROTOCOL_VERSION
 from .moves import move_from
 
 DECK_KINDS = ("shuffle", "lock", "keys", "move")
+LOBBY_STEPS = ("start", "ready", "coin_commit", "coin_reveal")
 
 if TYPE_CHECKING:
     from .peer import PeerSession
@@ -31,7 +32,7 @@ def admissible(s: PeerSession, env: Envelope) -> str | None:
         s.chain.check(raw, env)
     except ProtocolError as error:
         return error.reason
-    if env.kind in ("table", "seat", "timeout") and env.sender != s.host_key:
+    if env.kind in ("table", "seat", "start", "timeout") and env.sender != s.host_key:
         return f"only the host sends {env.kind}"
     if s.game is not None and s.seat_of(env.sender) not in s.active:
         return "that seat has left the game"
@@ -45,6 +46,8 @@ def admissible(s: PeerSession, env: Envelope) -> str | None:
                 s.urgent = ("expel", {"seat": s.seat_of(env.sender), "reason": refusal[:200],
                                       "evidence": raw})
             return refusal
+    if env.kind in LOBBY_STEPS:
+        return _lobby_refusal(s, env)
     if env.kind == "seed_reveal" and not s.hand_over():
         return "a hand seed is revealed only once the hand is over"
     if env.kind == "move":
@@ -58,6 +61,24 @@ def admissible(s: PeerSession, env: Envelope) -> str | None:
     return None
 
 
+def _lobby_refusal(s: PeerSession, env: Envelope) -> str | None:
+    """Steps before the first deal, in their order; one sealed before a player left the lobby
+    (the toss starts again) is refused, and its author says it again when it is due."""
+    seat, full = s.seat_of(env.sender), s.seat_count
+    if s.game is not None or seat < 0:
+        return f"a {env.kind} message is for the seated players before the game starts"
+    if env.kind == "start" and (s.waiting_hellos
+                                or not 2 <= env.data["seats"] == len(s.keys) < full):
+        return "the game starts with the players seated, fewer than the seats"
+    if env.kind == "ready" and (len(s.keys) < full or seat in s.ready):
+        return "ready is said once, when every seat is taken"
+    if env.kind == "coin_commit" and (len(s.ready) < full or seat in s.coin_commits):
+        return "a coin commitment comes once, when every player is ready"
+    if env.kind == "coin_reveal" and (len(s.coin_commits) < full or seat in s.coin_nonces):
+        return "a coin reveal comes once, after every commitment"
+    return None
+
+
 def _hello_refusal(s: PeerSession, env: Envelope) -> str | None:
     if env.sender in s.keys or any(k == env.sender for k, _ in s.waiting_hellos):
         return "this identity is already at the table: each user sits once"
@@ -66,6 +87,7 @@ def _hello_refusal(s: PeerSession, env: Envelope) -> str | None:
     if env.data["proto"] != PROTOCOL_VERSION:
         return (f"protocol version {env.data['proto']}; this table speaks {PROTOCOL_VERSION}: "
                 "use the same pageone version as the host")
-    if env.table != s.table_id or env.hand != 0 or env.seq != 0:
+    assert s.chain is not None  # a user who left the lobby may come back: its count goes on
+    if env.table != s.table_id or env.hand != 0 or env.seq != s.chain.next_seq(env.sender):
         return "a hello must be the first message, for this table"
     return None

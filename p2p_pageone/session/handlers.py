@@ -6,6 +6,7 @@ uses what the log says. What a peer alone knows comes in through ``TableState``'
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -16,7 +17,7 @@ from ..engine.deal import UNKNOWN, Deal
 from ..engine.game import Game
 from ..engine.moves import IllegalMove, Play, ReshuffleRequest, TurnUpRequest
 from ..engine.qdan import QdanDeal
-from ..engine.settings import make_settings
+from ..engine.settings import SettingError, make_settings
 from ..wire.codec import ProtocolError
 from .common import (
     DID_NOT_OPEN,
@@ -80,8 +81,17 @@ def _from_host(s: TableState, env: Envelope) -> None:
 def on_table(s: TableState, env: Envelope, seat: int, now: float) -> None:
     if s.settings is not None:
         raise ProtocolError("the table was already described", fingerprint(env.sender))
-    data = env.data
-    s.settings = make_settings(data["rules"], data["options"])
+    data, host = env.data, f"the host ({fingerprint(env.sender)})"
+    try:
+        s.settings = make_settings(data["rules"], data["options"])
+    except SettingError as error:
+        raise TableEnded(f"{host} described settings this pageone cannot play: {error}") from None
+    exact = dataclasses.asdict(s.settings)  # what the host sends: every setting, its own type
+    sent = data["options"]
+    if set(sent) != set(exact) or any(type(sent[k]) is not type(v) or sent[k] != v
+                                      for k, v in exact.items()):
+        raise TableEnded(f"{host} described the table's settings in another form than their "
+                         "own (every setting once, an integer as an integer)")
     s.settings.check_players(data["seats"])
     s.seat_count, s.table_name = data["seats"], data["name"]
     s.events.append(Event("table", f"table {s.table_name!r}: {s.settings.family}, "
@@ -109,6 +119,20 @@ def on_seat(s: TableState, env: Envelope, seat: int, now: float) -> None:
         s.me = data["seat"]
     s.events.append(Event("seat", f"{data['name']} sits at seat {data['seat']} "
                           f"({fingerprint(data['key'])})"))
+
+
+def on_start(s: TableState, env: Envelope, seat: int, now: float) -> None:
+    """The host starts the game with the players seated, fewer than the seats it opened."""
+    _from_host(s, env)
+    seats = env.data["seats"]
+    if s.game is not None or seats != len(s.keys) or seats >= s.seat_count or s.waiting_hellos:
+        raise ProtocolError("started the table with other players than those seated",
+                            fingerprint(env.sender))
+    assert s.settings is not None
+    s.settings.check_players(seats)
+    s.seat_count = seats
+    s.events.append(Event("start", f"the host starts the game with the {seats} players "
+                          "seated"))
 
 
 def on_ready(s: TableState, env: Envelope, seat: int, now: float) -> None:
@@ -246,6 +270,9 @@ def on_timeout(s: TableState, env: Envelope, seat: int, now: float) -> None:
     silent = env.data["seat"]
     if _reveal_due(s, silent):
         raise TableEnded(_refused_reveal(s, silent), silent)
+    if 0 <= silent < len(s.keys) and s.keys[silent] == s.host_key:  # no sequencer, no table
+        raise TableEnded(f"timed itself out (the table waited for {env.data['waited_for']}): "
+                         "there is no sequencer left", silent)
     _leave(s, env.data["seat"], f"went silent while the table waited for "
            f"{env.data['waited_for']}")
 
@@ -280,7 +307,9 @@ def on_bye(s: TableState, env: Envelope, seat: int, now: float) -> None:
     if _reveal_due(s, seat):  # leaving instead of revealing hides the cards that check its moves
         raise TableEnded(_refused_reveal(s, seat), seat)
     if env.sender == s.host_key and not s.game_over:  # no sequencer, no table
-        raise TableEnded("closed the table", seat)
+        reason = env.data["reason"]
+        raise TableEnded("closed the table" + (f" ({reason})" if reason and reason !=
+                                               "the host closed the table" else ""), seat)
     if not s.game_over:
         _leave(s, seat, f"left the table: {env.data['reason']}")
 
@@ -304,7 +333,8 @@ def _leave(s: TableState, seat: int, why: str) -> None:
     """RULINGS Q14: the hand is voided and the game goes on without ``seat`` if it can."""
     game = s.game
     if game is None and 0 <= seat < len(s.keys):
-        raise TableClosed(why, seat)
+        _leave_lobby(s, seat, why)
+        return
     if game is None or not 0 <= seat < s.seat_count or seat not in s.active:
         raise TableEnded(why, seat)
     if seat == s.me:
@@ -323,13 +353,32 @@ def _leave(s: TableState, seat: int, why: str) -> None:
         start_hand(s)
 
 
+def _leave_lobby(s: TableState, seat: int, why: str) -> None:
+    """Before the game, a leaver frees its seat and the table waits for another player. The
+    coin toss starts again with whoever sits: fresh commitments from everyone."""
+    if s.keys[seat] == s.host_key:
+        raise TableEnded(why, seat)
+    s._left_lobby(seat, why)
+    name, key = s.names.pop(seat), s.keys.pop(seat)
+    assert s.chain is not None
+    s.chain.leave(key)
+    s.me = s.seat_of(s.own_key)
+    s.ready.clear()
+    s.coin_commits.clear()
+    s.coin_nonces.clear()
+    missing = s.seat_count - len(s.keys)
+    s.events.append(Event("left", f"{name} {why}: the seat is free again; waiting for "
+                          f"{missing} more player{'s' if missing > 1 else ''}",
+                          {"seat": seat, "hand": 0, "why": why, "position": len(s.log) - 1}))
+
+
 def on_unused(s: TableState, env: Envelope, seat: int, now: float) -> None:
     raise ProtocolError(f"{env.kind} messages are not part of this protocol version's log",
                         fingerprint(env.sender))
 
 
 HANDLERS: dict[str, Handler] = {
-    "table": on_table, "hello": on_hello, "seat": on_seat, "ready": on_ready,
+    "table": on_table, "hello": on_hello, "seat": on_seat, "start": on_start, "ready": on_ready,
     "coin_commit": on_coin_commit, "coin_reveal": on_coin_reveal,
     "seed_commit": on_seed_commit, "shuffle": on_pass, "lock": on_pass, "keys": on_keys,
     "expel": on_expel,

@@ -19,6 +19,8 @@ Intent = tuple[str, dict[str, Any]]
 
 
 def next_intent(s: PeerSession, now: float) -> Intent | None:
+    if s.local_bye and s.chain is not None:  # this machine failed: nothing but the bye
+        return "bye", {"reason": s.local_bye}
     if s.urgent is not None:
         intent, s.urgent = s.urgent, None
         return intent
@@ -73,8 +75,8 @@ def _lobby_intent(s: PeerSession) -> Intent | None:
     if len(s.ready) < s.seat_count:
         return None
     if s.me not in s.coin_commits:
-        if not s.my_coin:
-            s.my_coin = s.random_bytes(32)
+        # Fresh each time: a toss restarted after a leaver must not reuse a revealed nonce.
+        s.my_coin = s.random_bytes(32)
         return "coin_commit", {"commit": coin_commitment(s.table_id, s.identity.public,
                                                          s.my_coin)}
     if len(s.coin_commits) == s.seat_count and s.me not in s.coin_nonces:

@@ -10,8 +10,9 @@ import random
 from ..bots import make_bot
 from ..crypto.identity import Identity
 from ..engine.settings import Settings
+from .client import Client
 from .peer import PeerSession
-from .sequencer import Client, Sequencer
+from .sequencer import Sequencer
 
 
 def make_peer(seed: str, name: str, level: str = "normal", autoplay: bool = True,

@@ -56,6 +56,9 @@ class PeerSession(TableState):
         self.prompted: tuple[int, int] = (0, -1)  # (hand, engine move) of the last turn prompt
         self.catch_hint: tuple[int, int] = (0, -1)
         self.hello_sent = b""  # our hello as sealed: another with our key is an impostor
+        self.log_read = bool(host_table)  # a joiner has read the host's log so far
+        self.local = ""  # this machine failed (its disk): why; nobody else is to blame
+        self.local_bye = ""
         self.urgent: tuple[str, dict[str, Any]] | None = None  # the host's timeout notice
 
     # --- inputs -------------------------------------------------------------------------------
@@ -78,9 +81,31 @@ class PeerSession(TableState):
     # --- what only this peer knows, added to the public fold ------------------------------------
 
     def _hello(self, env: Envelope) -> None:
-        if env.sender == self.identity.public and env.raw != self.hello_sent and not self.is_host:
+        if (env.sender == self.identity.public and self.hello_sent
+                and env.raw != self.hello_sent and not self.is_host):
             raise TableEnded("another pageone with this user's identity joined this table first: "
                              "each user sits once")
+
+    def _left_lobby(self, seat: int, why: str) -> None:
+        if seat == self.me and (self.hello_sent or self.is_host):  # not an earlier visit of ours
+            raise TableEnded(f"{why}; the table goes on without us", seat)
+
+    def _twin(self) -> bool:
+        """Our identity sits (or asked to) at this table, but not through this process: an
+        earlier visit still in the log we are reading, or another pageone of the same user."""
+        return not self.is_host and not self.hello_sent and (
+            self.me >= 0 or any(k == self.identity.public for k, _ in self.waiting_hellos))
+
+    def caught_up(self, now: float) -> None:
+        """A ping: the host's log so far is in (the first ping follows it). A twin now is
+        another pageone of this user; otherwise we may ask for a seat."""
+        if self.log_read or self.ended:
+            return
+        self.log_read = True
+        if self._twin():
+            self._end("this user's identity already sits at this table (another pageone with "
+                      "the same identity): each user sits once", -1)
+        self.flush(now)
 
     def _hand_started(self) -> None:
         assert self.crypto is not None
@@ -147,6 +172,9 @@ class PeerSession(TableState):
         """The sequencer refused our in-flight envelope (usually a race lost)."""
         kind = open_envelope(self.in_flight).kind if self.in_flight else ""
         self.in_flight = b""
+        if self.me < 0 and not self.is_host and kind == "bye":  # we left before we sat down
+            self.ended = "left the table before sitting down"
+            return
         if self.me < 0 and not self.is_host:  # a joiner the host will not seat
             self._end(f"the host refused to seat us: {reason}", -1)
             return
@@ -171,7 +199,45 @@ class PeerSession(TableState):
         self.requested = move
         self.flush(0.0)
 
+    def local_fault(self, reason: str, now: float, bye: str = "") -> None:
+        """This machine cannot go on (its disk, its files, its network): say bye, blame nobody."""
+        if self.local or self.ended or self.game_over:
+            return
+        self.local = reason
+        self.events.append(Event("local", reason))
+        why = bye or ("the host's machine cannot write its log" if self.is_host else
+                      "its machine cannot write its log")
+        if self.me < 0 and not self.is_host:  # not seated: nobody to say bye to
+            self.ended = reason
+            return
+        self.local_bye = why[:200]  # said until it is in the log, even if refused once
+        self.flush(now)
+
+    def start_now(self) -> str:
+        """The host starts before every seat is taken: "" if it will, else why not."""
+        if not self.is_host:
+            return "only the host starts the game"
+        if self.game is not None or self.ended:
+            return "the game has started already"
+        if self.waiting_hellos or len(self.keys) < 2:
+            return "wait: a game needs 2 players or more, seated"
+        if len(self.keys) == self.seat_count:
+            return "every seat is taken: the game starts by itself"
+        self.urgent = ("start", {"seats": len(self.keys)})
+        self.flush(0.0)
+        return ""
+
+    def give_up(self, reason: str, culprit: int, now: float) -> None:
+        """Leave a table that does not go on. The bye accuses nobody: a clock is no evidence."""
+        if self.ended or self.game_over:
+            return
+        self.urgent = ("bye", {"reason": "the table stopped moving"})
+        self.flush(now)
+        self._end(reason, culprit)
+
     def lost_host(self, why: str) -> None:
+        if self.local and not self.ended:  # we were leaving for our own fault: no blame
+            self._end(f"left the table: {self.local}", -1)
         if not self.ended and not self.game_over:
             host = self.seat_of(self.host_key)
             self._end(why, host if host >= 0 else -1)
@@ -194,7 +260,8 @@ class PeerSession(TableState):
 
     def flush(self, now: float) -> None:
         """Seal the next intent if nothing is in flight."""
-        if self.in_flight or self.ended or (self.chain is None and not self.host_table):
+        if (self.in_flight or self.ended or (self.chain is None and not self.host_table)
+                or not self.log_read or self._twin()):
             return
         intent = intents.next_intent(self, now)
         if intent is None:

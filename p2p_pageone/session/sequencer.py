@@ -15,15 +15,17 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..crypto.envelope import Envelope, open_envelope
 from ..wire.codec import MAX_FRAME, FrameDecoder, ProtocolError, frame, pack, unpack
+from ..wire.messages import validate_control
+from .client import PING, STALL, Client
 from .common import Event
 from .peer import PeerSession
 from .waiting import MOVE
 
-PING = frame(pack({"control": "ping"}))
+__all__ = ["PING", "Client", "Sequencer"]
+
 
 # Bounds on strangers and floods (protocol/SPEC.md §7, "Strangers and floods").
 SIT_WITHIN = 10.0  # seconds a connection has to say hello and be seated
@@ -36,10 +38,14 @@ IDLE_FRAMES = 50  # pings and refused envelopes per window from one connection (
 # a second and is refused now and then; envelopes that enter the log are paced by the protocol)
 CHAT_WINDOW = 10.0
 CHAT_LINES = 5  # chat lines per window from one seat; more are refused
+LOBBY_TIMEOUT = 600.0  # a lobby where nobody sits down or leaves for this long is closed
+START_AFTER = 30.0  # with min_players: start with those seated once the lobby is this still
+NOTICE_STALL = 5.0  # a stall of this machine this long is told to the player
+LOST_ALL = 3  # every remote player silent this many silent_after periods: our network is down
 
 
 def _refusal(seq: int, reason: str) -> bytes:
-    return frame(pack({"control": "refused", "seq": seq, "reason": reason}))
+    return frame(pack({"control": "refused", "seq": seq, "reason": reason[:1000]}))
 
 
 @dataclass
@@ -73,8 +79,14 @@ class Sequencer:
 
     def __init__(self, host: PeerSession, now: float, silent_after: float = 10.0,
                  step_timeout: float = 30.0, heartbeat: float = 1.0,
-                 catch_window: float = 0.0) -> None:
+                 catch_window: float = 0.0, min_players: int = 0,
+                 lobby_timeout: float = LOBBY_TIMEOUT, start_after: float = START_AFTER) -> None:
         self.host = host
+        # The lobby: with ``min_players`` (0: wait for every seat) the game starts with at least
+        # that many once nobody has sat down or left for ``start_after`` seconds.
+        self.min_players, self.start_after = min_players, start_after
+        self.lobby_timeout = lobby_timeout
+        self.lobby_changed = now
         self.catch_window = catch_window
         self.cpu_keys: set[bytes] = set()  # CPU peers this host started: held in the window too
         self.window: tuple[int, float] | None = None  # (seat owing the call, opened at)
@@ -86,6 +98,8 @@ class Sequencer:
         self.to_close: list[int] = []
         self.last_progress = now
         self._last_ping = now
+        self._last_tick = now
+        self._quiet_told = False
         host.flush(now)
         self._pump(now)
 
@@ -108,7 +122,8 @@ class Sequencer:
             self.out.append((oldest, _refusal(-1, BUSY)))  # it had its chance to say hello
             self._drop(oldest, "was not seated in time", now)
         self.links[conn] = Link(now, now)
-        self.out += [(conn, frame(raw)) for raw in self.log]
+        # The log so far, then a ping: a joiner asks for a seat once it has read the log.
+        self.out += [(conn, frame(raw)) for raw in self.log] + [(conn, PING)]
 
     def receive(self, conn: int, data: bytes, now: float) -> None:
         link = self.links.get(conn)
@@ -119,8 +134,7 @@ class Sequencer:
             for payload in link.decoder.feed(data):
                 value = unpack(payload)
                 if isinstance(value, dict):
-                    if value.get("control") != "ping":
-                        raise ProtocolError("unknown control frame")
+                    validate_control(value, ("ping",))
                     appended = False
                 elif isinstance(value, list):
                     appended = self._submit(conn, link, payload, now)
@@ -138,21 +152,83 @@ class Sequencer:
             self._lost(link, "disconnected", now)
 
     def tick(self, now: float) -> None:
+        gap, self._last_tick = now - self._last_tick, now
+        if gap > STALL:
+            self._stalled(gap, now)
         if now - self._last_ping >= self.heartbeat:
             self._last_ping = now
             self.out += [(conn, PING) for conn in self.links]
+        quiet = self._all_quiet(now)  # was it me? then nobody is timed out for it
         for conn, link in list(self.links.items()):
-            if link.key and now - link.last_seen > self.silent_after:
+            if link.key and now - link.last_seen > self.silent_after and not quiet:
                 self._drop(conn, f"sent nothing for {self.silent_after:.0f} s", now)
             elif not link.key and now - link.opened > SIT_WITHIN:
                 self._drop(conn, f"was not seated within {SIT_WITHIN:.0f} s", now)
+        self._lobby(now)
         waits = [(seat, what) for seat, what in self.host.waiting_for() if what != MOVE]
-        if waits and now - self.last_progress > self.step_timeout:
+        if waits and now - self.last_progress > self.step_timeout and not quiet:
             seat, what = waits[0]
             self._timeout(seat, what, now)
         self.host.tick(now)
         self._pump(now)
         self._release(now)
+
+    # --- was it me? ----------------------------------------------------------------------------
+
+    def _stalled(self, gap: float, now: float) -> None:
+        """This process did not run for ``gap`` seconds (frozen, suspended, starved): the silence
+        it caused is ours, so every wait starts again instead of naming anyone."""
+        for link in self.links.values():
+            link.last_seen = max(link.last_seen, now)
+        self.last_progress = max(self.last_progress, now)
+        self.lobby_changed += gap
+        if gap >= NOTICE_STALL:
+            self.host.events.append(Event("stall", f"this machine stalled for {gap:.0f} s "
+                                          "(pageone did not run): nobody is timed out for it"))
+
+    def _all_quiet(self, now: float) -> bool:
+        """Every remote player silent at once is this machine's network, most likely: nobody
+        is named for it, and if it lasts the table closes saying so."""
+        remote = [link for link in self.links.values() if link.key and link.key not in
+                  self.cpu_keys]
+        if len(remote) < 2 or self.host.ended or self.host.game_over:
+            return False
+        quiet = min(now - link.last_seen for link in remote)
+        if quiet <= self.silent_after:
+            self._quiet_told = False
+            return False
+        if not self._quiet_told:
+            self._quiet_told = True
+            self.host.events.append(Event("quiet", f"no player has been heard for "
+                                          f"{quiet:.0f} s: this machine's network is most "
+                                          "likely down; nobody is timed out for it"))
+        if quiet > LOST_ALL * self.silent_after:
+            self.local_fault(f"heard from no player for {quiet:.0f} s: this machine's network "
+                             "is most likely down (check its cable, Wi-Fi or firewall). This is a "
+                             "problem of this machine; the table is closed and nobody is blamed",
+                             now, "the host lost its network")
+        return True
+
+    # --- the lobby ----------------------------------------------------------------------------
+
+    def _lobby(self, now: float) -> None:
+        host = self.host
+        if host.game is not None or host.ended or host.urgent is not None or host.chain is None:
+            return
+        still = now - self.lobby_changed
+        if still > self.lobby_timeout:
+            wait = self.lobby_timeout
+            took = f"{wait / 60:g} min" if wait >= 120 else f"{wait:g} s"
+            host.events.append(Event("lobby", f"nobody sat down or left for {took}: "
+                                     "closing the table"))
+            host.urgent = ("bye", {"reason": f"the table did not fill in {took}"})
+        elif (self.min_players and max(self.min_players, 2) <= len(host.keys)
+              < host.seat_count and not host.waiting_hellos and still >= self.start_after):
+            host.urgent = ("start", {"seats": len(host.keys)})
+        else:
+            return
+        host.flush(now)
+        self._pump(now)
 
     # --- the Page One window ------------------------------------------------------------------
 
@@ -185,8 +261,7 @@ class Sequencer:
                 self.host.refused(reason, now)
                 self._pump(now)
             else:
-                self.out.append((conn, frame(pack({"control": "refused", "seq": env.seq,
-                                                     "reason": reason}))))
+                self.out.append((conn, _refusal(env.seq, reason)))
 
     # --- sequencing ---------------------------------------------------------------------------
 
@@ -195,7 +270,7 @@ class Sequencer:
         env: Envelope | None = None
         reason: str | None
         try:
-            env = open_envelope(raw)
+            env = open_envelope(raw, link.key)  # a seated link's key, verified before decoding
             reason = self.host.admissible(env)
         except ProtocolError as error:
             reason = str(error)
@@ -206,8 +281,6 @@ class Sequencer:
                 else:
                     link.key = env.sender
                     link.decoder.max_frame = MAX_FRAME
-            elif env.sender != link.key:
-                reason = "one connection speaks for one identity"
             elif env.kind == "say" and not link.chat_allowed(now):
                 reason = (f"chat is limited to {CHAT_LINES} lines every {CHAT_WINDOW:.0f} s; "
                           "wait a moment and say it again")
@@ -232,6 +305,8 @@ class Sequencer:
         encoded = frame(raw)
         self.out += [(conn, encoded) for conn in self.links]
         self.last_progress = now
+        if self.host.game is None and env.kind != "say":
+            self.lobby_changed = now
         self.host.on_log(raw, now, env)
         self._note_window(now)
         self._pump(now)
@@ -259,53 +334,23 @@ class Sequencer:
             return
         if self.host.game is not None and seat not in self.host.active:
             return  # it has left the game already
-        self.host.events.append(Event("lost", f"{self.host.names[seat]} {why}"))
+        name = self.host.names[seat]
+        if self._quiet_told and link.key not in self.cpu_keys:
+            # It gave up on us while our network was down: that is no fault of its own.
+            self.local_fault(f"{name}'s connection closed while this machine's network was "
+                             "down (no player was heard): a problem of this machine; the table "
+                             "is closed and nobody is blamed", now, "the host lost its network")
+            return
+        self.host.events.append(Event("lost", f"{name} {why}"))
         self._timeout(seat, f"a live connection; it {why}", now)
+
+    def local_fault(self, reason: str, now: float, bye: str = "") -> None:
+        """The host's own machine failed (its disk, its network): close the table, naming no
+        joiner."""
+        self.host.local_fault(reason, now, bye)
+        self._pump(now)
 
     def _timeout(self, seat: int, what: str, now: float) -> None:
         self.host.urgent = ("timeout", {"seat": seat, "waited_for": what[:100]})
         self.host.flush(now)
         self._pump(now)
-
-
-class Client:
-    """A joiner's side of its connection to the sequencer."""
-
-    def __init__(self, session: PeerSession, now: float, silent_after: float = 10.0,
-                 heartbeat: float = 1.0) -> None:
-        self.session = session
-        self.silent_after, self.heartbeat = silent_after, heartbeat
-        self.decoder = FrameDecoder()
-        self.last_seen = now
-        self._last_ping = now
-        self.out: list[bytes] = []
-
-    def receive(self, data: bytes, now: float) -> None:
-        self.last_seen = now
-        try:
-            for payload in self.decoder.feed(data):
-                value: Any = unpack(payload)
-                if isinstance(value, list):
-                    self.session.on_log(payload, now)
-                elif isinstance(value, dict) and value.get("control") == "refused":
-                    self.session.refused(str(value.get("reason", "")), now)
-                elif not (isinstance(value, dict) and value.get("control") == "ping"):
-                    raise ProtocolError("the host sent a frame that is neither")
-        except ProtocolError as error:
-            self.session.lost_host(f"the host sent malformed data ({error.reason})")
-        self._collect()
-
-    def tick(self, now: float) -> None:
-        if now - self.last_seen > self.silent_after:
-            self.session.lost_host(f"the host sent nothing for {self.silent_after:.0f} s")
-        if now - self._last_ping >= self.heartbeat:
-            self._last_ping = now
-            self.out.append(PING)
-        self.session.tick(now)
-        self._collect()
-
-    def closed(self) -> None:
-        self.session.lost_host("the connection to the host closed")
-
-    def _collect(self) -> None:
-        self.out += [frame(raw) for raw in self.session.take_outgoing()]

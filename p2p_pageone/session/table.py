@@ -120,6 +120,9 @@ class TableState:
     def _open_private(self) -> None:
         """Open whatever this viewer alone can open now (a peer: its own cards)."""
 
+    def _left_lobby(self, seat: int, why: str) -> None:
+        """``seat`` leaves before the game started; its seat is freed next."""
+
     def _own_reveal(self, seat: int, seed: bytes) -> bool:
         """True if this viewer made every value of ``seat`` from ``seed`` itself."""
         return False

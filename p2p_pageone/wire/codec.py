@@ -66,12 +66,32 @@ def _no_ext(code: int, data: bytes) -> Any:
     raise ProtocolError(f"msgpack extension type {code} is not allowed")
 
 
+def _kind(value: Any) -> str:
+    """How a decoded value is named in an error: its msgpack type."""
+    names = {bool: "a boolean", int: "an integer", float: "a float", str: "a string",
+             bytes: "a byte string", list: "an array", dict: "a map", type(None): "nil"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _strict_map(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
+    """Map keys are strings, each once: a parser keeping the first of two equal keys would read
+    another message than one keeping the last."""
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if type(key) is not str:
+            raise ProtocolError(f"a map key is {_kind(key)}; map keys are strings")
+        if key in result:
+            raise ProtocolError(f"the map key {key[:32]!r} appears twice")
+        result[key] = value
+    return result
+
+
 def unpack(data: bytes) -> Any:
     """Decode exactly one msgpack value; anything else is a ``ProtocolError``."""
     try:
         return msgpack.unpackb(
-            data, raw=False, strict_map_key=True, use_list=True, ext_hook=_no_ext,
-            max_str_len=MAX_FRAME, max_bin_len=MAX_FRAME,
+            data, raw=False, strict_map_key=False, use_list=True, ext_hook=_no_ext,
+            object_pairs_hook=_strict_map, max_str_len=MAX_FRAME, max_bin_len=MAX_FRAME,
             max_array_len=4096, max_map_len=64,
         )
     except ProtocolError:

@@ -11,47 +11,59 @@ from typing import Any
 
 from .codec import ProtocolError
 
-Check = Callable[[Any], bool]
 MAX_CARDS = 170
 MAX_SEATS = 6
 MAX_EVIDENCE = 64 * 1024  # one refused envelope: a 170-card shuffle with its proof is ~29 KB
 MAX_PROOF = 2 * 33 * MAX_CARDS + 32 * (6 + MAX_CARDS)  # a shuffle proof of MAX_CARDS cards
 
 
+class Check:
+    """A field's rule and how to say it: ``what`` completes "must be …" in an error."""
+
+    def __init__(self, accepts: Callable[[Any], bool], what: str) -> None:
+        self.accepts, self.what = accepts, what
+
+    def __call__(self, value: Any) -> bool:
+        return self.accepts(value)
+
+
 def integer(low: int, high: int) -> Check:
-    return lambda v: type(v) is int and low <= v <= high
+    # type(v) is int: a boolean (true is 1 to Python) or a float (1.0) is not an integer here
+    return Check(lambda v: type(v) is int and low <= v <= high, f"an integer {low} to {high}")
 
 
 def text(longest: int) -> Check:
-    return lambda v: type(v) is str and len(v) <= longest and v.isprintable()
+    return Check(lambda v: type(v) is str and len(v) <= longest and v.isprintable(),
+                 f"printable text of at most {longest} characters")
 
 
 def blob(size: int) -> Check:
-    return lambda v: type(v) is bytes and len(v) == size
+    return Check(lambda v: type(v) is bytes and len(v) == size, f"{size} bytes")
 
 
 def blob_upto(longest: int) -> Check:
-    return lambda v: type(v) is bytes and len(v) <= longest
+    return Check(lambda v: type(v) is bytes and len(v) <= longest, f"at most {longest} bytes")
 
 
 def blobs(size: int, longest: int) -> Check:
     """A list of at most ``longest`` strings of ``size`` bytes, checked with C-level ``map``: a
     shuffle carries hundreds of points (33 bytes: secp256k1, SEC1 compressed)."""
-    return lambda v: (type(v) is list and len(v) <= longest and set(map(type, v)) <= {bytes}
-                      and set(map(len, v)) <= {size})
+    return Check(lambda v: (type(v) is list and len(v) <= longest and set(map(type, v)) <= {bytes}
+                            and set(map(len, v)) <= {size}),
+                 f"an array of at most {longest}, each {size} bytes")
 
 
 def integers(low: int, high: int, longest: int) -> Check:
-    """A list of at most ``longest`` ints in [low, high]."""
-    return lambda v: (type(v) is list and len(v) <= longest and set(map(type, v)) <= {int}
-                      and (not v or (low <= min(v) and max(v) <= high)))
+    """A list of at most ``longest`` ints in [low, high] (``type`` is int: no booleans)."""
+    return Check(lambda v: (type(v) is list and len(v) <= longest and set(map(type, v)) <= {int}
+                            and (not v or (low <= min(v) and max(v) <= high))),
+                 f"an array of at most {longest}, each an integer {low} to {high}")
 
 
-def flag(v: Any) -> bool:
-    return type(v) is bool
+flag = Check(lambda v: type(v) is bool, "a boolean")
 
 
-def option_map(v: Any) -> bool:
+def _option_map(v: Any) -> bool:
     return (
         type(v) is dict and len(v) <= 16
         and all(type(k) is str and len(k) <= 32 for k in v)
@@ -60,6 +72,21 @@ def option_map(v: Any) -> bool:
     )
 
 
+option_map = Check(_option_map, "a map of at most 16 settings (integer, boolean or short text)")
+
+
+def shown(value: Any) -> str:
+    """A received value as an error names it: its type, and the value if it is short."""
+    kind = {bool: "a boolean", int: "an integer", float: "a float", str: "text",
+            bytes: "bytes", list: "an array", dict: "a map", type(None): "nil"}.get(
+        type(value), type(value).__name__)
+    if isinstance(value, (bytes, list, dict)):
+        return f"{kind} of length {len(value)}"
+    short = repr(value)
+    return f"{kind} ({short})" if len(short) <= 24 else kind
+
+
+POINT = blob(33)  # secp256k1, SEC1 compressed
 SCALAR = blob(32)
 DIGEST = blob(32)
 PUBKEY = blob(32)
@@ -73,6 +100,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "table": {"name": text(48), "rules": text(16), "options": option_map,
               "seats": integer(2, MAX_SEATS)},
     "seat": {"seat": integer(0, MAX_SEATS - 1), "key": PUBKEY, "name": text(32)},
+    "start": {"seats": integer(2, MAX_SEATS)},
     "ready": {},
     "coin_commit": {"commit": DIGEST},
     "coin_reveal": {"nonce": blob(32)},
@@ -116,7 +144,8 @@ def validate(kind: Any, data: Any) -> dict[str, Any]:
         raise ProtocolError(f"a {kind} message has an unknown field {str(extra[0])[:32]!r}")
     for name, check in schema.items():
         if not check(data[name]):
-            raise ProtocolError(f"field {name!r} of a {kind} message has a bad value or type")
+            raise ProtocolError(f"field {name!r} of a {kind} message must be {check.what}, "
+                                f"not {shown(data[name])}")
     if kind == "move" and data["kind"] not in MOVE_KINDS:
         raise ProtocolError(f"a move is one of {', '.join(MOVE_KINDS)}")
     if kind in ("keys", "move") and len(data["positions"]) != len(data["keys"]):
@@ -124,3 +153,29 @@ def validate(kind: Any, data: Any) -> dict[str, Any]:
     if kind == "move" and len(data["positions"]) != len(data["cards"]):
         raise ProtocolError("a move names one card per position")
     return data
+
+
+# Control frames are never logged or signed (protocol/SPEC.md §7): a ping, and the sequencer's
+# refusal of an envelope. Joiners send only pings.
+CONTROLS: dict[str, dict[str, Check]] = {
+    "ping": {},
+    "refused": {"seq": integer(-1, 2**32 - 1), "reason": Check(
+        lambda v: type(v) is str and len(v) <= 1000, "text of at most 1000 characters")},
+}
+
+
+def validate_control(value: dict[str, Any], allowed: tuple[str, ...]) -> str:
+    """The kind of a well-formed control frame among ``allowed``; else a ``ProtocolError``."""
+    kind = value.get("control")
+    if type(kind) is not str or kind not in allowed:
+        raise ProtocolError(f"unknown control frame {shown(kind)}")
+    schema = CONTROLS[kind]
+    fields = set(value) - {"control"}
+    if fields != set(schema):
+        raise ProtocolError(f"a {kind} control frame has exactly the fields "
+                            f"{', '.join(['control', *schema])}")
+    for name, check in schema.items():
+        if not check(value[name]):
+            raise ProtocolError(f"field {name!r} of a {kind} control frame must be {check.what}, "
+                                f"not {shown(value[name])}")
+    return kind

@@ -1,0 +1,111 @@
+"""A joiner's side of its connection to the sequencer, sans-I/O, with its own timers.
+
+The joiner times what it waits for, the host's own steps included: the host must time a silent
+step out after 30 s, so a table that has waited much longer without a new entry has a host that
+is not doing its part, and the joiner leaves saying so (its `bye` accuses nobody: it has no
+evidence, only a clock). Before it blames anyone it asks "was it me?": a stall of its own
+process (a gap between two ticks) resets every timer, and a step that is its own is its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..crypto.envelope import open_envelope
+from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
+from ..wire.messages import validate_control
+from .common import Event
+from .peer import PeerSession
+from .waiting import MOVE
+
+PING = frame(pack({"control": "ping"}))
+STALL = 2.0  # seconds between two ticks (they come every 0.1 s) that only a stall explains
+NOTICE_STALL = 5.0  # a stall this long is told to the player
+STEP_LIMIT = 45.0  # the host times a step out after 30 s; a table still waiting is not served
+
+
+class Client:
+    def __init__(self, session: PeerSession, now: float, silent_after: float = 10.0,
+                 heartbeat: float = 1.0, step_limit: float = STEP_LIMIT) -> None:
+        self.session = session
+        self.silent_after, self.heartbeat, self.step_limit = silent_after, heartbeat, step_limit
+        self.decoder = FrameDecoder()
+        self.last_seen = now
+        self.progress = now  # when the log last grew
+        self._last_tick = now
+        self._last_ping = now
+        self.out: list[bytes] = []
+
+    def receive(self, data: bytes, now: float) -> None:
+        self.last_seen = now
+        try:
+            for payload in self.decoder.feed(data):
+                value: Any = unpack(payload)
+                if isinstance(value, list):
+                    self.progress = now
+                    self.session.on_log(payload, now)
+                elif not isinstance(value, dict):
+                    raise ProtocolError("a frame is an envelope or a control map")
+                elif validate_control(value, ("ping", "refused")) == "refused":
+                    self.session.refused(value["reason"], now)
+                else:
+                    self.session.caught_up(now)
+        except ProtocolError as error:
+            self.session.lost_host(f"the host sent malformed data ({error.reason})")
+        self.collect()
+
+    def tick(self, now: float) -> None:
+        gap, self._last_tick = now - self._last_tick, now
+        if gap > STALL:
+            self._stalled(gap, now)
+        if now - self.last_seen > self.silent_after:
+            self.session.lost_host(f"the host sent nothing for {self.silent_after:.0f} s: it, "
+                                   "or the network between us (this machine's included), is "
+                                   "down")
+        self._check_steps(now)
+        if now - self._last_ping >= self.heartbeat:
+            self._last_ping = now
+            self.out.append(PING)
+        self.session.tick(now)
+        self.collect()
+
+    def closed(self) -> None:
+        self.session.lost_host("the connection to the host closed")
+
+    def collect(self) -> None:
+        self.out += [frame(raw) for raw in self.session.take_outgoing()]
+
+    def _stalled(self, gap: float, now: float) -> None:
+        """This process did not run: the host's silence meanwhile is not the host's fault."""
+        self.last_seen = max(self.last_seen, now)
+        self.progress = max(self.progress, now)
+        if gap >= NOTICE_STALL:
+            self.session.events.append(Event("stall", f"this machine stalled for {gap:.0f} s "
+                                             "(pageone did not run): nobody is blamed for it"))
+
+    def _check_steps(self, now: float) -> None:
+        s = self.session
+        waited = now - self.progress
+        if s.ended or s.game_over or waited <= self.step_limit:
+            return
+        host = s.seat_of(s.host_key)
+        if s.in_flight:  # ours, a move included: neither in the log nor refused
+            kind = open_envelope(s.in_flight).kind
+            s.give_up(f"has neither put our {kind} message in the log nor refused it for "
+                      f"{waited:.0f} s: the host is unresponsive, so this pageone leaves the "
+                      "table", host, now)
+            return
+        waits = [(seat, what) for seat, what in s.waiting_for() if what != MOVE]
+        if not waits:
+            return
+        seat, what = waits[0]
+        if seat == s.me:  # was it me? it was: the table waits for a step we did not take
+            s.give_up(f"this pageone has not taken its own step ({what}) for {waited:.0f} s: a "
+                      "fault of this machine, please report it", -1, now)
+        elif seat == host:
+            s.give_up(f"has not sent {what} for {waited:.0f} s and did not time itself out: "
+                      "the host is unresponsive, so this pageone leaves the table", host, now)
+        else:
+            s.give_up(f"did not time out {s.names[seat]} (the table waited for {what}) in "
+                      f"{waited:.0f} s; it must after 30 s: the host is unresponsive, so this "
+                      "pageone leaves the table", host, now)
