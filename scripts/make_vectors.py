@@ -40,6 +40,7 @@ def envelopes() -> dict[str, Any]:
         ("seed_commit", {"commit": fixed("commit")}),
         ("move", {"kind": "play", "positions": [3], "cards": [7], "keys": [fixed("key")],
                   "call": True, "colour": -1, "target": -1}),
+        ("head", {"index": 7, "head": fixed("head")}),
     ]
     rows = []
     for seq, (kind, data) in enumerate(cases):
@@ -95,6 +96,9 @@ def transcript() -> dict[str, Any]:
     send(0, "open", {"deck": DECK, "position": 0, "key": key, "card": hands[0][0]})
     for peer in peers:
         send(peer.seat, "seed_reveal", {"seed": peer.reveal_seed()})
+    hand_end = {"index": len(log), "head": head}  # every seat signs where the hand ended
+    for peer in peers:
+        send(peer.seat, "head", dict(hand_end))
     return {"table": TABLE.hex(), "hand": 1, "deck": DECK, "cards": 53,
             "identity_secrets": [fixed("peer0").hex(), fixed("peer1").hex()],
             "contexts": [c.hex() for c in contexts],

@@ -2,7 +2,11 @@
 
 Every honest peer writes the entries in the order the sequencer relayed them, so two logs of one
 table agree wherever both go. Two different entries at one position mean the sequencer showed
-the peers different tables: evidence against the host, shown with both entries.
+the peers different tables: shown with both entries, and with what the host signed of each
+history (protocol/SPEC.md §9): its receipts, that is an entry of its own whose ``prev`` (or, for
+a ``head``, whose signed head) is a head of that log past the fork, or its own two different
+entries under one sequence number. The chain makes a head stand for every entry before it, so
+two such receipts are the host's signature on two different tables.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..crypto.envelope import open_envelope
+from ..crypto.envelope import extend, genesis, open_envelope
 from ..crypto.identity import fingerprint
 from ..wire.codec import ProtocolError
 from .check import Audit
@@ -23,6 +27,8 @@ class Comparison:
     fork_entry: int = -1
     entries: list[dict[str, Any]] = field(default_factory=list)  # the two entries of a fork
     host_seat: int = -1
+    receipts: list[dict[str, Any]] = field(default_factory=list)  # host-signed, per forked log
+    signed: bool = False  # the host's own signatures show the fork
 
     @property
     def ok(self) -> bool:
@@ -55,11 +61,18 @@ def compare(paths: list[str], logs: list[list[bytes]], audits: list[Audit]) -> C
         if at >= 0:
             first, second = describe_entry(base[at], names), describe_entry(log[at], names)
             who = state.who(host) if state else "the host"
+            key = state.host_key if state else b""
+            receipts = [r for r in (_receipt(paths[longest], base, at, key),
+                                    _receipt(path, log, at, key)) if r is not None]
+            twice = (first["fingerprint"] == second["fingerprint"] == fingerprint(key)
+                     and first["seq"] == second["seq"] >= 0)
+            signed = twice or len(receipts) == 2
             return Comparison(
                 "fork", f"fork at entry {at}: {paths[longest]} has {_entry_text(first)}, "
                 f"{path} has {_entry_text(second)}; the sequencer, host {who}, showed "
-                "the peers two different tables", at, [
-                    {"log": paths[longest], **first}, {"log": path, **second}], host)
+                f"the peers two different tables{_evidence_text(twice, receipts)}", at, [
+                    {"log": paths[longest], **first}, {"log": path, **second}], host,
+                receipts, signed)
         if len(log) < len(base):
             shorter.append(f"{path} stops after {len(log)} entries")
     if shorter:
@@ -72,3 +85,44 @@ def _entry_text(entry: dict[str, Any]) -> str:
     if entry["type"] == "?":
         return f"an unreadable entry ({entry['note']})"
     return f"{entry['type']} #{entry['seq']} by {entry['author'] or '?'} ({entry['fingerprint']})"
+
+
+def _receipt(path: str, log: list[bytes], at: int, host_key: bytes) -> dict[str, Any] | None:
+    """The host's first signature on this log's history past entry ``at``: an entry of its own
+    whose ``prev`` (or signed ``head``) is the head after entry ``at`` or a later one."""
+    if not log or not host_key:
+        return None
+    try:
+        head = genesis(open_envelope(log[0]).table)
+    except ProtocolError:
+        return None
+    seen = {head: 0}
+    for index, raw in enumerate(log):
+        head = extend(head, raw)
+        seen[head] = index + 1
+        if index < at:
+            continue
+        try:
+            env = open_envelope(raw)
+        except ProtocolError:
+            continue
+        if env.sender != host_key:
+            continue
+        signs = seen.get(env.data["head"], 0) if env.kind == "head" else 0
+        signs = max(signs, seen.get(env.prev, 0))
+        if signs > at:
+            return {"log": path, "entry": index, "type": env.kind, "seq": env.seq,
+                    "hand": env.hand, "covers": signs}
+    return None
+
+
+def _evidence_text(twice: bool, receipts: list[dict[str, Any]]) -> str:
+    if twice:
+        return ": both entries are its own, signed under one sequence number"
+    if len(receipts) == 2:
+        one, two = receipts
+        return ("; it signed both: " + "; ".join(
+            f"{r['log']} entry {r['entry']} ({r['type']} #{r['seq']}) extends its head after "
+            f"entry {r['covers'] - 1}" for r in (one, two)))
+    return (" (its receipt past the fork is missing from a log: the entries are shown, "
+            "unsigned by the host)")

@@ -96,6 +96,7 @@ def audit_document(path: str, audit: Audit) -> dict[str, Any]:
 def comparison_document(comparison: Comparison) -> dict[str, Any]:
     return {"relation": comparison.relation, "ok": comparison.ok, "text": comparison.text,
             "fork_entry": comparison.fork_entry, "entries": comparison.entries,
+            "receipts": comparison.receipts, "signed": comparison.signed,
             "blamed_seat": comparison.host_seat if comparison.relation == "fork" else -1}
 
 

@@ -17,7 +17,7 @@ from ..wire.messages import shown, validate
 from .identity import Identity, fingerprint, verify_signature, weak_public_key
 from .kdf import label, tagged_hash
 
-VERSION = 3
+VERSION = 4
 SIGNING_TAG = label("envelope")
 HEADER_FIELDS = ("v", "table", "hand", "from", "seq", "prev", "type", "data")
 
@@ -207,6 +207,10 @@ class ChainVerifier:
         self.length += 1
         self._heads[self.head] = self.length
         return env
+
+    def position(self, head: bytes) -> int | None:
+        """How many entries the log had when its head was ``head`` (None: never this log's)."""
+        return self._heads.get(head)
 
     def next_seq(self, member: bytes) -> int:
         return self._next_seq.get(member, 0)

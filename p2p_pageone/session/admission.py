@@ -48,6 +48,10 @@ def admissible(s: PeerSession, env: Envelope) -> str | None:
             return refusal
     if env.kind in LOBBY_STEPS:
         return _lobby_refusal(s, env)
+    if env.kind == "head" and (s.hand_end is None or s.seat_of(env.sender) in s.heads):
+        return "a log head is signed once, at the end of a hand"
+    if env.kind == "head" and (env.data["index"], env.data["head"]) != s.hand_end:
+        return "that is not the head this log reached at the end of the hand"
     if env.kind == "seed_reveal" and not s.hand_over():
         return "a hand seed is revealed only once the hand is over"
     if env.kind == "move":

@@ -260,6 +260,41 @@ def on_seed_reveal(s: TableState, env: Envelope, seat: int, now: float) -> None:
     s.seed_reveals[seat] = env.data["seed"]
 
 
+def on_head(s: TableState, env: Envelope, seat: int, now: float) -> None:
+    """A seat signs the log head it reached at the end of the hand. Its ``prev`` is a head of
+    this log (the chain checked it), so up to there it holds this very log: a head that differs
+    after that is a fork the sequencer made (its ``prev`` is older than the hand's end) or a
+    head its signer never reached (its ``prev`` is not)."""
+    _seated(seat, env)
+    _in_hand(s, seat, env)
+    if s.hand_end is None or seat in s.heads:
+        raise ProtocolError("a log head is signed once, at the end of a hand",
+                            fingerprint(env.sender))
+    assert s.chain is not None
+    index, head = s.hand_end
+    if (env.data["index"], env.data["head"]) != (index, head):
+        claim = f"entry {env.data['index']}, head {env.data['head'].hex()[:16]}"
+        mine = f"entry {index}, head {head.hex()[:16]}"
+        seen = s.chain.position(env.prev)
+        if seen is not None and seen < index:
+            raise TableEnded(f"showed {s.names[seat]} another table: at the end of hand "
+                             f"{s.hand} it signed the log's head as {claim}, this log's is "
+                             f"{mine}; only the sequencer orders the log",
+                             s.seat_of(s.host_key))
+        raise TableEnded(f"signed a log head it never reached at the end of hand {s.hand} "
+                         f"({claim}; it had seen this log up to entry {seen}, whose head at the "
+                         f"end of the hand is {mine})", seat)
+    s.heads[seat] = head
+    _heads_agree(s)
+
+
+def _heads_agree(s: TableState) -> None:
+    """Every seat still in the game signed the head the hand ended on: the next hand starts."""
+    if s.hand_end is not None and all(seat in s.heads for seat in s.active):
+        s.hand_end, s.heads = None, {}
+        start_hand(s)
+
+
 def on_say(s: TableState, env: Envelope, seat: int, now: float) -> None:
     name = s.names[seat] if seat >= 0 else fingerprint(env.sender)
     s.events.append(Event("say", f"{name}: {env.data['text']}"))
@@ -344,6 +379,17 @@ def _leave(s: TableState, seat: int, why: str) -> None:
     s.active.remove(seat)
     game.leave(seat)
     name = s.names[seat]
+    if s.hand_end is not None:  # between two hands: the one played stands
+        s.heads.pop(seat, None)
+        s.events.append(Event("left", f"{name} (seat {seat}) {why}: the game goes on without "
+                              f"{name}", {"seat": seat, "hand": s.hand, "why": why,
+                                          "position": len(s.log) - 1}))
+        if game.over:
+            s.hand_end = None
+            _game_over(s)
+        else:
+            _heads_agree(s)
+        return
     s.events.append(Event("left", f"{name} (seat {seat}) {why}: hand {s.hand} is void and the "
                           f"game goes on without {name}",
                           {"seat": seat, "hand": s.hand, "why": why, "position": len(s.log) - 1}))
@@ -381,7 +427,7 @@ HANDLERS: dict[str, Handler] = {
     "table": on_table, "hello": on_hello, "seat": on_seat, "start": on_start, "ready": on_ready,
     "coin_commit": on_coin_commit, "coin_reveal": on_coin_reveal,
     "seed_commit": on_seed_commit, "shuffle": on_pass, "lock": on_pass, "keys": on_keys,
-    "expel": on_expel,
+    "expel": on_expel, "head": on_head,
     "move": on_move, "seed_reveal": on_seed_reveal, "say": on_say, "timeout": on_timeout,
     "bye": on_bye, "open": on_unused, "heartbeat": on_unused,
 }
@@ -528,7 +574,7 @@ def _shown_to_all(s: TableState, slot: int) -> bool:
 
 def _finish_hand(s: TableState) -> None:
     game, crypto = _game(s), _crypto(s)
-    if len(s.seed_reveals) < len(s.active):
+    if len(s.seed_reveals) < len(s.active) or s.hand_end is not None:
         return
     finished = s.hand_deal
     assert finished is not None
@@ -557,7 +603,8 @@ def _finish_hand(s: TableState) -> None:
     if game.over:
         _game_over(s)
         return
-    start_hand(s)
+    assert s.chain is not None  # every seat signs where the hand ended before the next starts
+    s.hand_end, s.heads = (len(s.log), s.chain.head), {}
 
 
 def _check_full_information(s: TableState, record: HandRecord, live: Deal) -> None:

@@ -89,6 +89,10 @@ def _hand_intent(s: PeerSession, now: float) -> Intent | None:
     assert crypto is not None and game is not None
     if s.me not in s.active:
         return None
+    if s.hand_end is not None:  # between hands: sign the head the hand ended on
+        if s.me in s.heads:
+            return None
+        return "head", {"index": s.hand_end[0], "head": s.hand_end[1]}
     secrets = s.secrets
     if secrets is None:
         return None

@@ -73,6 +73,10 @@ class TableState:
         self.crypto: HandDeck | None = None
         self.hand_deal: Deal | None = None
         self.seed_reveals: dict[int, bytes] = {}
+        # Between two hands: (entries, head) of the log when the hand ended, which every active
+        # seat signs in a ``head`` message before the next hand starts; and who has.
+        self.hand_end: tuple[int, bytes] | None = None
+        self.heads: dict[int, bytes] = {}
         self.log: list[bytes] = []
         self.events: list[Event] = []
         self.game_over = False

@@ -26,6 +26,8 @@ def waiting_for(s: PeerSession) -> list[tuple[int, str]]:
     if crypto is None or s.game_over or s.ended:
         return []
     seats = s.active
+    if s.hand_end is not None:
+        return [(p, "its signed log head") for p in seats if p not in s.heads]
     if s.hand_over():
         return [(p, "its hand seed reveal") for p in seats if p not in s.seed_reveals]
     if len(crypto.logged_commits) < len(seats):

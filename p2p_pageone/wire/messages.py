@@ -114,6 +114,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
              "keys": blobs(32, MAX_CARDS)},
     "open": {"deck": DECK, "position": POSITION, "key": SCALAR, "card": CARD},
     "seed_reveal": {"seed": blob(32)},
+    "head": {"index": integer(0, 2**32 - 1), "head": DIGEST},
     # play
     "move": {"kind": text(8), "positions": integers(0, 4095, 16),
              "cards": integers(0, MAX_CARDS - 1, 16), "keys": blobs(32, 16), "call": flag,
