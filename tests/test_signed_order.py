@@ -1,0 +1,117 @@
+"""Signed order (protocol/SPEC.md §7 "Signed order", §9): every peer signs the log head at each
+hand's end and the next hand starts only when all agree; a host that shows two peers two orders
+is named at that agreement, and the audit of their logs shows the fork with the host's own
+signed receipts of both histories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from p2p_pageone.audit.check import audit_bytes
+from p2p_pageone.audit.compare import compare
+from p2p_pageone.audit.logfile import read_frames
+from p2p_pageone.cli.main import main
+from p2p_pageone.crypto.envelope import Envelope, extend, genesis, open_envelope, seal
+from p2p_pageone.engine import make_settings
+from p2p_pageone.session.memory import MemoryTable
+from p2p_pageone.wire.codec import frame
+
+from .cheats import log_bytes
+
+
+def _kinds(log: list[bytes]) -> list[Envelope]:
+    return [open_envelope(raw) for raw in log]
+
+
+def test_every_peer_signs_the_head_each_hand_ended_on_before_the_next_starts() -> None:
+    table = MemoryTable(make_settings("classic", {"deals": 2}), 3, seed=5)
+    table.run(limit=3000)
+    log = table.sessions[1].log
+    assert all(s.game_over and not s.ended for s in table.sessions)
+    assert all(s.log == log for s in table.sessions)
+    envs = _kinds(log)
+    heads = [(at, env) for at, env in enumerate(envs) if env.kind == "head"]
+    assert len(heads) == 3  # hand 1's end, by each seat; the game's last hand ends the table
+    first = heads[0][0]
+    head = genesis(envs[0].table)
+    for raw in log[:first]:
+        head = extend(head, raw)
+    assert envs[first - 1].kind == "seed_reveal"
+    assert {env.sender for _, env in heads} == {s.identity.public for s in table.sessions}
+    assert all(env.data == {"index": first, "head": head} and env.hand == 1 for _, env in heads)
+    next_hand = next(at for at, env in enumerate(envs) if env.hand == 2)
+    assert next_hand > heads[-1][0]  # hand 2's first message only once every head is in
+    assert audit_bytes(log_bytes(table.sessions[1])).ok
+
+
+def _until_both_reveals(table: MemoryTable) -> list[Envelope]:
+    """Run the table until the sequencer has appended the hand-1 seed reveals of seats 1 and 2,
+    and stop before it relays them."""
+    sequencer, host = table.sequencer, table.sessions[0]
+    reveals: list[Envelope] = []
+    append = sequencer._append
+
+    def spy(env: Envelope, now: float) -> None:
+        if env.kind == "seed_reveal" and env.hand == 1 and env.sender != host.identity.public:
+            reveals.append(env)
+        append(env, now)
+
+    sequencer._append = spy  # type: ignore[method-assign]
+    while len(reveals) < 2:
+        if not table.step() and len(reveals) < 2:
+            table.now += 0.5
+            sequencer.tick(table.now)
+            for client in table.clients:
+                client.tick(table.now)
+    sequencer._append = append  # type: ignore[method-assign]
+    return reveals
+
+
+def test_a_host_showing_two_orders_is_named_at_the_hands_end_with_its_receipts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = MemoryTable(make_settings("classic", {"deals": 3}), 3, seed=5)
+    host = table.sessions[0]
+    r1, r2 = _until_both_reveals(table)
+    assert r1.prev == r2.prev  # written at the same time: either order is a valid log
+    at = host.log.index(r1.raw)
+    assert host.log[at + 1] == r2.raw
+    own = open_envelope(host.log[-1])
+    assert own.kind == "head" and own.sender == host.identity.public  # the host's receipt
+    # The forking host shows seat 2 the other order, and signs that history too, under the
+    # same sequence number, so seat 2's chain holds and it plays on.
+    head = genesis(host.table_id)
+    for raw in host.log[:at]:
+        head = extend(head, raw)
+    other = extend(extend(head, r2.raw), r1.raw)
+    forged = seal(host.identity, host.table_id, own.hand, own.seq, other, "head",
+                  {"index": at + 2, "head": other})
+    swap = {frame(r1.raw): frame(r2.raw), frame(r2.raw): frame(r1.raw),
+            frame(own.raw): frame(forged)}
+    table.sequencer.out = [(conn, swap.get(data, data) if conn == 2 else data)
+                           for conn, data in table.sequencer.out]
+    table.run(limit=table.now + 3000)
+
+    one, two = table.sessions[1], table.sessions[2]
+    assert two.log[at:at + 3] == [r2.raw, r1.raw, forged]  # its own order, receipted
+    assert two.ended.startswith("p0 (seat 0") and two.hand == 1  # no hand 2 for it
+    # Its own signed head, of the order it was shown, is refused: the agreement fails.
+    assert "its log differs from ours (a fork)" in two.ended
+    assert not one.ended and one.game_over  # seat 2 left; the game went on without it
+
+    data = [log_bytes(one), log_bytes(two)]
+    audits = [audit_bytes(d) for d in data]
+    result = compare(["one", "two"], [read_frames(d).entries for d in data], audits)
+    assert result.relation == "fork" and result.fork_entry == at and result.host_seat == 0
+    assert result.signed and "it signed both" in result.text
+    receipts = {r["log"]: r for r in result.receipts}
+    assert receipts["one"]["type"] == receipts["two"]["type"] == "head"
+    assert receipts["one"]["seq"] == receipts["two"]["seq"] == own.seq
+    assert receipts["one"]["covers"] == receipts["two"]["covers"] == at + 2
+    for name, blob in (("one", data[0]), ("two", data[1])):
+        (tmp_path / name).write_bytes(blob)
+    assert main(["audit", str(tmp_path / "one"), str(tmp_path / "two")]) == 1
+    out = capsys.readouterr().out
+    assert f"comparison: FAIL — fork at entry {at}" in out and "host p0 (seat 0" in out
+    assert "it signed both" in out
