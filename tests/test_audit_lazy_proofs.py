@@ -76,8 +76,10 @@ def rechained(entries: list[bytes], start: int) -> list[bytes]:
     for i, raw in enumerate(entries):
         if i >= start:
             env = open_envelope(raw)
-            raw = resealed(env, identities[env.sender], new_heads[position[env.prev]],
-                           dict(env.data))
+            data = dict(env.data)
+            if env.kind == "head":  # the head each author signs at a hand's end changed too
+                data["head"] = new_heads[position[data["head"]]]
+            raw = resealed(env, identities[env.sender], new_heads[position[env.prev]], data)
         out.append(raw)
         new_heads.append(extend(new_heads[-1], raw))
     return out

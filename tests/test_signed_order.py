@@ -33,16 +33,19 @@ def test_every_peer_signs_the_head_each_hand_ended_on_before_the_next_starts() -
     assert all(s.log == log for s in table.sessions)
     envs = _kinds(log)
     heads = [(at, env) for at, env in enumerate(envs) if env.kind == "head"]
-    assert len(heads) == 3  # hand 1's end, by each seat; the game's last hand ends the table
-    first = heads[0][0]
-    head = genesis(envs[0].table)
-    for raw in log[:first]:
-        head = extend(head, raw)
-    assert envs[first - 1].kind == "seed_reveal"
-    assert {env.sender for _, env in heads} == {s.identity.public for s in table.sessions}
-    assert all(env.data == {"index": first, "head": head} and env.hand == 1 for _, env in heads)
+    assert len(heads) == 6  # each hand's end, the last one's too, by each seat
+    assert all(env.kind == "head" for env in envs[-3:])  # the game ends on the agreement
+    for hand, round_ in ((1, heads[:3]), (2, heads[3:])):
+        first = round_[0][0]
+        head = genesis(envs[0].table)
+        for raw in log[:first]:
+            head = extend(head, raw)
+        assert envs[first - 1].kind == "seed_reveal"
+        assert {env.sender for _, env in round_} == {s.identity.public for s in table.sessions}
+        assert all(env.data == {"index": first, "head": head} and env.hand == hand
+                   for _, env in round_)
     next_hand = next(at for at, env in enumerate(envs) if env.hand == 2)
-    assert next_hand > heads[-1][0]  # hand 2's first message only once every head is in
+    assert next_hand > heads[2][0]  # hand 2's first message only once every head is in
     assert audit_bytes(log_bytes(table.sessions[1])).ok
 
 

@@ -289,10 +289,14 @@ def on_head(s: TableState, env: Envelope, seat: int, now: float) -> None:
 
 
 def _heads_agree(s: TableState) -> None:
-    """Every seat still in the game signed the head the hand ended on: the next hand starts."""
+    """Every seat still in the game signed the head the hand ended on: the next hand starts,
+    or the game ends."""
     if s.hand_end is not None and all(seat in s.heads for seat in s.active):
         s.hand_end, s.heads = None, {}
-        start_hand(s)
+        if _game(s).over:
+            _game_over(s)
+        else:
+            start_hand(s)
 
 
 def on_say(s: TableState, env: Envelope, seat: int, now: float) -> None:
@@ -374,6 +378,14 @@ def _leave(s: TableState, seat: int, why: str) -> None:
         raise TableEnded(why, seat)
     if seat == s.me:
         raise TableEnded(f"{why}; the table goes on without us", seat)
+    if game.over and s.hand_end is not None:  # the last hand is played: its result stands
+        s.active.remove(seat)
+        s.heads.pop(seat, None)
+        s.events.append(Event("left", f"{s.names[seat]} (seat {seat}) {why} after the last "
+                              "hand", {"seat": seat, "hand": s.hand, "why": why,
+                                       "position": len(s.log) - 1}))
+        _heads_agree(s)
+        return
     if len(s.active) <= 2:
         raise TableClosed(why, seat)
     s.active.remove(seat)
@@ -384,8 +396,8 @@ def _leave(s: TableState, seat: int, why: str) -> None:
         s.events.append(Event("left", f"{name} (seat {seat}) {why}: the game goes on without "
                               f"{name}", {"seat": seat, "hand": s.hand, "why": why,
                                           "position": len(s.log) - 1}))
-        if game.over:
-            s.hand_end = None
+        if game.over:  # with one player left, no hand more
+            s.hand_end, s.heads = None, {}
             _game_over(s)
         else:
             _heads_agree(s)
@@ -600,9 +612,6 @@ def _finish_hand(s: TableState) -> None:
                           f"{'places' if game.settings.family == 'qdan' else 'penalties'} {text}",
                           {"hand": s.hand, "scores": dict(result.scores),
                            "drawn": result.drawn, "position": len(s.log) - 1}))
-    if game.over:
-        _game_over(s)
-        return
     assert s.chain is not None  # every seat signs where the hand ended before the next starts
     s.hand_end, s.heads = (len(s.log), s.chain.head), {}
 
