@@ -118,3 +118,32 @@ def test_a_host_showing_two_orders_is_named_at_the_hands_end_with_its_receipts(
     out = capsys.readouterr().out
     assert f"comparison: FAIL — fork at entry {at}" in out and "host p0 (seat 0" in out
     assert "it signed both" in out
+
+
+def _resigned_head(table: MemoryTable, seat: int, prev_of: str) -> tuple[list[bytes], int]:
+    """An honest log with ``seat``'s first signed head replaced by a wrong one, sealed against
+    the head it saw then (``prev_of="same"``) or against its own reveal's (``"reveal"``)."""
+    log = list(table.sessions[1].log)
+    envs = _kinds(log)
+    who = table.sessions[seat].identity
+    at = next(i for i, env in enumerate(envs) if env.kind == "head" and env.sender == who.public)
+    env = envs[at]
+    reveal = next(e for e in reversed(envs[:at]) if e.kind == "seed_reveal"
+                  and e.sender == who.public)
+    prev = env.prev if prev_of == "same" else reveal.prev
+    log[at] = seal(who, env.table, env.hand, env.seq, prev, "head",
+                   {"index": env.data["index"], "head": bytes(32)})
+    return log[: at + 1], at
+
+
+@pytest.mark.parametrize(("prev_of", "named"), [("same", 1), ("reveal", 0)])
+def test_a_wrong_head_names_its_signer_or_the_host_by_what_its_prev_shows(
+        prev_of: str, named: int) -> None:
+    """A wrong head sealed over the hand's end is its signer's lie (it held this very log); one
+    sealed before it differs where only the sequencer ordered the log."""
+    table = MemoryTable(make_settings("classic", {"deals": 2}), 3, seed=5)
+    table.run(limit=3000)
+    log, at = _resigned_head(table, 1, prev_of)
+    audit = audit_bytes(b"".join(frame(raw) for raw in log))
+    assert audit.fault is not None
+    assert (audit.fault.entry, audit.fault.step, audit.fault.seat) == (at, "log head", named)

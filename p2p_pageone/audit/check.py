@@ -173,6 +173,7 @@ def _step(error: Exception) -> str:
                             ("rules refuse", "move"), ("not the card", "card shown"),
                             ("not in its hand", "card shown"), ("refused to reveal", "seed reveal"),
                             ("before the hand was over", "seed reveal"),
+                            ("log head", "log head"),
                             ("coin", "coin toss"), ("card appears twice", "deck round")):
             if words in text:
                 return step

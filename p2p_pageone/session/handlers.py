@@ -278,7 +278,7 @@ def on_head(s: TableState, env: Envelope, seat: int, now: float) -> None:
         seen = s.chain.position(env.prev)
         if seen is not None and seen < index:
             raise TableEnded(f"showed {s.names[seat]} another table: at the end of hand "
-                             f"{s.hand} it signed the log's head as {claim}, this log's is "
+                             f"{s.hand} it signed the log head as {claim}, this log's is "
                              f"{mine}; only the sequencer orders the log",
                              s.seat_of(s.host_key))
         raise TableEnded(f"signed a log head it never reached at the end of hand {s.hand} "
