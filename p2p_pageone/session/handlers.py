@@ -31,6 +31,7 @@ from .common import (
 from .deckcheck import Unproven, check_reveal, opened_cards, round_cards
 from .hand import PUBLIC, HandDeck
 from .moves import move_from
+from .order import check_head
 from .records import HandRecord, check_hand
 
 if TYPE_CHECKING:
@@ -261,30 +262,11 @@ def on_seed_reveal(s: TableState, env: Envelope, seat: int, now: float) -> None:
 
 
 def on_head(s: TableState, env: Envelope, seat: int, now: float) -> None:
-    """A seat signs the log head it reached at the end of the hand. Its ``prev`` is a head of
-    this log (the chain checked it), so up to there it holds this very log: a head that differs
-    after that is a fork the sequencer made (its ``prev`` is older than the hand's end) or a
-    head its signer never reached (its ``prev`` is not)."""
+    """A seat signs the log head it reached at the end of the hand (SPEC §7, "Signed order")."""
     _seated(seat, env)
     _in_hand(s, seat, env)
-    if s.hand_end is None or seat in s.heads:
-        raise ProtocolError("a log head is signed once, at the end of a hand",
-                            fingerprint(env.sender))
-    assert s.chain is not None
-    index, head = s.hand_end
-    if (env.data["index"], env.data["head"]) != (index, head):
-        claim = f"entry {env.data['index']}, head {env.data['head'].hex()[:16]}"
-        mine = f"entry {index}, head {head.hex()[:16]}"
-        seen = s.chain.position(env.prev)
-        if seen is not None and seen < index:
-            raise TableEnded(f"showed {s.names[seat]} another table: at the end of hand "
-                             f"{s.hand} it signed the log head as {claim}, this log's is "
-                             f"{mine}; only the sequencer orders the log",
-                             s.seat_of(s.host_key))
-        raise TableEnded(f"signed a log head it never reached at the end of hand {s.hand} "
-                         f"({claim}; it had seen this log up to entry {seen}, whose head at the "
-                         f"end of the hand is {mine})", seat)
-    s.heads[seat] = head
+    check_head(s, env, seat)
+    s.heads[seat] = env.data["head"]
     _heads_agree(s)
 
 
@@ -378,29 +360,17 @@ def _leave(s: TableState, seat: int, why: str) -> None:
         raise TableEnded(why, seat)
     if seat == s.me:
         raise TableEnded(f"{why}; the table goes on without us", seat)
-    if game.over and s.hand_end is not None:  # the last hand is played: its result stands
-        s.active.remove(seat)
-        s.heads.pop(seat, None)
-        s.events.append(Event("left", f"{s.names[seat]} (seat {seat}) {why} after the last "
-                              "hand", {"seat": seat, "hand": s.hand, "why": why,
-                                       "position": len(s.log) - 1}))
-        _heads_agree(s)
-        return
-    if len(s.active) <= 2:
+    if len(s.active) <= 2 and not (game.over and s.hand_end is not None):
         raise TableClosed(why, seat)
     s.active.remove(seat)
+    name, over = s.names[seat], game.over
     game.leave(seat)
-    name = s.names[seat]
-    if s.hand_end is not None:  # between two hands: the one played stands
+    if s.hand_end is not None:  # between two hands, or after the last: the hand played stands
         s.heads.pop(seat, None)
-        s.events.append(Event("left", f"{name} (seat {seat}) {why}: the game goes on without "
-                              f"{name}", {"seat": seat, "hand": s.hand, "why": why,
-                                          "position": len(s.log) - 1}))
-        if game.over:  # with one player left, no hand more
-            s.hand_end, s.heads = None, {}
-            _game_over(s)
-        else:
-            _heads_agree(s)
+        s.events.append(Event("left", f"{name} (seat {seat}) {why}" + (
+            "" if over else f": the game goes on without {name}"), {
+                "seat": seat, "hand": s.hand, "why": why, "position": len(s.log) - 1}))
+        _heads_agree(s)
         return
     s.events.append(Event("left", f"{name} (seat {seat}) {why}: hand {s.hand} is void and the "
                           f"game goes on without {name}",
