@@ -147,3 +147,22 @@ def test_a_wrong_head_names_its_signer_or_the_host_by_what_its_prev_shows(
     audit = audit_bytes(b"".join(frame(raw) for raw in log))
     assert audit.fault is not None
     assert (audit.fault.entry, audit.fault.step, audit.fault.seat) == (at, "log head", named)
+
+
+def test_a_seat_silent_at_the_head_round_leaves_and_the_hand_played_stands() -> None:
+    table = MemoryTable(make_settings("classic", {"deals": 3}), 4, seed=8)
+    host = table.sessions[0]
+    while host.hand_end is None:
+        if not table.step():
+            table.advance(table.now + 0.5)
+    table.kill(3)  # gone before its head reached the host
+    table.run(limit=table.now + 3000)
+    one = table.sessions[1]
+    assert one.game_over and not one.ended and one.active == [0, 1, 2]
+    left = [e for e in one.events if e.kind == "left"]
+    assert len(left) == 1 and left[0].data["seat"] == 3 and "void" not in left[0].text
+    assert 3 in one.game.results[0].scores  # hand 1 was scored with every seat
+    envs = _kinds(one.log)
+    timeout = next(i for i, env in enumerate(envs) if env.kind == "timeout")
+    assert envs[timeout].hand == 1 and envs[timeout - 1].kind == "head"
+    assert audit_bytes(log_bytes(one)).ok
