@@ -165,4 +165,6 @@ def test_a_seat_silent_at_the_head_round_leaves_and_the_hand_played_stands() -> 
     envs = _kinds(one.log)
     timeout = next(i for i, env in enumerate(envs) if env.kind == "timeout")
     assert envs[timeout].hand == 1 and envs[timeout - 1].kind == "head"
-    assert audit_bytes(log_bytes(one)).ok
+    audit = audit_bytes(log_bytes(one))
+    assert audit.ok and [line.status for line in audit.hands] == ["ok", "ok", "ok"]
+    assert "then p3 (seat 3" in audit.hands[0].text

@@ -198,7 +198,11 @@ def _note_events(audit: Audit, state: TableState, position: int, events: list[Ev
             if state.settings is not None and state.history:
                 line.missed = missed_calls(state.settings, state.seat_count, state.history[-1])
         elif event.kind == "left" and audit.hands:  # comes before the next hand's event
-            _void(audit.hands[-1], position, f"{state.who(int(data['seat']))} {data['why']}")
+            line, why = audit.hands[-1], f"{state.who(int(data['seat']))} {data['why']}"
+            if line.status == "unfinished":
+                _void(line, position, why)
+            else:  # between hands: the hand played stands
+                line.text += f"; then {why}"
 
 
 def _void(line: HandLine, position: int, why: str) -> None:
