@@ -5,6 +5,7 @@ signed receipts of both histories."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,19 @@ def test_every_peer_signs_the_head_each_hand_ended_on_before_the_next_starts() -
     next_hand = next(at for at, env in enumerate(envs) if env.hand == 2)
     assert next_hand > heads[2][0]  # hand 2's first message only once every head is in
     assert audit_bytes(log_bytes(table.sessions[1])).ok
+
+
+def _step_until(table: MemoryTable, done: Callable[[], bool]) -> None:
+    """Deliver and tick in the smallest steps, stopping as soon as ``done()``."""
+    for _ in range(100_000):
+        if done():
+            return
+        if not table.step():
+            table.now += 0.5
+            table.sequencer.tick(table.now)
+            for client in table.clients:
+                client.tick(table.now)
+    raise AssertionError("the table never got there")
 
 
 def _until_both_reveals(table: MemoryTable) -> list[Envelope]:
@@ -152,9 +166,7 @@ def test_a_wrong_head_names_its_signer_or_the_host_by_what_its_prev_shows(
 def test_a_seat_silent_at_the_head_round_leaves_and_the_hand_played_stands() -> None:
     table = MemoryTable(make_settings("classic", {"deals": 3}), 4, seed=8)
     host = table.sessions[0]
-    while host.hand_end is None:
-        if not table.step():
-            table.advance(table.now + 0.5)
+    _step_until(table, lambda: host.hand_end is not None)
     table.kill(3)  # gone before its head reached the host
     table.run(limit=table.now + 3000)
     one = table.sessions[1]
@@ -168,3 +180,24 @@ def test_a_seat_silent_at_the_head_round_leaves_and_the_hand_played_stands() -> 
     audit = audit_bytes(log_bytes(one))
     assert audit.ok and [line.status for line in audit.hands] == ["ok", "ok", "ok"]
     assert "then p3 (seat 3" in audit.hands[0].text
+
+
+def test_the_sequencer_refuses_a_head_not_due_or_not_its_own() -> None:
+    table = MemoryTable(make_settings("classic", {"deals": 2}), 3, seed=5)
+    host, one = table.sessions[0], table.sessions[1]
+    assert host.chain is not None
+
+    def head_of(index: int, head: bytes) -> Envelope:
+        assert host.chain is not None
+        raw = seal(one.identity, host.table_id, host.hand, host.chain.next_seq(
+            one.identity.public), host.chain.head, "head", {"index": index, "head": head})
+        return open_envelope(raw)
+
+    _step_until(table, lambda: host.hand >= 1)
+    assert host.admissible(head_of(3, bytes(32))) == (
+        "a log head is signed once, at the end of a hand")
+    _step_until(table, lambda: host.hand_end is not None)
+    index, head = host.hand_end
+    assert host.admissible(head_of(index, bytes(32))) == (
+        "that is not the head this log reached at the end of the hand")
+    assert host.admissible(head_of(index, head)) is None
