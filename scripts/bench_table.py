@@ -2,13 +2,14 @@
 """Per-hand wall time of whole tables over loopback TCP with the real deck, beside the
 engine-only time of the very same deals (replayed from the revealed cards and the moves).
 
-    python scripts/bench_table.py [--json] [--deals N] [--delay MS] [--loss P]
+    python scripts/bench_table.py [--json] [--deals N] [--seed S] [--delay MS] [--loss P]
 
 Every peer (the host and its CPU peers) runs in this one process on one event loop, each with
 its own identity, secrets and TCP connection, as `pageone host --bots N --autoplay` does. Beside
 the wall time per hand, the process time per hand (comparable on a shared machine; every peer
 is in this process, so it is all the table's work). The deals are random: hands with more
-reshuffles cost more, so compare runs over several deals.
+reshuffles cost more (a 4-peer classic hand holds 2 to 6 deck rounds), so compare runs over many
+deals (--deals 20) or with one --seed.
 Target: under 0.8 s per 4-peer classic hand on an idle 2-core machine.
 
 With --delay/--loss every joiner's connection goes through an in-process proxy (net/proxy.py)
@@ -38,8 +39,13 @@ from p2p_pageone.session.records import replay_hand
 NO_DELAY = Link()
 
 
+SEED: list[int | None] = [None]  # --seed: the same identities, secrets and deals every run
+
+
 def peer(name: str, host_table: tuple[str, Settings, int] | None = None) -> PeerSession:
-    return PeerSession(Identity(os.urandom(32)), name, os.urandom, bot=make_bot("normal"),
+    seed = SEED[0]
+    randbytes = os.urandom if seed is None else random.Random(f"{seed}/{name}").randbytes
+    return PeerSession(Identity(randbytes(32)), name, randbytes, bot=make_bot("normal"),
                        rng=random.Random(name), autoplay=True, host_table=host_table)
 
 
@@ -92,7 +98,9 @@ def measure(rules: str, peers: int, options: dict[str, object],
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--deals", type=int, default=5, help="classic deals (default 5)")
+    parser.add_argument("--deals", type=int, default=20, help="classic deals (default 20)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="derive every identity and secret from this seed (same deals)")
     parser.add_argument("--delay", type=float, default=0.0, metavar="MS",
                         help="one-way delay of every joiner's link, in milliseconds")
     parser.add_argument("--loss", type=float, default=0.0, metavar="P",
@@ -102,6 +110,7 @@ def main() -> None:
     if args.delay < 0 or not 0 <= args.loss < 1:
         parser.error("--delay must be >= 0 and --loss in [0, 1)")
     link = Link(args.delay / 1000, args.loss)
+    SEED[0] = args.seed
     rows = []
     if args.rules in ("classic", "both"):
         rows.append(measure("classic", 4, {"deals": args.deals}, link))
