@@ -1,11 +1,12 @@
 """The ``hard`` CPU: sharper habits than ``normal``, and in qdan an information-set search.
 
-Both families start from ``normal``'s play with three habits changed, each measured over
+Both families start from ``normal``'s play with a few habits changed, each measured over
 thousands of simulated games against ``normal`` (scripts/bench_hard.py): in classic it plays the
 joker rather than draw to follow (drawing fills the hand it must empty), and it leads the suit
 most often seen played, counting those cards twice (opponents are then likelier to be void in
 it and to have to draw); in qdan it keeps its Draw 2 and Draw 3 cards, to answer an attack by
-stacking, unless the next player is low.
+stacking, unless the next player is low, and it hits the next player later (at two cards, not
+three) but surely.
 
 In qdan it then searches on its own seat's view: it deals the cards it cannot see at random
 (``SeatView.determinize``), plays each candidate move on such a copy, plays a short stretch on
@@ -34,19 +35,20 @@ from .normal import NormalBot, _preferred_plays
 # ``_value``). Tuned on a few thousand games against ``normal`` (scripts/bench_hard.py); twice
 # the worlds, twice the horizon, a larger head start, or rollouts to the end scored by who goes
 # out first did no better. One hard against three normal, 2,000 games, seed 7: classic 0.289
-# [0.270, 0.309], qdan 0.265 [0.246, 0.284] (the habits alone: about 0.26 over 18,000 games of
-# five seeds; the search adds about a point).
+# [0.270, 0.309], qdan 0.267 [0.248, 0.287] (the qdan habits alone: about 0.26 over 12,000
+# games of three other seeds; the search adds about a point).
 QDAN_SEARCH = (16, 8, 2.0)
 
 
 class SharpBot(NormalBot):
-    """``normal`` with the three habits ``hard`` changes; ``hard`` plays by it where it does
+    """``normal`` with the habits ``hard`` changes; ``hard`` plays by it where it does
     not search."""
 
     name = "sharp"
     joker_before_drawing = True
     seen_weight = 2
     draw_card_keep = -15
+    attack_at, attack_bonus = 2, 25
 
 
 class HardBot:

@@ -30,6 +30,7 @@ class NormalBot:
     joker_before_drawing = False  # classic: play the joker rather than draw to follow suit
     seen_weight = 1  # classic lead: weight of the suit's cards already seen
     draw_card_keep = 0  # qdan: score of a Draw 2/3 while the next player is not low
+    attack_at, attack_bonus = 3, 15  # qdan: the next player is low at this many cards: hit it
 
     def choose(self, view: SeatView, rng: random.Random) -> Move | None:
         moves = view.legal_moves()
@@ -108,8 +109,8 @@ class NormalBot:
         def value(play: Play) -> float:
             kind = (play.cards[0] % 26) // 2 if play.cards[0] < QDAN_COLOURED else KIND_CHANGE
             score = 10.0 * len(play.cards)
-            if kind in (KIND_DRAW2, KIND_DRAW3, KIND_SKIP) and next_count <= 3:
-                score += 15
+            if kind in (KIND_DRAW2, KIND_DRAW3, KIND_SKIP) and next_count <= self.attack_at:
+                score += self.attack_bonus
             elif kind in (KIND_DRAW2, KIND_DRAW3):
                 score += self.draw_card_keep
             if kind == KIND_CHANGE:
