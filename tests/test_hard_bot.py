@@ -8,7 +8,7 @@ import pytest
 
 from p2p_pageone.bots import HardBot, NormalBot, parse_bot_levels
 from p2p_pageone.engine import UNKNOWN, Game, ReshuffleRequest, SeatView, make_settings
-from p2p_pageone.sim.referee import play_game
+from p2p_pageone.sim.referee import play_game, resolve_chance
 
 QUICK = HardBot(rounds=2, horizon=12)
 
@@ -49,7 +49,7 @@ def test_hard_decides_the_same_on_the_referee_and_on_its_own_engine(family: str)
         card = referee.deal.known[referee.deal.stock[-1]]
         referee.turn_up(card)
         peer.turn_up(card)
-    normal, hard, compared = NormalBot(), HardBot(rounds=3, horizon=15), 0
+    normal, hard, compared = NormalBot(), HardBot(rounds=3, horizon=15, search_classic=True), 0
     while not referee.results and compared < 6:
         if isinstance(referee.chance, ReshuffleRequest):
             cards = list(referee.chance.cards)
@@ -73,6 +73,67 @@ def test_hard_decides_the_same_on_the_referee_and_on_its_own_engine(family: str)
         referee.apply(move)
         peer.apply(move)
     assert compared >= 2
+
+
+def _dealt(family: str, deck: list[int]) -> Game:
+    game = Game(make_settings(family), 4, 3)  # seat 0 plays first
+    game.deal_cards(deck)
+    while game.chance is not None:  # qdan start card, public
+        game.turn_up(game.deal.known[game.deal.stock[-1]])
+    return game
+
+
+@pytest.mark.parametrize("family", ["classic", "qdan"])
+def test_hard_decides_the_same_whoever_holds_the_unseen_cards(family: str) -> None:
+    """The other players' cards dealt differently among them (nothing public changes): the
+    same decision, whether the search deals them itself or plays by its habits."""
+    searched = 0
+    for seed in range(12):
+        rng = random.Random(seed)
+        deck = list(range(make_settings(family).deck_size))
+        rng.shuffle(deck)
+        game = _dealt(family, deck)
+        others = [s for seat in (1, 2, 3) for s in game.deal.hands[seat]]
+        if family == "classic":
+            others += game.deal.stock
+        moved = [deck[s] for s in others]
+        rng.shuffle(moved)
+        other_deck = list(deck)
+        for slot, card in zip(others, moved, strict=True):
+            other_deck[slot] = card
+        other = _dealt(family, other_deck)
+        assert other.deal.hands[0] == game.deal.hands[0] and other.deal.known != game.deal.known
+        for hard in (HardBot(rounds=4, horizon=10, search_classic=True), HardBot()):
+            mine = hard.choose(SeatView(game, 0), random.Random(seed))
+            assert mine == hard.choose(SeatView(other, 0), random.Random(seed))
+        searched += len(SeatView(game, 0).legal_moves()) > 2
+    assert searched >= 4
+
+
+def test_hard_plays_the_joker_where_normal_draws_to_follow() -> None:
+    """Classic: unable to follow with the joker in hand, ``normal`` draws (while nobody is low
+    and its hand is big) and ``hard`` plays the joker (better over thousands of games)."""
+    from p2p_pageone.engine import Draw, Play
+
+    found = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        game = Game(make_settings("classic", {"deals": 1}), 4, 0)
+        normal = NormalBot()
+        while not game.over and found < 3:
+            if game.chance is not None:
+                resolve_chance(game, rng)
+                continue
+            view = SeatView(game, game.deal.turn)
+            mine = normal.choose(view, rng)
+            moves = view.legal_moves()
+            if isinstance(mine, Draw) and any(isinstance(m, Play) for m in moves):
+                found += 1
+                hard = HardBot().choose(view, rng)
+                assert isinstance(hard, Play) and hard.cards[0] >= 52  # the joker
+            assert mine is not None
+            game.apply(mine)
+    assert found == 3
 
 
 def test_bot_levels_for_the_command_line() -> None:

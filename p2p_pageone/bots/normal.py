@@ -26,6 +26,11 @@ from ..engine.view import SeatView
 
 class NormalBot:
     name = "normal"
+    # The habits ``hard`` changes (measured over thousands of games against these defaults):
+    joker_before_drawing = False  # classic: play the joker rather than draw to follow suit
+    seen_weight = 1  # classic lead: weight of the suit's cards already seen
+    draw_card_keep = 0  # qdan: score of a Draw 2/3 while the next player is not low
+    attack_at, attack_bonus = 3, 15  # qdan: the next player is low at this many cards: hit it
 
     def choose(self, view: SeatView, rng: random.Random) -> Move | None:
         moves = view.legal_moves()
@@ -53,7 +58,8 @@ class NormalBot:
             return self._lead(view, suited or jokers, opponent_low)
         if not suited:  # only a joker follows: use it now if it matters, else draw and keep it
             draw = next((m for m in moves if isinstance(m, Draw)), None)
-            if draw is not None and not opponent_low and len(view.hand()) > 2:
+            if (draw is not None and not self.joker_before_drawing and not opponent_low
+                    and len(view.hand()) > 2):
                 return draw
             return jokers[0]
         if opponent_low and jokers:
@@ -71,7 +77,7 @@ class NormalBot:
 
         def value(play: Play) -> tuple[int, int]:
             suit = play.cards[0] // 13
-            return (counts[suit] * 3 + seen[suit], play.cards[0] % 13)
+            return (counts[suit] * 3 + seen[suit] * self.seen_weight, play.cards[0] % 13)
 
         best_suit = max(suited, key=value).cards[0] // 13
         in_suit = [p for p in suited if p.cards[0] // 13 == best_suit]
@@ -103,8 +109,10 @@ class NormalBot:
         def value(play: Play) -> float:
             kind = (play.cards[0] % 26) // 2 if play.cards[0] < QDAN_COLOURED else KIND_CHANGE
             score = 10.0 * len(play.cards)
-            if kind in (KIND_DRAW2, KIND_DRAW3, KIND_SKIP) and next_count <= 3:
-                score += 15
+            if kind in (KIND_DRAW2, KIND_DRAW3, KIND_SKIP) and next_count <= self.attack_at:
+                score += self.attack_bonus
+            elif kind in (KIND_DRAW2, KIND_DRAW3):
+                score += self.draw_card_keep
             if kind == KIND_CHANGE:
                 score -= 25
                 left = Counter(colours)
