@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(bool(REASON), reason=f"no network namespaces her
 def test_full_named_table_at_once_any_case_and_several_tables(tmp_path: Path) -> None:
     with netns.lan(3, "f") as hosts:
         full = start(pageone(hosts[0], tmp_path / "h0", "host", "--table", "Full House",
-                             "--seats", "2", "--bots", "1", "--autoplay", "--deals", "20",
+                             "--seats", "2", "--bots", "1", "--autoplay", "--deals", "200",
                              "--interface", hosts[0].address, *FAST))
         open_ = start(pageone(hosts[1], tmp_path / "h1", "host", "--table", "Open Door",
                               "--autoplay", "--interface", hosts[1].address, *FAST))
