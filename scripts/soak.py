@@ -6,7 +6,8 @@
 `pageone host --autoplay` and five `pageone join --bot` processes (no mDNS, loopback only) play
 one classic table of HANDS deals. Every two seconds each process's open descriptors and resident
 memory are read from /proc; the figures at the start (the first sample once every peer is seated
-and the first hand is under way) and at the end (the last sample before it exits) show any growth.
+and the first hand is under way) and at the end (the last sample while all six still play) show
+any growth.
 Then every peer's log is audited, together and one by one. Prints hands per minute, the per-process
 figures and the audit's verdicts; exit 0 only if the table finished and every audit passed.
 """
@@ -47,8 +48,8 @@ def sample(pid: int) -> tuple[int, float] | None:  # (descriptors, MiB)
         status = Path(f"/proc/{pid}/status").read_text()
     except OSError:
         return None
-    rss = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS"))
-    return fds, round(rss / 1024, 1)
+    rss = [int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS")]
+    return (fds, round(rss[0] / 1024, 1)) if rss else None  # an exited, unreaped process: none
 
 
 def start(home: Path, args: list[str], out: Path) -> subprocess.Popen[bytes]:
@@ -95,8 +96,9 @@ def play(work: Path, hands: int, peers: int, timeout: float) -> Run:
     began = time.monotonic()
     while any(p.poll() is None for p in procs) and time.monotonic() - began < timeout:
         seated = all(log.exists() and log.stat().st_size > 20_000 for log in logs)
+        playing = all(proc.poll() is None for proc in procs)  # the end: the last such sample
         for i, proc in enumerate(procs):
-            figures = sample(proc.pid) if proc.poll() is None else None
+            figures = sample(proc.pid) if playing else None
             if figures is not None:
                 last[i] = figures
                 if first[i] is None and seated:
