@@ -26,7 +26,7 @@ from collections.abc import Callable
 from ..engine.cards import JOKER, QDAN_COLOURED, classic_points
 from ..engine.classic import ClassicDeal
 from ..engine.deal import Deal
-from ..engine.moves import Call, Catch, Draw, Move, Play, ReshuffleRequest
+from ..engine.moves import Draw, Move, Play, ReshuffleRequest
 from ..engine.qdan import QdanDeal
 from ..engine.view import SeatView
 from .normal import NormalBot, _preferred_plays
@@ -51,7 +51,9 @@ class SharpBot(NormalBot):
     attack_at, attack_bonus = 2, 25
 
 
-class HardBot:
+class HardBot(SharpBot):
+    """``sharp``'s out-of-turn reflexes and habits; in qdan, a search on its own turn."""
+
     name = "hard"
 
     def __init__(self, rounds: int = 0, horizon: int = 0, prior: float = -1.0,
@@ -60,18 +62,9 @@ class HardBot:
         self.horizon = horizon or QDAN_SEARCH[1]  # moves played out before the position is scored
         self.prior = QDAN_SEARCH[2] if prior < 0 else prior  # the habit's head start
         self.search_classic = search_classic  # for experiments: it played worse (see above)
-        self._habits = SharpBot()
 
-    def choose(self, view: SeatView, rng: random.Random) -> Move | None:
-        moves = view.legal_moves()
-        if not moves:
-            return None
-        for move in moves:
-            if isinstance(move, Catch | Call):
-                return move
-        if view.turn != view.seat:
-            return None
-        usual = self._habits.choose(view, rng)
+    def decide(self, view: SeatView, moves: list[Move], rng: random.Random) -> Move:
+        usual = super().decide(view, moves, rng)
         if view.family == "classic" and not self.search_classic:
             return usual
         candidates = _candidates(view, moves)

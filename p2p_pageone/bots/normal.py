@@ -41,6 +41,10 @@ class NormalBot:
                 return move  # catch every missed call; make every call owed
         if view.turn != view.seat:
             return None
+        return self.decide(view, moves, rng)
+
+    def decide(self, view: SeatView, moves: list[Move], rng: random.Random) -> Move:
+        """A move on this seat's own turn, with no call or catch owed."""
         if view.family == "classic":
             return self._classic(view, moves, rng)
         return self._qdan(view, moves, rng)
