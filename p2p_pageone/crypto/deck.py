@@ -292,8 +292,18 @@ class DeckRound:
                 wrong = next(i for i, (a, b) in enumerate(pairs) if a != b)
                 raise Cheat(peer, f"peer {peer}'s {step} pass does not match its seed "
                             f"(first at position {wrong})")
+        self.check_round_commit(peer, secrets)
+
+    def check_round_commit(self, peer: int, secrets: DeckSecrets) -> None:
+        """A peer's logged ``W`` against its seed (one generator multiplication)."""
         if peer < len(self.round_commits) and secrets.round_commit != self.round_commits[peer]:
             raise Cheat(peer, f"peer {peer}'s shuffle commitment does not match its seed")
+
+    def check_lock_commits(self, peer: int, secrets: DeckSecrets) -> None:
+        """A peer's logged ``T_p`` against its seed (a generator multiplication a position)."""
+        if peer < len(self.lock_commits) and self.lock_commits[peer] != secrets.lock_commits():
+            raise Cheat(peer, f"peer {peer}'s lock commitments in deck {self.deck} do not match "
+                        "its seed")
 
 
 def start_points(cards: Sequence[int], deck_size: int) -> list[bytes]:

@@ -66,13 +66,10 @@ def check_reveal(deck: HandDeck, seat: int, seed: bytes, proven: bool = True,
         secrets = DeckSecrets.derive(seed, context, label, deck_round.size)
         if rederive:
             deck_round.verify_peer(index, secrets)
-        elif index < len(deck_round.round_commits) and (
-                secrets.round_commit != deck_round.round_commits[index]):
-            raise Cheat(index, f"peer {index}'s shuffle commitment does not match its seed")
-        if not proven and index < len(deck_round.lock_commits) and (
-                deck_round.lock_commits[index] != secrets.lock_commits()):
-            raise Cheat(index, f"peer {index}'s lock commitments in deck {label} do not match "
-                        "its seed")
+        else:
+            deck_round.check_round_commit(index, secrets)
+        if not proven:
+            deck_round.check_lock_commits(index, secrets)
         for (where, position, who), key in deck.keys.items():
             # u = l⁻¹ exactly when u·l = 1 (mod N): no inversion needed
             if where == label and who == index and key * secrets.locks[position] % group.N != 1:
@@ -111,9 +108,7 @@ def opened_cards(deck: HandDeck, label: str, seeds: dict[int, bytes],
         card = index.get(x)
         if card is None:
             for i, secrets in enumerate(derived):
-                if secrets.lock_commits() != deck_round.lock_commits[i]:
-                    raise Cheat(i, f"peer {i}'s lock commitments in deck {label} do not match "
-                                "its seed")
+                deck_round.check_lock_commits(i, secrets)
             raise Cheat(-1, f"position {position} of deck {label} did not open to a card")
         cards.append(card)
     return cards
