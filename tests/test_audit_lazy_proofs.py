@@ -5,6 +5,7 @@ entry, with its author's seat, as a live peer would."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 import pytest
@@ -91,34 +92,33 @@ def test_a_clean_log_leaves_no_proof_unverified_by_a_reveal() -> None:
     assert audit.ok and audit.state is not None and audit.state.unproven == []
 
 
+def assert_named_at_entry(corrupt: Callable[[list[bytes], int], bytes], kind: str, seat: int,
+                          nth: int, words: str) -> None:
+    """``seat``'s ``nth`` ``kind`` entry corrupted and signed again by its author: the audit
+    names that seat at that entry, as the audit verifying every proof does."""
+    entries = list(played()[0])
+    at = pass_entry(entries, kind, seat, nth)
+    entries[at] = corrupt(entries, at)
+    data = file_of(entries)
+    audit = audit_bytes(data)
+    assert audit.fault is not None, f"the corrupted {kind} entry went unnoticed"
+    assert (audit.fault.entry, audit.fault.step, audit.fault.seat) == (at, "deck round", seat)
+    assert words in audit.fault.reason
+    assert verdict(audit) == verdict(audit_bytes(data, every_proof=True))
+
+
 @pytest.mark.parametrize(("step", "seat", "nth"), [("shuffle", 1, 0), ("lock", 2, 0),
                                                    ("shuffle", 0, 0), ("lock", 1, 0)])
 def test_a_corrupted_proof_signed_again_by_its_author_is_named_at_its_entry(
         step: str, seat: int, nth: int) -> None:
-    entries = list(played()[0])
-    at = pass_entry(entries, step, seat, nth)
-    entries[at] = corrupt_proof(entries, at)
-    data = file_of(entries)
-    audit = audit_bytes(data)
-    assert audit.fault is not None, "the corrupted proof went unnoticed"
-    assert (audit.fault.entry, audit.fault.step, audit.fault.seat) == (at, "deck round", seat)
-    assert f"{step} pass is refused" in audit.fault.reason
-    assert verdict(audit) == verdict(audit_bytes(data, every_proof=True))
+    assert_named_at_entry(corrupt_proof, step, seat, nth, f"{step} pass is refused")
 
 
 @pytest.mark.parametrize(("kind", "seat", "nth"), [("keys", 1, 0), ("keys", 2, 1),
                                                    ("move", 2, 1)])
 def test_a_wrong_key_signed_again_by_its_author_is_named_at_its_entry(
         kind: str, seat: int, nth: int) -> None:
-    entries = list(played()[0])
-    at = pass_entry(entries, kind, seat, nth)
-    entries[at] = corrupt_key(entries, at)
-    data = file_of(entries)
-    audit = audit_bytes(data)
-    assert audit.fault is not None, "the wrong key went unnoticed"
-    assert (audit.fault.entry, audit.fault.step, audit.fault.seat) == (at, "deck round", seat)
-    assert "wrong key" in audit.fault.reason
-    assert verdict(audit) == verdict(audit_bytes(data, every_proof=True))
+    assert_named_at_entry(corrupt_key, kind, seat, nth, "wrong key")
 
 
 def test_a_corrupted_proof_in_a_log_cut_after_it_is_named() -> None:
