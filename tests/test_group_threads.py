@@ -27,13 +27,14 @@ def _points(rng: random.Random, count: int) -> list[group.Point]:
 def test_spread_multiplications_match_one_thread(workers: int, count: int) -> None:
     rng = random.Random(count)
     points, scalars = _points(rng, count), [rng.randrange(1, N) for _ in range(count)]
-    assert group.mul_each(points, scalars) == [group.mul(p, k) for p, k in zip(points, scalars)]
+    pairs = list(zip(points, scalars, strict=True))
+    assert group.mul_each(points, scalars) == [group.mul(p, k) for p, k in pairs]
     assert group.base_each(scalars) == [group.base(k) for k in scalars]
     assert group.add_base_each(points, scalars) == [group.add_base(p, k)
-                                                     for p, k in zip(points, scalars)]
+                                                     for p, k in pairs]
     encodings = [p.encode() for p in points]
     assert [p.encode() for p in group.decode_each(encodings)] == encodings
-    expected = group.add([group.mul(p, k) for p, k in zip(points, scalars)])
+    expected = group.add([group.mul(p, k) for p, k in pairs])
     assert group.lincomb(scalars, points) == expected
 
 
@@ -43,7 +44,7 @@ def test_the_first_bad_value_in_order_is_reported(workers: int) -> None:
     not_on_curve = bytes([2]) + (7).to_bytes(32, "big")  # x = 7: x³ + 7 is not a square mod P
     with pytest.raises(PointError, match="not a point"):
         group.decode(not_on_curve)
-    broken = encodings[:40] + [b"\x05" + encodings[40][1:]] + encodings[41:50] + [not_on_curve]
+    broken = [*encodings[:40], b"\x05" + encodings[40][1:], *encodings[41:50], not_on_curve]
     with pytest.raises(PointError, match="33 bytes"):
         group.decode_each(broken)
     points = group.decode_each(encodings)
