@@ -9,12 +9,9 @@ identity.
 
 from __future__ import annotations
 
-import os
-import threading
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any
 
 from coincurve._libsecp256k1 import ffi, lib  # type: ignore[import-not-found]
 from coincurve.context import GLOBAL_CONTEXT
@@ -104,91 +101,6 @@ def mul(point: Point, k: int) -> Point:
     return Point(raw)
 
 
-# --- many multiplications at once, on every core ------------------------------------------------
-#
-# libsecp256k1 runs without the GIL (cffi releases it around each call), and a multiplication is
-# about ten times the Python around it: a second thread takes half of a long list of them at
-# nearly full speed. Only lists of independent multiplications are split, the results are the
-# same in any order, and a worker never splits again (so it never waits on itself).
-
-_T = TypeVar("_T")
-_R = TypeVar("_R")
-_SPLIT_AT = 16  # below this, handing work to a thread costs more than it saves
-_ON_WORKER = threading.local()
-_pool: list[ThreadPoolExecutor] = []
-_workers = [max(0, min(3, len(os.sched_getaffinity(0)) - 1))]
-
-
-def set_workers(count: int) -> int:
-    """How many extra threads multiply (0: all on the caller's thread; default: one per spare
-    core, at most 3); the previous count."""
-    if count < 0:
-        raise ValueError("the number of worker threads cannot be negative")
-    for pool in _pool:
-        pool.shutdown(wait=True)
-    _pool.clear()
-    previous, _workers[0] = _workers[0], count
-    return previous
-
-
-def _mark_worker() -> None:
-    _ON_WORKER.active = True
-
-
-def _split_map(fn: Callable[[Sequence[_T]], list[_R]], items: Sequence[_T]) -> list[_R]:
-    """``fn(items)``, with the list cut into pieces that worker threads take while this thread
-    does the first."""
-    workers = _workers[0]
-    if not workers or len(items) < _SPLIT_AT or getattr(_ON_WORKER, "active", False):
-        return fn(items)
-    if not _pool:
-        _pool.append(ThreadPoolExecutor(workers, "pageone-group", initializer=_mark_worker))
-    pieces = min(workers + 1, len(items) // (_SPLIT_AT // 2))
-    step = -(-len(items) // pieces)
-    futures = [_pool[0].submit(fn, items[i : i + step]) for i in range(step, len(items), step)]
-    out = fn(items[:step])
-    for future in futures:
-        out += future.result()
-    return out
-
-
-def _mul_pairs(pairs: Sequence[tuple[Point, int]]) -> list[Point]:
-    return [mul(point, k) for point, k in pairs]
-
-
-def mul_each(points: Sequence[Point], scalars: Sequence[int]) -> list[Point]:
-    """``[k·P for P, k in zip(points, scalars)]``, spread over the worker threads."""
-    return _split_map(_mul_pairs, list(zip(points, scalars, strict=True)))
-
-
-def _add_base_pairs(pairs: Sequence[tuple[Point, int]]) -> list[Point]:
-    return [add_base(point, z) for point, z in pairs]
-
-
-def add_base_each(points: Sequence[Point], scalars: Sequence[int]) -> list[Point]:
-    """``[P + z·G for P, z in zip(points, scalars)]``, spread over the worker threads."""
-    return _split_map(_add_base_pairs, list(zip(points, scalars, strict=True)))
-
-
-def _bases(scalars: Sequence[int]) -> list[Point]:
-    return [base(k) for k in scalars]
-
-
-def base_each(scalars: Sequence[int]) -> list[Point]:
-    """``[k·G for k in scalars]``, spread over the worker threads."""
-    return _split_map(_bases, scalars)
-
-
-def _decode_all(encodings: Sequence[bytes]) -> list[Point]:
-    return [decode(x) for x in encodings]
-
-
-def decode_each(encodings: Sequence[bytes]) -> list[Point]:
-    """``[decode(x) for x in encodings]`` (each a square root), spread over the worker threads;
-    a bad encoding raises the ``PointError`` of the first one in order."""
-    return _split_map(_decode_all, encodings)
-
-
 def base(k: int) -> Point:
     """k·G (libsecp256k1's constant-time generator multiplication)."""
     raw = ffi.new("secp256k1_pubkey *")
@@ -251,7 +163,7 @@ def lincomb(scalars: Sequence[int], points: Sequence[Point], base_scalar: int = 
             raise PointError("the sum of the points is the identity")
         return base(z)
     products = [mul_add_base(terms[0][1], terms[0][0], z) if z else mul(terms[0][1], terms[0][0])]
-    products += _split_map(_mul_pairs, [(p, k) for k, p in terms[1:]])
+    products += [mul(p, k) for k, p in terms[1:]]
     return add(products) if len(products) > 1 else products[0]
 
 
