@@ -8,9 +8,11 @@ of 7efb2d9) out into a temporary git worktree and runs its own ``scripts/bench_t
 ``measure`` beside this tree's, alternating the two R times (so a busy spell of the machine
 hits both), each a table of D random classic deals. Both run every peer in one process over
 loopback TCP, as ``pageone host --bots 3`` does. Figures: wall and process seconds per hand
-(mean and standard deviation over the rounds) and log entries per hand. The rules are the same for
-both (the unproven commit already had the exhausted-stock rule ``exhausted=pass``); pass
-``--option exhausted=drawn`` for the rule under which the 0.8 s reference was first taken.
+(mean and standard deviation over the rounds), log entries per hand, and wall milliseconds
+per log entry (hands differ in length with their random deals; per entry they compare). The
+rules are the same for both (the unproven commit already had the exhausted-stock rule
+``exhausted=pass``); pass ``--option exhausted=drawn`` for the rule under which the 0.8 s
+reference was first taken.
 Needs the git history (a clone, not an archive).
 """
 
@@ -38,8 +40,9 @@ row = bench_table.measure("classic", 4, {"deals": deals, **options})
 cpu = time.process_time() - cpu
 import p2p_pageone
 assert p2p_pageone.__file__.startswith(tree), p2p_pageone.__file__
+entries = row["log_entries"] / row["hands"]
 print(json.dumps({"wall": row["seconds_per_hand"], "cpu": round(cpu / row["hands"], 4),
-                  "entries": row["log_entries"] / row["hands"]}))
+                  "entries": entries, "ms_per_entry": 1000 * row["seconds_per_hand"] / entries}))
 """
 
 
@@ -55,7 +58,7 @@ def run_one(tree: Path, deals: int, options: dict[str, str]) -> dict[str, float]
 
 def summary(rows: list[dict[str, float]]) -> dict[str, float]:
     out: dict[str, float] = {}
-    for key in ("wall", "cpu", "entries"):
+    for key in ("wall", "cpu", "entries", "ms_per_entry"):
         values = [r[key] for r in rows]
         out[key] = round(statistics.mean(values), 4)
         out[f"{key}_sd"] = round(statistics.stdev(values), 4) if len(values) > 1 else 0.0
@@ -91,10 +94,14 @@ def main() -> None:
                           "rev": args.rev, **rows}))
         return
     print(f"4-peer classic, {args.rounds} x {args.deals} random deals each, options {options}")
-    print(f"{'deck':9} {'wall s/hand':>12} {'cpu s/hand':>12} {'log entries/hand':>17}")
+    print(f"{'deck':9} {'wall s/hand':>13} {'cpu s/hand':>13} {'log entries/hand':>17} "
+          f"{'wall ms/entry':>14}")
     for name, row in rows.items():
-        print(f"{name:9} {row['wall']:>7} ±{row['wall_sd']:<5} {row['cpu']:>6} ±{row['cpu_sd']:<5}"
-              f" {row['entries']:>10.1f}")
+        print(f"{name:9} {row['wall']:>6} ±{row['wall_sd']:<6} {row['cpu']:>6} ±{row['cpu_sd']:<6}"
+              f" {row['entries']:>10.1f} ±{row['entries_sd']:<5} {row['ms_per_entry']:>7.3f} "
+              f"±{row['ms_per_entry_sd']:<5}")
+    print("a hand's length (moves, draws, reshuffles) varies with its random deal: compare the "
+          "time per log entry, or run more rounds")
 
 
 if __name__ == "__main__":
