@@ -28,6 +28,7 @@ import random
 import time
 
 from p2p_pageone.bots import make_bot
+from p2p_pageone.crypto import group
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import make_settings
 from p2p_pageone.engine.settings import Settings
@@ -108,7 +109,12 @@ def main() -> None:
     parser.add_argument("--rules", choices=("classic", "qdan", "both"), default="both")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a table setting for every table (repeatable), e.g. exhausted=drawn")
+    parser.add_argument("--threads", type=int, default=None, metavar="N",
+                        help="threads for a batch of the deck's multiplications (default: one "
+                        "per core, at most 4; 0: one multiplication a Python call)")
     args = parser.parse_args()
+    if args.threads is not None:
+        group.set_threads(args.threads)
     options = dict(option.split("=", 1) for option in args.option if "=" in option)
     if len(options) != len(args.option):
         parser.error("--option takes KEY=VALUE")
