@@ -52,3 +52,12 @@ def test_without_the_compiled_module_the_deck_still_multiplies(
 def test_a_negative_thread_count_is_refused() -> None:
     with pytest.raises(ValueError, match="negative"):
         group.set_threads(-1)
+
+
+@pytest.mark.parametrize("count", [3, 8, 53])
+def test_a_batch_of_generator_multiplications_matches_one_at_a_time(threads: str,
+                                                                    count: int) -> None:
+    scalars = [random.Random(count).randrange(1, N) for _ in range(count)]
+    assert group.base_each(scalars) == [group.base(k) for k in scalars]
+    with pytest.raises(PointError, match="between 1 and the group order"):
+        group.base_each([*scalars, N])

@@ -3,10 +3,12 @@
  * Python calls libsecp256k1 once per multiplication and re-takes its global lock after each:
  * two Python threads multiplying hand the lock back and forth and gain nothing. This module
  * takes a list of points (libsecp256k1's 64-byte parsed form), a list of 32-byte scalars, and
- * libsecp256k1's own secp256k1_ec_pubkey_tweak_mul and context (from coincurve, passed as
- * addresses), and runs the whole list with the lock released, cut among `threads` threads.
+ * one of libsecp256k1's own (context, point, 32-byte scalar) functions with its context (from
+ * coincurve, passed as addresses): secp256k1_ec_pubkey_tweak_mul (k·P in place) or
+ * secp256k1_ec_pubkey_create (k·G into the slot). It runs the whole list with the lock
+ * released, cut among `threads` threads.
  * libsecp256k1 documents a context as safe to share between threads for every function that
- * takes it const, which tweak_mul does. Nothing here does arithmetic of its own.
+ * takes it const, which both do. Nothing here does arithmetic of its own.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -39,7 +41,7 @@ static void *run_job(void *arg) {
 }
 
 /* mul_many(fn, ctx, points: bytearray, scalars: bytes, threads: int) -> bool
- * Multiplies points[i] by scalars[i] in place; True if every multiplication succeeded. */
+ * fn(ctx, points[i], scalars[i]) for every i; True if every call succeeded. */
 static PyObject *mul_many(PyObject *self, PyObject *args) {
     unsigned long long fn, ctx;
     Py_buffer points, scalars;

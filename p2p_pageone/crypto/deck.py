@@ -130,7 +130,7 @@ class DeckSecrets:
         return group.mul_each(points, self.lock_scalars())
 
     def lock_commits(self) -> list[Point]:
-        return [group.base(t) for t in self.lock_scalars()]
+        return group.base_each(self.lock_scalars())
 
     def prove_shuffle(self, context: bytes, inputs: Sequence[Point]) -> Proven:
         outputs, commit = self.shuffle(inputs), self.round_commit

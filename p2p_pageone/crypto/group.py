@@ -111,6 +111,7 @@ except ImportError:  # installed without a C compiler, or PAGEONE_PURE_PYTHON
     _batch = None  # type: ignore[assignment]
 
 _TWEAK_MUL = int(ffi.cast("uintptr_t", ffi.addressof(lib, "secp256k1_ec_pubkey_tweak_mul")))
+_CREATE = int(ffi.cast("uintptr_t", ffi.addressof(lib, "secp256k1_ec_pubkey_create")))
 _CTX_ADDRESS = int(ffi.cast("uintptr_t", _CTX))
 _THREADS = [max(1, min(4, len(os.sched_getaffinity(0))))]
 _BATCH_AT = 8  # below this, one call a multiplication is as fast
@@ -131,9 +132,23 @@ def mul_each(points: Sequence[Point], scalars: Sequence[int]) -> list[Point]:
         raise ValueError("one scalar for each point")
     if _batch is None or not _THREADS[0] or len(points) < _BATCH_AT:
         return [mul(p, k) for p, k in zip(points, scalars, strict=True)]
-    tweaks = b"".join([_scalar32(k) for k in scalars])
     buffer = bytearray(b"".join([ffi.buffer(p.raw) for p in points]))
-    if not _batch.mul_many(_TWEAK_MUL, _CTX_ADDRESS, buffer, tweaks, _THREADS[0]):
+    return _run_batch(_TWEAK_MUL, buffer, scalars)
+
+
+def base_each(scalars: Sequence[int]) -> list[Point]:
+    """``[k·G for k in scalars]``, as one batch on every core when it can."""
+    if _batch is None or not _THREADS[0] or len(scalars) < _BATCH_AT:
+        return [base(k) for k in scalars]
+    return _run_batch(_CREATE, bytearray(64 * len(scalars)), scalars)
+
+
+def _run_batch(function: int, buffer: bytearray, scalars: Sequence[int]) -> list[Point]:
+    """One libsecp256k1 ``(ctx, pubkey, 32-byte scalar)`` function over every slot of
+    ``buffer`` (64 bytes a point) in the batch multiplier; the resulting points."""
+    tweaks = b"".join([_scalar32(k) for k in scalars])
+    assert _batch is not None
+    if not _batch.mul_many(function, _CTX_ADDRESS, buffer, tweaks, _THREADS[0]):
         raise PointError("the result is the identity")
     view, out = memoryview(buffer), []
     for offset in range(0, len(buffer), 64):
@@ -172,11 +187,6 @@ def mul_add_base(point: Point, k: int, z: int) -> Point:
     if not lib.secp256k1_ecdsa_recover(_CTX, raw, signature, (-z * r % N).to_bytes(32, "big")):
         raise PointError("the result is the identity")
     return Point(raw)
-
-
-def add_base(point: Point, z: int) -> Point:
-    """P + z·G."""
-    return add([point, base(z)])
 
 
 def negate(point: Point) -> Point:

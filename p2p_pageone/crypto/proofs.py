@@ -166,7 +166,7 @@ def prove_shuffle(context: bytes, inputs: Sequence[Point], outputs: Sequence[Poi
     position = [0] * n  # position[order[i]] = i: where input j went
     for i, j in enumerate(order):
         position[j] = i
-    u = [group.add_base(h[position[j]], rs[j]) for j in range(n)]
+    u = [group.add([h[position[j]], r]) for j, r in enumerate(group.base_each(rs))]
     e = _chain_commit(transcript, u, n)
     e_perm = [e[order[i]] for i in range(n)]
     chain, previous, d = [], h_chain, 0
