@@ -141,7 +141,9 @@ def test_one_silent_player_among_others_is_still_timed_out() -> None:
     t = MemoryTable(make_settings("classic", {"deals": 1}), 4, seed=46)
     until_playing(t)
     t.kill(2)
-    t.run(limit=t.now + 60)
+    t.run(limit=t.now + 130)  # its seat is kept 60 s for its return, then timed out
     host = t.sessions[0]
     timeouts = [open_envelope(raw) for raw in host.log if open_envelope(raw).kind == "timeout"]
     assert [env.data["seat"] for env in timeouts] == [2]
+    aways = [open_envelope(raw) for raw in host.log if open_envelope(raw).kind == "away"]
+    assert [env.data["seat"] for env in aways] == [2]

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from ..crypto.envelope import Envelope, open_envelope
 from ..wire.codec import MAX_FRAME, FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
+from .away import away_refusal
 from .client import PING, STALL, Client
 from .common import Event
 from .peer import PeerSession
@@ -41,6 +42,8 @@ CHAT_LINES = 5  # chat lines per window from one seat; more are refused
 LOBBY_TIMEOUT = 600.0  # a lobby where nobody sits down or leaves for this long is closed
 START_AFTER = 30.0  # with min_players: start with those seated once the lobby is this still
 NOTICE_STALL = 5.0  # a stall of this machine this long is told to the player
+RECONNECT_WINDOW = 60  # seconds a seat whose connection dropped mid-game is kept for its return
+FIRST_WORDS = ("hello", "back")  # what a connection may say before it speaks for a seat
 LOST_ALL = 3  # every remote player silent this many silent_after periods: our network is down
 
 
@@ -80,8 +83,11 @@ class Sequencer:
     def __init__(self, host: PeerSession, now: float, silent_after: float = 10.0,
                  step_timeout: float = 30.0, heartbeat: float = 1.0,
                  catch_window: float = 0.0, min_players: int = 0,
-                 lobby_timeout: float = LOBBY_TIMEOUT, start_after: float = START_AFTER) -> None:
+                 lobby_timeout: float = LOBBY_TIMEOUT, start_after: float = START_AFTER,
+                 reconnect_window: int = RECONNECT_WINDOW) -> None:
         self.host = host
+        self.reconnect_window = reconnect_window  # 0: a dropped seat is timed out at once
+        self.away_since: dict[int, float] = {}  # seats kept for their return, since when
         # The lobby: with ``min_players`` (0: wait for every seat) the game starts with at least
         # that many once nobody has sat down or left for ``start_after`` seconds.
         self.min_players, self.start_after = min_players, start_after
@@ -107,7 +113,10 @@ class Sequencer:
 
     def connect(self, conn: int, now: float) -> None:
         host = self.host
-        if host.game is not None or len(host.keys) + len(host.waiting_hellos) >= host.seat_count:
+        returning = host.game is not None and bool(host.away)  # the log goes to whoever proves
+        # with ``back`` to be one of them; anyone else is refused at its first envelope
+        if not returning and (host.game is not None
+                              or len(host.keys) + len(host.waiting_hellos) >= host.seat_count):
             # A full table says so at once, and shows nothing of its log.
             self.out.append((conn, _refusal(-1, "the table is full")))
             self.to_close.append(conn)
@@ -149,7 +158,7 @@ class Sequencer:
     def disconnect(self, conn: int, now: float) -> None:
         link = self.links.pop(conn, None)
         if link is not None:
-            self._lost(link, "disconnected", now)
+            self._lost(link, "disconnected", now, may_return=True)
 
     def tick(self, now: float) -> None:
         gap, self._last_tick = now - self._last_tick, now
@@ -161,11 +170,13 @@ class Sequencer:
         quiet = self._all_quiet(now)  # was it me? then nobody is timed out for it
         for conn, link in list(self.links.items()):
             if link.key and now - link.last_seen > self.silent_after and not quiet:
-                self._drop(conn, f"sent nothing for {self.silent_after:.0f} s", now)
+                self._drop(conn, f"sent nothing for {self.silent_after:.0f} s", now, True)
             elif not link.key and now - link.opened > SIT_WITHIN:
                 self._drop(conn, f"was not seated within {SIT_WITHIN:.0f} s", now)
         self._lobby(now)
-        waits = [(seat, what) for seat, what in self.host.waiting_for() if what != MOVE]
+        self._expire_away(now, quiet)
+        waits = [(seat, what) for seat, what in self.host.waiting_for()
+                 if what != MOVE and seat not in self.host.away]  # the window times those
         if waits and now - self.last_progress > self.step_timeout and not quiet:
             seat, what = waits[0]
             self._timeout(seat, what, now)
@@ -271,12 +282,17 @@ class Sequencer:
         reason: str | None
         try:
             env = open_envelope(raw, link.key)  # a seated link's key, verified before decoding
+            if not link.key and env.kind == "back":
+                self._came_back(env, now)
             reason = self.host.admissible(env)
         except ProtocolError as error:
             reason = str(error)
         if env is not None and reason is None:
             if not link.key:
-                if any(other.key == env.sender for other in self.links.values()):
+                if env.kind not in FIRST_WORDS:
+                    reason = ("a connection's first message is hello, or back to return to a "
+                              "seat kept for its return")
+                elif any(other.key == env.sender for other in self.links.values()):
                     reason = "this identity is already at the table: each user sits once"
                 else:
                     link.key = env.sender
@@ -322,13 +338,15 @@ class Sequencer:
             else:
                 self.host.refused(reason, now)
 
-    def _drop(self, conn: int, why: str, now: float) -> None:
+    def _drop(self, conn: int, why: str, now: float, may_return: bool = False) -> None:
         link = self.links.pop(conn, None)
         self.to_close.append(conn)
         if link is not None:
-            self._lost(link, why, now)
+            self._lost(link, why, now, may_return)
 
-    def _lost(self, link: Link, why: str, now: float) -> None:
+    def _lost(self, link: Link, why: str, now: float, may_return: bool = False) -> None:
+        """``may_return``: the connection closed or went silent, which is no misbehaviour: in a
+        running game the seat is kept for its return instead of timed out."""
         seat = self.host.seat_of(link.key) if link.key else -1
         if seat < 0 or self.host.game_over or self.host.ended:
             return
@@ -342,7 +360,49 @@ class Sequencer:
                              "is closed and nobody is blamed", now, "the host lost its network")
             return
         self.host.events.append(Event("lost", f"{name} {why}"))
+        if may_return and self._keep_seat(seat, why, now):
+            return
         self._timeout(seat, f"a live connection; it {why}", now)
+
+    # --- reconnect ------------------------------------------------------------------------------
+
+    def _keep_seat(self, seat: int, why: str, now: float) -> bool:
+        """Append ``away`` for ``seat`` (True), if the table can keep it for its return."""
+        host = self.host
+        if (not self.reconnect_window or host.game is None or seat in host.away
+                or host.keys[seat] in self.cpu_keys or away_refusal(host, "away", seat)):
+            return False
+        self.away_since[seat] = now
+        host.urgent = ("away", {"seat": seat, "why": why[:100],
+                                "window": self.reconnect_window})
+        host.flush(now)
+        self._pump(now)
+        return True
+
+    def _came_back(self, env: Envelope, now: float) -> None:
+        """A ``back`` on a new connection, signed at its author's next sequence number (no one
+        else can make one): its old connection, if the host still holds it, is dead or stale (a
+        Wi-Fi drop not noticed yet), so it is dropped and the seat kept for this return."""
+        chain = self.host.chain
+        if chain is None or self.host.seat_of(env.sender) in self.host.away:
+            return
+        try:
+            chain.check(env.raw, env)
+        except ProtocolError:
+            return  # a replayed or stale back changes nothing; admission refuses it
+        for conn, link in list(self.links.items()):
+            if link.key == env.sender:
+                self._drop(conn, "came back on a new connection", now, may_return=True)
+
+    def _expire_away(self, now: float, quiet: bool) -> None:
+        """A seat not back within the window leaves as a leaver does (a ``timeout``)."""
+        for seat, since in list(self.away_since.items()):
+            if seat not in self.host.away:  # back, or gone
+                del self.away_since[seat]
+            elif now - since > self.reconnect_window and not quiet:
+                del self.away_since[seat]
+                self._timeout(seat, f"its return within {self.reconnect_window} s", now)
+                return
 
     def local_fault(self, reason: str, now: float, bye: str = "") -> None:
         """The host's own machine failed (its disk, its network): close the table, naming no
