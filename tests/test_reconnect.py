@@ -5,8 +5,16 @@ window the hand is void and the table goes on without it."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from pathlib import Path
+
+from p2p_pageone.audit.check import audit_bytes
+from p2p_pageone.cli.seed_file import SeedFile
 from p2p_pageone.crypto.envelope import open_envelope
 from p2p_pageone.engine import make_settings
+from p2p_pageone.net.logwriter import LogWriter
+from p2p_pageone.net.runner import HostRunner, run_joiner
 from p2p_pageone.session.memory import MemoryTable, make_peer
 from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.session.sequencer import Client
@@ -124,3 +132,67 @@ def test_the_window_runs_out_the_hand_is_void_and_the_table_goes_on() -> None:
     again.seeds = seeds
     come_back(t, again)
     assert "table is full" in again.ended or "given up" in again.ended, again.ended
+
+
+# --- over loopback TCP, with the seeds file on disk ------------------------------------------
+
+
+async def _tcp_return(tmp_path: Path) -> tuple[list[PeerSession], PeerSession, list[Path]]:
+    """A 3-seat table on loopback; p2's connection is cut mid-hand (its task is cancelled: the
+    socket closes without a bye, as a killed process's does); a new p2 with the same identity
+    and the same seeds file comes back."""
+    settings = make_settings("classic", {"deals": 2})
+    peers = [make_peer(f"tcp/{i}", f"p{i}", host_table=("t", settings, 3) if i == 0 else None)
+             for i in range(3)]
+    files = SeedFile(peers[2].identity.fingerprint, tmp_path / "tables")
+    peers[2].seeds = files
+    logs = [LogWriter(tmp_path / f"p{i}.log") for i in range(3)]
+    runner = HostRunner(peers[0], "127.0.0.1", 0, lambda s, e: None, logs[0])
+    port = await runner.start()
+    cut = asyncio.get_running_loop().create_future()
+
+    def watch(session: PeerSession, events: list[object]) -> None:
+        game = session.game
+        if (not cut.done() and game is not None and session.hand_known()
+                and game.deal.moves >= 3):
+            cut.set_result(session.hand)
+
+    tasks = [asyncio.create_task(run_joiner(peer, "127.0.0.1", port, show, log))
+             for peer, log, show in zip(peers[1:], logs[1:], [lambda s, e: None, watch],
+                                        strict=True)]
+    host_task = asyncio.create_task(runner.run())
+    await asyncio.wait_for(cut, 120)
+    tasks[1].cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await tasks[1]
+    logs[2].close()
+    while 2 not in peers[0].away:
+        await asyncio.sleep(0.05)
+    again = make_peer("tcp/2", "p2")
+    again.seeds = SeedFile(again.identity.fingerprint, tmp_path / "tables")
+    again_log = LogWriter(tmp_path / "p2-again.log")
+    back = asyncio.create_task(run_joiner(again, "127.0.0.1", port, lambda s, e: None,
+                                          again_log))
+    await asyncio.wait_for(host_task, 240)
+    await asyncio.wait_for(asyncio.gather(tasks[0], back), 60)
+    for log in (logs[0], logs[1], again_log):
+        log.close()
+    return [peers[0], peers[1], again], peers[2], [tmp_path / "p0.log", tmp_path / "p1.log",
+                                                    tmp_path / "p2-again.log"]
+
+
+def test_over_tcp_a_cut_joiner_returns_with_its_seeds_from_disk(tmp_path: Path) -> None:
+    live, killed, paths = asyncio.run(_tcp_return(tmp_path))
+    host = live[0]
+    assert all(s.game_over and not s.ended for s in live), [s.ended for s in live]
+    assert killed.ended == "" and not killed.game_over  # cut, never told anything
+    assert kinds(host).count("away") == 1 and kinds(host).count("back") == 1
+    assert "timeout" not in kinds(host) and "bye" not in kinds(host)
+    files = list((tmp_path / "tables").glob("*.seeds"))
+    assert len(files) == 1 and files[0].stat().st_mode & 0o777 == 0o600
+    data = [path.read_bytes() for path in paths]
+    assert data[0] == data[1] == data[2]  # every log the same, byte for byte
+    report = audit_bytes(data[0])
+    assert report.ok and [line.status for line in report.hands] == ["ok", "ok"], report.fault
+    prefix = (tmp_path / "p2.log").read_bytes()
+    assert data[0].startswith(prefix) and len(prefix) < len(data[0])

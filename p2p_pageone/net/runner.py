@@ -13,7 +13,7 @@ from collections.abc import Callable
 from ..session.client import Client
 from ..session.common import Event
 from ..session.peer import PeerSession
-from ..session.sequencer import LOBBY_TIMEOUT, START_AFTER, Sequencer
+from ..session.sequencer import LOBBY_TIMEOUT, RECONNECT_WINDOW, START_AFTER, Sequencer
 from .logwriter import LocalFault, LogWriter
 
 __all__ = ["HostRunner", "LocalFault", "LogWriter", "run_joiner"]
@@ -62,7 +62,8 @@ class HostRunner:
         self.session, self.bind, self.port = session, bind, port
         self.on_events, self.log = _guarded(on_events), log
         self.silent_after, self.step_timeout = silent_after, step_timeout
-        self.lobby = lobby or {}  # Sequencer's min_players, start_after, lobby_timeout
+        self.lobby = lobby or {}  # Sequencer's min_players, start_after, lobby_timeout,
+        # reconnect_window
         self.sequencer: Sequencer | None = None
         self.writers: dict[int, asyncio.StreamWriter] = {}
         self._ids = itertools.count(1)
@@ -76,7 +77,9 @@ class HostRunner:
         self.sequencer = Sequencer(self.session, self._now(), self.silent_after,
                                    self.step_timeout, min_players=int(lobby.get("min_players", 0)),
                                    lobby_timeout=lobby.get("lobby_timeout", LOBBY_TIMEOUT),
-                                   start_after=lobby.get("start_after", START_AFTER))
+                                   start_after=lobby.get("start_after", START_AFTER),
+                                   reconnect_window=int(lobby.get("reconnect_window",
+                                                                  RECONNECT_WINDOW)))
         self._server = await asyncio.start_server(self._handle, self.bind, self.port)
         self.port = self._server.sockets[0].getsockname()[1]
         self.flush()

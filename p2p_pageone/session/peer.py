@@ -74,6 +74,7 @@ class PeerSession(TableState):
         self.seeds = seeds
         self.returning = False  # this process came back to a seat kept for its return
         self.lost_secrets = 0  # a hand whose seed is not the one this seat committed to
+        self.dropped = False  # the connection was lost mid-game: the seat may be kept for us
 
     # --- inputs -------------------------------------------------------------------------------
 
@@ -301,6 +302,7 @@ class PeerSession(TableState):
             self._end(f"left the table: {self.local}", -1)
         if not self.ended and not self.game_over:
             host = self.seat_of(self.host_key)
+            self.dropped = self.game is not None and self.me in self.active
             self._end(why, host if host >= 0 else -1)
 
     def say(self, text: str) -> None:
