@@ -15,6 +15,7 @@ from p2p_pageone.crypto.envelope import open_envelope
 from p2p_pageone.engine import make_settings
 from p2p_pageone.net.logwriter import LogWriter
 from p2p_pageone.net.runner import HostRunner, run_joiner
+from p2p_pageone.session.common import Event
 from p2p_pageone.session.memory import MemoryTable, make_peer
 from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.session.sequencer import Client
@@ -166,7 +167,7 @@ async def _tcp_return(tmp_path: Path) -> tuple[list[PeerSession], PeerSession, l
     with contextlib.suppress(asyncio.CancelledError):
         await tasks[1]
     logs[2].close()
-    while 2 not in peers[0].away:
+    while peers[2].me not in peers[0].away:  # seats go in the order the hellos came
         await asyncio.sleep(0.05)
     again = make_peer("tcp/2", "p2")
     again.seeds = SeedFile(again.identity.fingerprint, tmp_path / "tables")
@@ -196,3 +197,92 @@ def test_over_tcp_a_cut_joiner_returns_with_its_seeds_from_disk(tmp_path: Path) 
     assert report.ok and [line.status for line in report.hands] == ["ok", "ok"], report.fault
     prefix = (tmp_path / "p2.log").read_bytes()
     assert data[0].startswith(prefix) and len(prefix) < len(data[0])
+
+
+class WifiDrop:
+    """A loopback TCP relay that can be cut like a Wi-Fi link: while cut, every byte is lost
+    both ways and nothing is closed (no FIN gets through); the connections it carried stay dead;
+    new ones are closed at once. Lifted, new connections go through again."""
+
+    def __init__(self, port: int) -> None:
+        self.port, self.cut, self.generation = port, False, 0
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.cut:
+            writer.close()
+            return
+        born = self.generation
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.port)
+
+        async def pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(ConnectionError, OSError):
+                while data := await source.read(65536):
+                    if born == self.generation and not self.cut:
+                        sink.write(data)
+            if born == self.generation and not self.cut:
+                sink.close()
+
+        await asyncio.gather(pump(reader, up_writer), pump(up_reader, writer))
+
+    def drop(self) -> None:
+        self.cut, self.generation = True, self.generation + 1
+
+    def lift(self) -> None:
+        self.cut = False
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+
+
+async def _wifi_drop() -> tuple[list[PeerSession], list[str]]:
+    settings = make_settings("classic", {"deals": 2})
+    peers = [make_peer(f"wifi/{i}", f"p{i}", host_table=("t", settings, 3) if i == 0 else None)
+             for i in range(3)]
+    peers[2].seeds = MemorySeeds()
+    runner = HostRunner(peers[0], "127.0.0.1", 0, lambda s, e: None, None, silent_after=2.0)
+    port = await runner.start()
+    relay = WifiDrop(port)
+    relayed = await relay.start()
+    shown: list[str] = []
+    cut = asyncio.get_running_loop().create_future()
+
+    def watch(session: PeerSession, events: list[Event]) -> None:
+        shown.extend(event.text for event in events)
+        game = session.game
+        if (not cut.done() and game is not None and session.hand_known()
+                and game.deal.moves >= 3):
+            cut.set_result(None)
+
+    tasks = [asyncio.create_task(run_joiner(peers[1], "127.0.0.1", port, lambda s, e: None,
+                                            None, 2.0)),
+             asyncio.create_task(run_joiner(peers[2], "127.0.0.1", relayed, watch, None, 2.0))]
+    host_task = asyncio.create_task(runner.run())
+    await asyncio.wait_for(cut, 120)
+    relay.drop()
+    while peers[2].me not in peers[0].away or not peers[2].dropped:
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(2.0)  # it tries, and cannot get through
+    relay.lift()
+    await asyncio.wait_for(host_task, 240)
+    await asyncio.wait_for(asyncio.gather(*tasks), 60)
+    relay.close()
+    return peers, shown
+
+
+def test_a_joiner_cut_off_by_a_wifi_drop_reconnects_by_itself_and_plays_on() -> None:
+    peers, shown = asyncio.run(_wifi_drop())
+    host, cut = peers[0], peers[2]
+    assert all(s.game_over and not s.ended for s in peers), [s.ended for s in peers]
+    assert host.log == peers[1].log == cut.log  # the same session folded on, nothing lost
+    assert kinds(host).count("away") == 1 and kinds(host).count("back") == 1
+    assert "timeout" not in kinds(host)
+    assert any("trying to reconnect" in text for text in shown), shown
+    assert any(f"p2 (seat {cut.me}) returned" in text for text in shown), shown
+    report = audit_of(host)
+    assert report.ok and [line.status for line in report.hands] == ["ok", "ok"], report.fault

@@ -74,13 +74,22 @@ class PeerSession(TableState):
         self.seeds = seeds
         self.returning = False  # this process came back to a seat kept for its return
         self.lost_secrets = 0  # a hand whose seed is not the one this seat committed to
-        self.dropped = False  # the connection was lost mid-game: the seat may be kept for us
+        self.dropped = ""  # why the connection was lost mid-game: the seat may be kept for us
+        self.may_resume = False  # the transport tries a new connection after a drop
+        self.resuming = False
+        self.known, self.checked = 0, 0  # on a new connection: our entries the host sends again
 
     # --- inputs -------------------------------------------------------------------------------
 
     def on_log(self, raw: bytes, now: float, env: Envelope | None = None) -> None:
         """The sequencer's next log entry. Anything wrong ends the table, naming the culprit."""
         if self.ended:
+            return
+        if self.checked < self.known:  # a new connection: the log again, from the start
+            if raw != self.log[self.checked]:
+                self._end("sent on our new connection a log that differs from the one it sent "
+                          "before (a fork)", self.seat_of(self.host_key))
+            self.checked += 1
             return
         try:
             if env is None and raw == self.in_flight:  # our own bytes, back from the host
@@ -117,7 +126,8 @@ class PeerSession(TableState):
         if self.log_read or self.ended:
             return
         self.log_read = True
-        if self._twin() and self.game is not None:
+        if (self._twin() or self.resuming) and self.game is not None:
+            self.resuming = False
             self._return()
         elif self._twin():
             self._end("this user's identity already sits at this table (another pageone with "
@@ -302,8 +312,21 @@ class PeerSession(TableState):
             self._end(f"left the table: {self.local}", -1)
         if not self.ended and not self.game_over:
             host = self.seat_of(self.host_key)
-            self.dropped = self.game is not None and self.me in self.active
+            resumable = self.game is not None and self.me in self.active and not self.local
+            if resumable and self.may_resume:
+                if not self.dropped:
+                    self.events.append(Event("dropped", f"{why}: trying to reconnect…"))
+                self.dropped = why
+                return
+            self.dropped = why if resumable else ""
             self._end(why, host if host >= 0 else -1)
+
+    def resume(self) -> None:
+        """A new connection after a drop: the host sends its whole log again; the entries we
+        have are checked against ours, then we say ``back`` (SPEC §7, "Reconnect")."""
+        self.dropped, self.log_read, self.in_flight = "", False, b""
+        self.known, self.checked = len(self.log), 0
+        self.resuming = True
 
     def say(self, text: str) -> None:
         self.chat.append(text[:200])
