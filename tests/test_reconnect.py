@@ -110,6 +110,55 @@ def test_a_dropped_joiner_runs_the_same_join_again_returns_and_plays_on() -> Non
     assert len(report.hands) == 2
 
 
+def test_dropped_when_its_seed_reveal_is_due_it_returns_and_reveals_from_disk() -> None:
+    seeds = MemorySeeds()
+    t = table(seeds, seed=23)
+    host = t.sessions[0]
+    while not (host.hand_over() and 2 not in host.seed_reveals):
+        if not t.step():
+            t.advance(t.now + 0.5)
+    drop(t, 2)  # its seed reveal never reached the host
+    t.advance(t.now + 30)
+    assert host.hand == 1 and 2 not in host.seed_reveals and "timeout" not in kinds(host)
+    again = make_peer("23/2", "p2")
+    again.seeds = seeds
+    come_back(t, again)
+    t.run(limit=t.now + 900)
+    assert all(s.game_over and not s.ended for s in (host, again)), again.ended
+    reveals = [open_envelope(raw) for raw in host.log if open_envelope(raw).kind ==
+               "seed_reveal" and open_envelope(raw).sender == again.identity.public]
+    assert [env.data["seed"] for env in reveals] == [seeds.kept[(host.table_id, 1)],
+                                                      seeds.kept[(host.table_id, 2)]]
+    report = audit_of(host)
+    assert report.ok and [line.status for line in report.hands] == ["ok", "ok"]
+
+
+def test_without_its_seeds_a_returning_joiner_says_it_cannot_play_the_hand_on() -> None:
+    seeds = MemorySeeds()
+    t = table(seeds, seed=24)
+    mid_hand(t, 2)
+    drop(t, 2)
+    again = make_peer("24/2", "p2")
+    again.seeds = MemorySeeds()  # another machine, or its data directory wiped
+    come_back(t, again)
+    assert "does not have the hand secrets this seat committed to in hand 1" in again.ended
+    assert "back" not in kinds(t.sessions[0])
+    t.run(limit=t.now + 900)
+    host = t.sessions[0]
+    assert host.game_over and not host.ended and "timeout" in kinds(host)
+    assert audit_of(host).ok
+
+
+def test_with_no_window_a_drop_is_timed_out_at_once() -> None:
+    t = table(MemorySeeds(), seed=25)
+    t.sequencer.reconnect_window = 0
+    mid_hand(t, 2)
+    drop(t, 2)
+    host = t.sessions[0]
+    assert "away" not in kinds(host) and kinds(host).count("timeout") == 1
+    assert 2 not in host.active
+
+
 def test_the_window_runs_out_the_hand_is_void_and_the_table_goes_on() -> None:
     seeds = MemorySeeds()
     t = table(seeds, deals=2, seed=22)
