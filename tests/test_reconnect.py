@@ -149,6 +149,28 @@ def test_without_its_seeds_a_returning_joiner_says_it_cannot_play_the_hand_on() 
     assert audit_of(host).ok
 
 
+def test_two_joiners_drop_at_once_and_both_return() -> None:
+    stores = {2: MemorySeeds(), 3: MemorySeeds()}
+    t = MemoryTable(make_settings("qdan"), 4, seed=26)
+    for seat, store in stores.items():
+        t.sessions[seat].seeds = store
+    mid_hand(t, 3)
+    drop(t, 2)
+    drop(t, 3)
+    host = t.sessions[0]
+    assert host.away == {2: 60, 3: 60}
+    for seat, store in stores.items():
+        again = make_peer(f"26/{seat}", f"p{seat}")
+        again.seeds = store
+        come_back(t, again)
+        assert again.returning and not again.ended, again.ended
+    t.run(limit=t.now + 900)
+    live = [host, t.sessions[1], *t.sessions[4:]]
+    assert all(s.game_over and not s.ended for s in live), [s.ended for s in live]
+    assert kinds(host).count("back") == 2 and "timeout" not in kinds(host)
+    assert audit_of(host).ok
+
+
 def test_with_no_window_a_drop_is_timed_out_at_once() -> None:
     t = table(MemorySeeds(), seed=25)
     t.sequencer.reconnect_window = 0

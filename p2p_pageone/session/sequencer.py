@@ -88,7 +88,8 @@ class Sequencer:
                  reconnect_window: int = RECONNECT_WINDOW) -> None:
         self.host = host
         self.reconnect_window = reconnect_window  # 0: a dropped seat is timed out at once
-        self.away_since: dict[int, float] = {}  # seats kept for their return, since when
+        self.away_since: dict[int, tuple[float, str]] = {}  # seats kept for their return:
+        # since when, and why
         # The lobby: with ``min_players`` (0: wait for every seat) the game starts with at least
         # that many once nobody has sat down or left for ``start_after`` seconds.
         self.min_players, self.start_after = min_players, start_after
@@ -376,12 +377,15 @@ class Sequencer:
         if (not self.reconnect_window or host.game is None or seat in host.away
                 or host.keys[seat] in self.cpu_keys or away_refusal(host, "away", seat)):
             return False
-        self.away_since[seat] = now
-        host.urgent = ("away", {"seat": seat, "why": why[:100],
-                                "window": self.reconnect_window})
-        host.flush(now)
-        self._pump(now)
+        self.away_since[seat] = (now, why[:100])
+        self._say_away(seat, now)
         return True
+
+    def _say_away(self, seat: int, now: float) -> None:
+        self.host.urgent = ("away", {"seat": seat, "why": self.away_since[seat][1],
+                                     "window": self.reconnect_window})
+        self.host.flush(now)
+        self._pump(now)
 
     def _came_back(self, env: Envelope, now: float) -> None:
         """A ``back`` on a new connection, signed at its author's next sequence number (no one
@@ -400,9 +404,14 @@ class Sequencer:
 
     def _expire_away(self, now: float, quiet: bool) -> None:
         """A seat not back within the window leaves as a leaver does (a ``timeout``)."""
-        for seat, since in list(self.away_since.items()):
-            if seat not in self.host.away:  # back, or gone
-                del self.away_since[seat]
+        host = self.host
+        for seat, (since, _) in list(self.away_since.items()):
+            if seat not in host.active or any(link.key == host.keys[seat]
+                                              for link in self.links.values()):
+                del self.away_since[seat]  # gone, or back
+            elif seat not in host.away:  # its away is not in the log yet: the host's own
+                if host.urgent is None:  # envelope was held, and another notice came first
+                    self._say_away(seat, now)
             elif now - since > self.reconnect_window and not quiet:
                 del self.away_since[seat]
                 self._timeout(seat, f"its return within {self.reconnect_window} s", now)
