@@ -108,6 +108,9 @@ def test_a_dropped_joiner_runs_the_same_join_again_returns_and_plays_on() -> Non
     report = audit_of(host)
     assert report.ok and all(line.status == "ok" for line in report.hands), report.hands
     assert len(report.hands) == 2
+    back = kinds(host).index("back")
+    assert report.hands[0].text.endswith(f"; p2 (seat 2, {again.identity.fingerprint}) dropped "
+                                         f"and returned at entry {back}")
 
 
 def test_dropped_when_its_seed_reveal_is_due_it_returns_and_reveals_from_disk() -> None:
