@@ -359,7 +359,12 @@ class Sequencer:
             return  # it has left the game already
         name = self.host.names[seat]
         if self._quiet_told and link.key not in self.cpu_keys:
-            # It gave up on us while our network was down: that is no fault of its own.
+            # It gave up on us while our network was down: that is no fault of its own. Its
+            # seat is kept for it to come back, now that its close got through; or, without a
+            # window, the table is closed naming nobody.
+            if may_return and self._keep_seat(seat, "its connection closed while this "
+                                              "machine's network was down", now):
+                return
             self.local_fault(f"{name}'s connection closed while this machine's network was "
                              "down (no player was heard): a problem of this machine; the table "
                              "is closed and nobody is blamed", now, "the host lost its network")
@@ -414,8 +419,25 @@ class Sequencer:
                     self._say_away(seat, now)
             elif now - since > self.reconnect_window and not quiet:
                 del self.away_since[seat]
+                if self._none_came_back(now):
+                    return
                 self._timeout(seat, f"its return within {self.reconnect_window} s", now)
                 return
+
+    def _none_came_back(self, now: float) -> bool:
+        """Two or more remote players away and none back: as when none is heard, this machine's
+        network is the likely cause, so the table closes naming nobody (True)."""
+        host = self.host
+        remote = [seat for seat in host.active if host.keys[seat] != host.host_key
+                  and host.keys[seat] not in self.cpu_keys]
+        if len(remote) < 2 or not all(seat in host.away for seat in remote):
+            return False
+        self.local_fault(f"none of the {len(remote)} players whose connections dropped came "
+                         f"back within {self.reconnect_window} s: this machine's network is "
+                         "most likely down (check its cable, Wi-Fi or firewall). This is a "
+                         "problem of this machine; the table is closed and nobody is blamed",
+                         now, "the host lost its network")
+        return True
 
     def local_fault(self, reason: str, now: float, bye: str = "") -> None:
         """The host's own machine failed (its disk, its network): close the table, naming no
