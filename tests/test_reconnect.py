@@ -360,3 +360,30 @@ def test_a_joiner_cut_off_by_a_wifi_drop_reconnects_by_itself_and_plays_on() -> 
     assert any(f"p2 (seat {cut.me}) returned" in text for text in shown), shown
     report = audit_of(host)
     assert report.ok and [line.status for line in report.hands] == ["ok", "ok"], report.fault
+
+
+def test_the_seeds_file_is_owner_only_keeps_whole_records_and_goes_away(tmp_path: Path) -> None:
+    import os
+
+    from p2p_pageone.cli.seed_file import sweep
+
+    folder = tmp_path / "tables"
+    store, table = SeedFile("FP", folder), bytes(range(16))
+    assert store.load(table, 1) is None
+    assert store.save(table, 1, b"a" * 32) == "" and store.save(table, 2, b"b" * 32) == ""
+    path = folder / f"{table.hex()}-FP.seeds"
+    assert path.stat().st_mode & 0o777 == 0o600 and folder.stat().st_mode & 0o777 == 0o700
+    with path.open("ab") as handle:
+        handle.write((3).to_bytes(4, "big") + b"c" * 10)  # cut by a crash mid-write
+    again = SeedFile("FP", folder)  # the next process
+    assert again.load(table, 1) == b"a" * 32 and again.load(table, 2) == b"b" * 32
+    assert again.load(table, 3) is None and SeedFile("FP", folder).load(bytes(16), 1) is None
+    again.forget()
+    assert not path.exists()
+    store.save(table, 1, b"a" * 32)
+    os.utime(path, (0, 0))
+    sweep(folder)
+    assert not path.exists()
+    blocked = SeedFile("FP", tmp_path / "file-not-dir")
+    (tmp_path / "file-not-dir").write_bytes(b"")
+    assert "file-not-dir" in blocked.save(table, 1, b"a" * 32)

@@ -9,7 +9,7 @@ import sys
 import time
 
 from ..net.discovery import TableAdvert, browse
-from ..net.runner import LogWriter, run_joiner
+from ..net.runner import RETRY_FOR, LogWriter, run_joiner
 from ..session.peer import PeerSession
 from .cpu import cpu_bot, cpu_name
 from .playing import EXIT_ENDED, play_seat
@@ -54,8 +54,9 @@ async def _join(args: argparse.Namespace) -> int:
     code = await play_seat(session, terminal, table, [log])
     if session.dropped and not terminal.quitting:
         again = " ".join(sys.argv[1:]) or "join"
-        print(f"your seat is kept for a while (60 s unless the host set another time): run "
-              f"pageone {again} again to return to the game", file=sys.stderr, flush=True)
+        print(f"could not get back to the table for {RETRY_FOR:.0f} s; if the host keeps seats "
+              f"longer (pageone host --reconnect-window), run pageone {again} again to return",
+              file=sys.stderr, flush=True)
     else:  # the table is over for this seat: its hand secrets are of no more use
         seeds.forget()
     return code

@@ -314,7 +314,7 @@ class PeerSession(TableState):
             host = self.seat_of(self.host_key)
             resumable = self.game is not None and self.me in self.active and not self.local
             if resumable and self.may_resume:
-                if not self.dropped:
+                if not self.dropped and not self.resuming:  # told once, not every attempt
                     self.events.append(Event("dropped", f"{why}: trying to reconnect…"))
                 self.dropped = why
                 return
