@@ -90,6 +90,7 @@ def test_a_dropped_joiner_runs_the_same_join_again_returns_and_plays_on() -> Non
                for text in texts(host))
     t.advance(t.now + 20)  # within the window, the table waits for p2: nobody is timed out
     assert "timeout" not in kinds(host) and host.away == {2: 60}
+    assert host.advert()["free"] == 1  # `pageone join NAME` finds the table to return to
     assert host.hand == hand and [seat for seat, _ in host.waiting_for()] == [2]
 
     again = make_peer("21/2", "p2")  # the same user: the same identity, a new process
@@ -97,7 +98,7 @@ def test_a_dropped_joiner_runs_the_same_join_again_returns_and_plays_on() -> Non
     come_back(t, again)
     assert again.me == 2 and again.returning and not again.ended, again.ended
     assert "back" in kinds(host)
-    assert host.away == {}
+    assert host.away == {} and host.advert()["free"] == 0
     assert any("p2 (seat 2) returned" in text for text in texts(t.sessions[1]))
     t.run(limit=t.now + 900)
     live = [host, t.sessions[1], again]

@@ -378,9 +378,12 @@ class Sequencer:
 
     def _keep_seat(self, seat: int, why: str, now: float) -> bool:
         """Append ``away`` for ``seat`` (True), if the table can keep it for its return."""
-        host = self.host
-        if (not self.reconnect_window or host.game is None or seat in host.away
-                or host.keys[seat] in self.cpu_keys or away_refusal(host, "away", seat)):
+        host, urgent = self.host, self.host.urgent
+        if seat in host.away or (urgent is not None and urgent[0] == "expel"
+                                 and urgent[1]["seat"] == seat):
+            return True  # kept already; or being expelled, with evidence, which goes first
+        if (not self.reconnect_window or host.game is None or host.keys[seat] in self.cpu_keys
+                or away_refusal(host, "away", seat)):
             return False
         self.away_since[seat] = (now, why[:100])
         self._say_away(seat, now)
