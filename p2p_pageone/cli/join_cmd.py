@@ -9,11 +9,12 @@ import sys
 import time
 
 from ..net.discovery import TableAdvert, browse
-from ..net.runner import LogWriter, run_joiner
+from ..net.runner import RETRY_FOR, LogWriter, run_joiner
 from ..session.peer import PeerSession
 from .cpu import cpu_bot, cpu_name
 from .playing import EXIT_ENDED, play_seat
 from .repl import Terminal
+from .seed_file import SeedFile, sweep
 from .table_cmds import Refusal, _run, default_log, default_nick, identity, log_place
 
 
@@ -40,15 +41,25 @@ async def _join(args: argparse.Namespace) -> int:
     think = args.think if args.bot else 0.0
     bot = cpu_bot(args.level if args.bot else "normal", time.monotonic, think,
                   args.catch_window if args.bot else 0.0, random.Random())
+    seeds = SeedFile(me.fingerprint)
+    sweep()
     session = PeerSession(me, args.name, os.urandom, bot=bot, rng=random.Random(),
-                          autoplay=args.bot or args.autoplay)
+                          autoplay=args.bot or args.autoplay, seeds=seeds)
     log = LogWriter(default_log("join", explicit))
     interactive = not (args.bot or args.autoplay)
     terminal = Terminal(session, interactive=interactive, log=log, catch_window=args.catch_window)
     if interactive:
         print("waiting to be seated… (type help; quit to leave)", flush=True)
     table = run_joiner(session, address, port, terminal.show, log, args.silent_after)
-    return await play_seat(session, terminal, table, [log])
+    code = await play_seat(session, terminal, table, [log])
+    if session.dropped and not terminal.quitting:
+        again = " ".join(sys.argv[1:]) or "join"
+        print(f"could not get back to the table for {RETRY_FOR:.0f} s; if the host keeps seats "
+              f"longer (pageone host --reconnect-window), run pageone {again} again to return",
+              file=sys.stderr, flush=True)
+    else:  # the table is over for this seat: its hand secrets are of no more use
+        seeds.forget()
+    return code
 
 
 async def find_table(args: argparse.Namespace) -> TableAdvert | None:

@@ -125,6 +125,8 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "expel": {"seat": integer(0, MAX_SEATS - 1), "reason": text(200),
               "evidence": blob_upto(MAX_EVIDENCE)},
     "bye": {"reason": text(200)},
+    "away": {"seat": integer(0, MAX_SEATS - 1), "why": text(100), "window": integer(1, 3600)},
+    "back": {},
 }
 
 MOVE_KINDS = ("play", "draw", "call", "catch")
