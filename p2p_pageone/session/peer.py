@@ -24,7 +24,7 @@ from ..engine.moves import IllegalMove, Move
 from ..engine.settings import Settings
 from ..engine.view import SeatView
 from . import intents
-from .common import DID_NOT_OPEN, Event, TableEnded
+from .common import DID_NOT_OPEN, PROTOCOL_VERSION, Event, TableEnded
 from .hand import HandSecrets
 from .table import FOLD_ERRORS, TableState
 
@@ -56,7 +56,8 @@ class PeerSession(TableState):
         self.prompted: tuple[int, int] = (0, -1)  # (hand, engine move) of the last turn prompt
         self.catch_hint: tuple[int, int] = (0, -1)
         self.hello_sent = b""  # our hello as sealed: another with our key is an impostor
-        self.log_read = bool(host_table)  # a joiner has read the host's log so far
+        self.welcome: tuple[bytes, bytes, int] | None = None  # (table, head, seq) for our hello
+        self.log_read = bool(host_table)  # a joiner's own hello is in the part of the log read
         self.local = ""  # this machine failed (its disk): why; nobody else is to blame
         self.local_bye = ""
         self.urgent: tuple[str, dict[str, Any]] | None = None  # the host's timeout notice
@@ -76,36 +77,28 @@ class PeerSession(TableState):
             self._end(reason, culprit)
         if raw == self.in_flight:
             self.in_flight = b""
+        if raw == self.hello_sent:
+            self.log_read = True  # what came before was the table's history, earlier visits too
         self.flush(now)
 
     # --- what only this peer knows, added to the public fold ------------------------------------
 
     def _hello(self, env: Envelope) -> None:
-        if (env.sender == self.identity.public and self.hello_sent
+        if (env.sender == self.identity.public and self.log_read
                 and env.raw != self.hello_sent and not self.is_host):
             raise TableEnded("another pageone with this user's identity joined this table first: "
                              "each user sits once")
 
     def _left_lobby(self, seat: int, why: str) -> None:
-        if seat == self.me and (self.hello_sent or self.is_host):  # not an earlier visit of ours
+        if seat == self.me and (self.log_read or self.is_host):  # not an earlier visit of ours
             raise TableEnded(f"{why}; the table goes on without us", seat)
 
-    def _twin(self) -> bool:
-        """Our identity sits (or asked to) at this table, but not through this process: an
-        earlier visit still in the log we are reading, or another pageone of the same user."""
-        return not self.is_host and not self.hello_sent and (
-            self.me >= 0 or any(k == self.identity.public for k, _ in self.waiting_hellos))
-
-    def caught_up(self, now: float) -> None:
-        """A ping: the host's log so far is in (the first ping follows it). A twin now is
-        another pageone of this user; otherwise we may ask for a seat."""
-        if self.log_read or self.ended:
-            return
-        self.log_read = True
-        if self._twin():
-            self._end("this user's identity already sits at this table (another pageone with "
-                      "the same identity): each user sits once", -1)
-        self.flush(now)
+    def welcomed(self, table: bytes, head: bytes, seq: int, now: float) -> None:
+        """The host's answer to our intro: our hello is sealed against it. The host sends the log
+        only once the hello is in it; an identity already sitting there is refused."""
+        if self.welcome is None and self.chain is None and not self.is_host:
+            self.welcome = (table, head, seq)
+            self.flush(now)
 
     def _hand_started(self) -> None:
         assert self.crypto is not None
@@ -260,8 +253,12 @@ class PeerSession(TableState):
 
     def flush(self, now: float) -> None:
         """Seal the next intent if nothing is in flight."""
-        if (self.in_flight or self.ended or (self.chain is None and not self.host_table)
-                or not self.log_read or self._twin()):
+        if self.in_flight or self.ended:
+            return
+        if self.chain is None and not self.host_table:
+            self._send_hello()
+            return
+        if not self.log_read:
             return
         intent = intents.next_intent(self, now)
         if intent is None:
@@ -275,6 +272,15 @@ class PeerSession(TableState):
         self.outgoing.append(raw)
         if kind == "hello":
             self.hello_sent = raw
+
+    def _send_hello(self) -> None:
+        if self.welcome is None or self.hello_sent:
+            return
+        table, head, seq = self.welcome
+        self.table_id = table
+        hello = {"name": self.name, "proto": PROTOCOL_VERSION, "client": "pageone"}
+        self.hello_sent = self.in_flight = seal(self.identity, table, 0, seq, head, "hello", hello)
+        self.outgoing.append(self.in_flight)
 
     def _end(self, reason: str, culprit: int) -> None:
         who = f"{self.who(culprit)} " if 0 <= culprit < len(self.names) else ""

@@ -7,8 +7,10 @@ close the window (another player's move that is not a catch) and, from the CPU p
 call, however fast the CPU peers are and whatever the clients' clocks say.
 
 Frames carry either an envelope (a msgpack array, §3) or a control map that is never logged:
-``{"control": "ping"}`` (liveness) and ``{"control": "refused", "seq": n, "reason": text}`` (the
-sequencer did not append an envelope; its author may send a new one with the same ``seq``).
+``{"control": "ping"}`` (liveness), a joiner's ``intro`` and the host's ``welcome`` (what its hello
+is sealed against) and ``{"control": "refused", "seq": n, "reason": text}`` (the sequencer did
+not append an envelope; its author may send a new one with the same ``seq``). Nothing of the log
+goes to a connection before its hello is in the log: then the log so far, and every entry after.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ class Link:
     last_seen: float
     decoder: FrameDecoder = field(default_factory=lambda: FrameDecoder(UNSEATED_FRAME))
     key: bytes = b""
+    introduced: bool = False
     window_start: float = 0.0
     frames: int = 0
     chat: deque[float] = field(default_factory=deque)
@@ -121,9 +124,7 @@ class Sequencer:
                 return
             self.out.append((oldest, _refusal(-1, BUSY)))  # it had its chance to say hello
             self._drop(oldest, "was not seated in time", now)
-        self.links[conn] = Link(now, now)
-        # The log so far, then a ping: a joiner asks for a seat once it has read the log.
-        self.out += [(conn, frame(raw)) for raw in self.log] + [(conn, PING)]
+        self.links[conn] = Link(now, now)  # it is sent nothing until it introduces itself
 
     def receive(self, conn: int, data: bytes, now: float) -> None:
         link = self.links.get(conn)
@@ -134,7 +135,8 @@ class Sequencer:
             for payload in link.decoder.feed(data):
                 value = unpack(payload)
                 if isinstance(value, dict):
-                    validate_control(value, ("ping",))
+                    if validate_control(value, ("ping", "intro")) == "intro":
+                        self._welcome(conn, link, value["from"])
                     appended = False
                 elif isinstance(value, list):
                     appended = self._submit(conn, link, payload, now)
@@ -157,7 +159,8 @@ class Sequencer:
             self._stalled(gap, now)
         if now - self._last_ping >= self.heartbeat:
             self._last_ping = now
-            self.out += [(conn, PING) for conn in self.links]
+            self.out += [(conn, PING) for conn, link in self.links.items()
+                         if link.key or link.introduced]
         quiet = self._all_quiet(now)  # was it me? then nobody is timed out for it
         for conn, link in list(self.links.items()):
             if link.key and now - link.last_seen > self.silent_after and not quiet:
@@ -172,6 +175,16 @@ class Sequencer:
         self.host.tick(now)
         self._pump(now)
         self._release(now)
+
+    def _welcome(self, conn: int, link: Link, key: bytes) -> None:
+        """What a joiner seals its hello against: the table, the log head, its next ``seq``."""
+        chain = self.host.chain
+        if link.key or link.introduced or chain is None:
+            raise ProtocolError("an intro comes once, first")
+        link.introduced = True
+        welcome = {"control": "welcome", "table": self.host.table_id, "head": chain.head,
+                   "seq": chain.next_seq(key)}
+        self.out.append((conn, frame(pack(welcome))))
 
     # --- was it me? ----------------------------------------------------------------------------
 
@@ -278,7 +291,8 @@ class Sequencer:
             if not link.key:
                 if any(other.key == env.sender for other in self.links.values()):
                     reason = "this identity is already at the table: each user sits once"
-                else:
+                else:  # seated now (the host seats a hello at once): the log so far
+                    self.out += [(conn, frame(raw)) for raw in self.log]
                     link.key = env.sender
                     link.decoder.max_frame = MAX_FRAME
             elif env.kind == "say" and not link.chat_allowed(now):
@@ -303,7 +317,7 @@ class Sequencer:
         raw = env.raw
         self.log.append(raw)
         encoded = frame(raw)
-        self.out += [(conn, encoded) for conn in self.links]
+        self.out += [(conn, encoded) for conn, link in self.links.items() if link.key]
         self.last_progress = now
         if self.host.game is None and env.kind != "say":
             self.lobby_changed = now
