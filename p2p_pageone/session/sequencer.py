@@ -60,6 +60,7 @@ class Link:
     decoder: FrameDecoder = field(default_factory=lambda: FrameDecoder(UNSEATED_FRAME))
     key: bytes = b""
     introduced: bool = False
+    keeps: bool = False  # its intro named a key that holds a seat in the running game
     window_start: float = 0.0
     frames: int = 0
     chat: deque[float] = field(default_factory=deque)
@@ -118,26 +119,32 @@ class Sequencer:
 
     def connect(self, conn: int, now: float) -> None:
         host = self.host
-        returning = host.game is not None and bool(host.away)  # a seat kept for its return:
-        # whoever proves with ``back`` to hold it sits again; anyone else is refused
-        if not returning and (host.game is not None
-                              or len(host.keys) + len(host.waiting_hellos) >= host.seat_count):
-            # A full table says so at once, and shows nothing of its log.
-            self.out.append((conn, _refusal(-1, "the table is full")))
-            self.to_close.append(conn)
+        if host.game is None and len(host.keys) + len(host.waiting_hellos) >= host.seat_count:
+            # A full lobby says so at once, and shows nothing of its log. In a running game the
+            # intro decides (a seat kept for a return, or a drop the host has not noticed yet).
+            self._turn_away(conn, "the table is full")
             return
-        unseated = [c for c, link in self.links.items() if not link.key]
-        if len(unseated) >= MAX_UNSEATED:
-            oldest = min(unseated, key=lambda c: self.links[c].opened)
-            if now - self.links[oldest].opened < MAKE_ROOM_AFTER:
-                self.out.append((conn, _refusal(-1, BUSY)))
-                self.to_close.append(conn)
+        waiting = [c for c, link in self.links.items() if not link.key]
+        if len(waiting) >= MAX_UNSEATED:
+            # A connection whose intro names a seat in the game is never made to give way (a
+            # flood of strangers must not keep a player from their seat).
+            others = [c for c in waiting if not self.links[c].keeps]
+            oldest = min(others, key=lambda c: self.links[c].opened) if others else None
+            if oldest is None or (host.game is None
+                                  and now - self.links[oldest].opened < MAKE_ROOM_AFTER):
+                self._turn_away(conn, BUSY)
                 return
             self.out.append((oldest, _refusal(-1, BUSY)))  # it had its chance to say hello
             self._drop(oldest, "was not seated in time", now)
         # It is sent nothing until it introduces itself, and nothing of the log until its hello
         # (or its back to a seat kept for it) is in the log.
         self.links[conn] = Link(now, now)
+
+    def _turn_away(self, conn: int, reason: str) -> None:
+        """Refuse a connection that is not seated, and forget it at once."""
+        self.out.append((conn, _refusal(-1, reason)))
+        self.to_close.append(conn)
+        self.links.pop(conn, None)
 
     def receive(self, conn: int, data: bytes, now: float) -> None:
         link = self.links.get(conn)
@@ -155,6 +162,8 @@ class Sequencer:
                     appended = self._submit(conn, link, payload, now)
                 else:
                     raise ProtocolError("a frame is an envelope or a control map")
+                if conn not in self.links:  # turned away: the rest of its data is not read
+                    return
                 if not appended and not link.count_idle(now):
                     self._drop(conn, "flooded the table with pings or refused messages", now)
                     return
@@ -199,7 +208,13 @@ class Sequencer:
         if link.key or link.introduced or chain is None:
             raise ProtocolError("an intro comes once, first")
         link.introduced = True
-        seated = host.game is not None and host.seat_of(key) in host.active
+        seat = host.seat_of(key)
+        seated = host.game is not None and seat in host.active
+        if host.game is not None and not seated:
+            self._turn_away(conn, "this identity's seat was given up: the game went on without it"
+                            if seat >= 0 else "the table is full")
+            return
+        link.keeps = seated
         welcome = {"control": "welcome", "table": host.table_id, "head": chain.head,
                    "seq": chain.next_seq(key), "hand": chain.hand, "seated": seated}
         self.out.append((conn, frame(pack(welcome))))
@@ -326,6 +341,7 @@ class Sequencer:
             self.out.append((conn, _refusal(seq, reason or "")))
             if not link.key:  # a joiner that cannot sit down has nothing more to say
                 self.to_close.append(conn)
+                self.links.pop(conn, None)
             if self.host.urgent is not None:  # an expel goes out before the author resends
                 self.host.flush(now)
                 self._pump(now)

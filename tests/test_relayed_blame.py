@@ -1,0 +1,101 @@
+"""A host that lets in what an honest sequencer refuses is named for it, never the envelope's
+author: a ``back`` signed on the host's word (its welcome said the seat was kept), and a
+``hello`` after the game started."""
+
+from __future__ import annotations
+
+from p2p_pageone.crypto.envelope import open_envelope, seal
+from p2p_pageone.crypto.identity import Identity
+from p2p_pageone.session.common import PROTOCOL_VERSION
+
+from .cheats import audit_of
+from .test_reconnect import MemorySeeds, mid_hand, table
+
+
+def test_a_back_the_host_let_in_without_away_names_the_host_live_and_in_the_audit() -> None:
+    t = table(MemorySeeds(), seed=21)
+    mid_hand(t, 2)
+    host, third, victim = t.sessions[0], t.sessions[1], t.sessions[2]
+    assert host.chain is not None
+    victim.resume()  # the host closed its connection; it comes back, told it holds a seat
+    key = victim.identity.public
+    victim.welcomed({"control": "welcome", "table": host.table_id, "head": host.chain.head,
+                     "seq": host.chain.next_seq(key), "hand": host.hand, "seated": True}, t.now)
+    back = victim.take_outgoing()[-1]
+    assert open_envelope(back).kind == "back"
+    t.kill(2)
+    t.sequencer._append(open_envelope(back), t.now)  # no away first: an honest host refuses it
+    while t.step():
+        pass
+    assert third.ended.startswith("p0 (seat 0") and "back" in third.ended, third.ended
+    report = audit_of(third)
+    assert not report.ok and report.fault is not None and report.fault.seat == 0, report.fault
+
+
+def test_a_hello_the_host_let_in_mid_game_names_the_host() -> None:
+    t = table(MemorySeeds(), seed=21)
+    mid_hand(t, 2)
+    host, third = t.sessions[0], t.sessions[1]
+    assert host.chain is not None
+    made_up = Identity(bytes(range(32)))
+    hello = seal(made_up, host.table_id, 0, 0, host.chain.head, "hello",
+                 {"name": "x", "proto": PROTOCOL_VERSION, "client": "pageone"})
+    t.sequencer._append(open_envelope(hello), t.now)
+    while t.step():
+        pass
+    assert third.ended.startswith("p0 (seat 0") and "hello" in third.ended, third.ended
+
+
+def test_a_flood_of_strangers_does_not_keep_a_returning_player_from_its_seat() -> None:
+    from p2p_pageone.session.memory import make_peer
+    from p2p_pageone.session.sequencer import MAX_UNSEATED, Client
+
+    from .test_reconnect import drop
+
+    seeds = MemorySeeds()
+    t = table(seeds, seed=22)
+    mid_hand(t, 2)
+    drop(t, 2)
+    strangers = iter(range(100, 200))
+
+    def flood(count: int) -> None:  # idle connections that never say a word
+        for stranger in [next(strangers) for _ in range(count)]:
+            t.dead.add(stranger)  # nobody reads what the host says to them
+            t.sequencer.connect(stranger, t.now)
+
+    flood(MAX_UNSEATED)  # every waiting place taken, each a moment ago
+    returning = make_peer("22/2", "p2")
+    returning.seeds = seeds
+    t.clients.append(Client(returning, t.now))
+    conn = len(t.clients)
+    t.sequencer.connect(conn, t.now)  # the oldest stranger gives way
+    t.sequencer.receive(conn, t.clients[-1].out.pop(0), t.now)  # its intro: a seat in the game
+    flood(3 * MAX_UNSEATED)  # more strangers: this connection is never made to give way
+    assert conn in t.sequencer.links
+    while t.step():
+        pass
+    assert not returning.ended and returning.returning, returning.ended
+    t.run(limit=t.now + 900)
+    assert returning.game_over and not returning.ended, returning.ended
+
+
+def test_a_player_back_before_the_host_noticed_the_drop_takes_its_seat() -> None:
+    from p2p_pageone.session.memory import make_peer
+
+    from .test_reconnect import come_back, kinds
+
+    seeds = MemorySeeds()
+    t = table(seeds, seed=23)
+    mid_hand(t, 2)
+    host = t.sessions[0]
+    t.kill(2)  # its link is cut without a close: the host still holds the old connection
+    assert not host.away
+    again = make_peer("23/2", "p2")
+    again.seeds = seeds
+    come_back(t, again)
+    assert again.returning and not again.ended, again.ended
+    logged = kinds(host)
+    assert logged.count("away") == 1 and logged.index("away") + 1 == logged.index("back")
+    t.run(limit=t.now + 900)
+    assert again.game_over and not again.ended and host.game_over and not host.ended
+    assert audit_of(host).ok
