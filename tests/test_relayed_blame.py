@@ -99,3 +99,14 @@ def test_a_player_back_before_the_host_noticed_the_drop_takes_its_seat() -> None
     t.run(limit=t.now + 900)
     assert again.game_over and not again.ended and host.game_over and not host.ended
     assert audit_of(host).ok
+
+
+def test_a_drop_never_takes_the_place_of_a_pending_expel() -> None:
+    t = table(MemorySeeds(), seed=21)
+    mid_hand(t, 2)
+    host = t.sessions[0]
+    host.in_flight = b"held"  # the host's own envelope is held in the catch window
+    expel = ("expel", {"seat": 1, "reason": "bad keys", "evidence": b"..."})
+    host.urgent = expel
+    assert t.sequencer._keep_seat(2, "disconnected", t.now)
+    assert host.urgent == expel and 2 in t.sequencer.away_since  # the away is said later

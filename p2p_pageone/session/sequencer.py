@@ -418,7 +418,8 @@ class Sequencer:
                 or away_refusal(host, "away", seat)):
             return False
         self.away_since[seat] = (now, why[:100])
-        self._say_away(seat, now)
+        if urgent is None:  # a pending notice (an expel, a timeout) goes first; the tick says
+            self._say_away(seat, now)  # this away once it is out
         return True
 
     def _say_away(self, seat: int, now: float) -> None:
