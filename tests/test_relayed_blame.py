@@ -110,3 +110,17 @@ def test_a_drop_never_takes_the_place_of_a_pending_expel() -> None:
     host.urgent = expel
     assert t.sequencer._keep_seat(2, "disconnected", t.now)
     assert host.urgent == expel and 2 in t.sequencer.away_since  # the away is said later
+
+
+def test_a_joiner_whose_intro_is_never_answered_does_not_wait_forever() -> None:
+    from p2p_pageone.session.client import PING, WELCOME_WITHIN, Client
+    from p2p_pageone.session.memory import make_peer
+
+    joiner = make_peer("d", "d")
+    client = Client(joiner, 0.0)
+    now = 0.0
+    while now < WELCOME_WITHIN + 2 and not joiner.ended:
+        now += 1.0
+        client.receive(PING, now)  # the host pings, and never says welcome
+        client.tick(now)
+    assert "did not answer our introduction" in joiner.ended, joiner.ended
