@@ -4,9 +4,12 @@ author: a ``back`` signed on the host's word (its welcome said the seat was kept
 
 from __future__ import annotations
 
+import pytest
+
 from p2p_pageone.crypto.envelope import open_envelope, seal
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.session.common import PROTOCOL_VERSION
+from p2p_pageone.session.peer import PeerSession
 
 from .cheats import audit_of
 from .test_reconnect import MemorySeeds, mid_hand, table
@@ -124,3 +127,30 @@ def test_a_joiner_whose_intro_is_never_answered_does_not_wait_forever() -> None:
         client.receive(PING, now)  # the host pings, and never says welcome
         client.tick(now)
     assert "did not answer our introduction" in joiner.ended, joiner.ended
+
+
+def test_a_joiner_back_in_after_a_drop_has_the_whole_retry_time_for_a_second_drop(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from p2p_pageone.net import runner
+    from p2p_pageone.session.memory import make_peer
+
+    attempts: list[float] = []
+    session = make_peer("e", "e")
+
+    async def take_part(s: PeerSession, *args: object) -> None:
+        attempts.append(asyncio.get_running_loop().time())
+        if len(attempts) == 2:  # back in, and playing a while, longer than the retry time
+            s.log_read = True
+            await asyncio.sleep(0.3)
+        elif len(attempts) == 4:
+            s.dropped = ""  # the game went on to its end on this connection
+            return
+        s.dropped = "the connection to the host closed"
+
+    monkeypatch.setattr(runner, "_take_part", take_part)
+    monkeypatch.setattr(runner, "RETRY_EVERY", 0.01)
+    asyncio.run(runner.run_joiner(session, "127.0.0.1", 1, lambda s, e: None, None,
+                                  retry_for=0.2))
+    assert len(attempts) == 4 and not session.ended, (attempts, session.ended)
