@@ -154,3 +154,23 @@ def test_a_joiner_back_in_after_a_drop_has_the_whole_retry_time_for_a_second_dro
     asyncio.run(runner.run_joiner(session, "127.0.0.1", 1, lambda s, e: None, None,
                                   retry_for=0.2))
     assert len(attempts) == 4 and not session.ended, (attempts, session.ended)
+
+
+def test_a_back_refused_in_a_race_is_tried_again_on_a_new_connection() -> None:
+    t = table(MemorySeeds(), seed=21)
+    mid_hand(t, 2)
+    victim = t.sessions[2]
+    victim.may_resume = True
+    victim.resume()
+    victim.in_flight = victim.back_sent = b""
+    victim.welcomed({"control": "welcome", "table": victim.table_id, "head": b"\x00" * 32,
+                     "seq": 0, "hand": victim.hand, "seated": True}, t.now)
+    victim.refused("sequence number 0 was used already", t.now)  # its old connection's last
+    assert victim.dropped and not victim.ended  # message went in first: it connects again
+    victim.may_resume = False
+    victim.resume()
+    victim.welcomed({"control": "welcome", "table": victim.table_id, "head": b"\x00" * 32,
+                     "seq": 0, "hand": victim.hand, "seated": True}, t.now)
+    victim.refused("back is for a seat kept away for its return", t.now)
+    assert victim.ended == "the host did not take us back: back is for a seat kept away for " \
+                           "its return"

@@ -259,8 +259,12 @@ class PeerSession(TableState):
         if self.me < 0 and not self.is_host:  # a joiner the host will not seat
             self._end(f"the host refused to seat us: {reason}", -1)
             return
-        if kind == "back":
-            self._end(f"the host did not take us back: {reason}", -1)
+        if kind == "back":  # after a drop, a race with our old connection's last message or
+            # with its away: a new connection gets a fresh welcome (for at most the retry time)
+            if self.may_resume and self.game is not None and self.me in self.active:
+                self.lost_host(f"the host did not take us back: {reason}")
+            else:
+                self._end(f"the host did not take us back: {reason}", -1)
             return
         if "never saw" in reason and not self.is_host:
             # We sealed it against a head of the log the host sent us: the host's log is not
