@@ -100,9 +100,9 @@ def test_a_second_pageone_of_a_seated_user_is_told_and_leaves() -> None:
     t = lobby()
     twin = make_peer("4/1", "p1-again")  # p1's identity, from another process
     assert twin.identity.public == t.sessions[1].identity.public
-    arrive(t, twin)
-    t.advance(t.now + 1.5)  # the host's first ping follows its log
-    assert "already sits at this table" in twin.ended
+    arrive(t, twin)  # its hello is refused at once, and it is shown nothing of the log
+    assert "this identity is already at the table: each user sits once" in twin.ended
+    assert twin.log == []
     assert not t.sessions[1].ended and len(t.sessions[0].keys) == 3
 
 

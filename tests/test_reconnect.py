@@ -146,10 +146,12 @@ def test_without_its_seeds_a_returning_joiner_says_it_cannot_play_the_hand_on() 
     again.seeds = MemorySeeds()  # another machine, or its data directory wiped
     come_back(t, again)
     assert "does not have the hand secrets this seat committed to in hand 1" in again.ended
-    assert "back" not in kinds(t.sessions[0])
-    t.run(limit=t.now + 900)
     host = t.sessions[0]
-    assert host.game_over and not host.ended and "timeout" in kinds(host)
+    t.run(limit=t.now + 900)
+    assert "back" in kinds(host)  # its back went in before it could fold the log
+    byes = [open_envelope(raw) for raw in host.log if open_envelope(raw).kind == "bye"]
+    assert [env.sender for env in byes] == [again.identity.public]  # it left at once
+    assert host.game_over and not host.ended and "timeout" not in kinds(host)
     assert audit_of(host).ok
 
 

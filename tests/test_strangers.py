@@ -11,7 +11,8 @@ from pathlib import Path
 from p2p_pageone.crypto.envelope import open_envelope
 from p2p_pageone.engine import make_settings
 from p2p_pageone.session import sequencer as seq
-from p2p_pageone.session.memory import MemoryTable
+from p2p_pageone.session.client import Client
+from p2p_pageone.session.memory import MemoryTable, make_peer
 from p2p_pageone.wire.codec import frame, pack, unpack
 
 STRANGER = 99
@@ -64,6 +65,45 @@ def test_a_connection_that_never_sits_down_is_closed_and_the_table_goes_on() -> 
     assert STRANGER in t.sequencer.links
     advance(t, 2)
     assert STRANGER not in t.sequencer.links and healthy(t)
+
+
+def sent_to(t: MemoryTable, conn: int) -> list[object]:
+    return [unpack(data[4:]) for c, data in t.sequencer.out if c == conn]
+
+
+def test_nothing_of_the_log_goes_to_a_connection_before_its_hello_is_in() -> None:
+    t = lobby()
+    t.sequencer.out.clear()
+    stranger(t)
+    assert sent_to(t, STRANGER) == []  # not even a ping until it says who it is
+    advance(t, 3)
+    assert sent_to(t, STRANGER) == [] and STRANGER in t.sequencer.links
+    key = bytes(range(32))
+    t.sequencer.receive(STRANGER, frame(pack({"control": "intro", "from": key})), t.now)
+    host = t.sessions[0]
+    assert host.chain is not None
+    welcome = {"control": "welcome", "table": host.table_id, "head": host.chain.head, "seq": 0,
+               "hand": 0, "seated": False}
+    assert sent_to(t, STRANGER) == [welcome]
+    said = len(host.log)
+    t.clients[0].session.say("only for the seated")
+    advance(t, 3)
+    assert len(host.log) > said  # the chat went into the log meanwhile, and not to the stranger
+    assert all(isinstance(v, dict) and v["control"] in ("welcome", "ping")
+               for v in sent_to(t, STRANGER))
+    t.sequencer.receive(STRANGER, frame(pack({"control": "intro", "from": key})), t.now)
+    assert STRANGER not in t.sequencer.links and healthy(t)  # an intro comes once
+
+
+def test_a_joiner_is_sent_the_log_once_its_hello_is_in() -> None:
+    t = lobby()
+    joiner = make_peer("late", "late")
+    t.clients.append(Client(joiner, t.now))
+    conn = len(t.clients)
+    t.sequencer.connect(conn, t.now)
+    advance(t, 2)
+    host = t.sessions[0]
+    assert joiner.me == 3 and joiner.log == host.log[: len(joiner.log)] and healthy(t)
 
 
 def test_too_many_waiting_connections_are_refused_then_the_oldest_makes_room() -> None:

@@ -75,8 +75,10 @@ async def find_table(args: argparse.Namespace) -> TableAdvert | None:
         if wanted:
             named = [t for t in tables if t.name.casefold() == wanted]
             open_ = [t for t in named if t.free > 0]
-            if open_:
+            if len(open_) == 1:
                 return open_[0]
+            if open_:
+                return choose_table(open_)
             if named:
                 t = named[0]
                 print(f"pageone join: the table {t.name!r} is full ({t.taken} of "
@@ -95,12 +97,17 @@ async def find_table(args: argparse.Namespace) -> TableAdvert | None:
 
 
 def choose_table(tables: list[TableAdvert]) -> TableAdvert | None:
+    """Several tables fit: list them (the host's name and key tell two of one name apart) and
+    ask, or at no terminal say how to pick one."""
     print("several tables have a free seat:")
     for index, t in enumerate(tables, start=1):
-        print(f"  {index}. {t.name}  ({t.rules}, {t.free} free, {t.address}:{t.port})")
+        host = f"host {t.nick} {t.fingerprint}" if t.nick else f"host {t.fingerprint}"
+        print(f"  {index}. {t.name}  ({t.rules}, {t.free} free, {host}, {t.address}:{t.port})")
     if not sys.stdin.isatty():
-        print("pageone join: name one, e.g. pageone join "
-              f"{tables[0].name!r}", file=sys.stderr)
+        names = {t.name.casefold() for t in tables}
+        hint = (f"pageone join {tables[0].name!r}" if len(names) == len(tables) else
+                f"pageone join --connect {tables[0].address}:{tables[0].port}")
+        print(f"pageone join: pick one, e.g. {hint}", file=sys.stderr)
         return None
     while True:
         try:
@@ -112,8 +119,10 @@ def choose_table(tables: list[TableAdvert]) -> TableAdvert | None:
         if answer.isdigit() and 1 <= int(answer) <= len(tables):
             return tables[int(answer) - 1]
         named = [t for t in tables if t.name.casefold() == answer.casefold()]
-        if named:
+        if len(named) == 1:
             return named[0]
+        if named:
+            print("  several tables have that name: answer with its number")
 
 
 def _nothing_found(args: argparse.Namespace, tables: list[TableAdvert]) -> None:

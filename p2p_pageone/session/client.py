@@ -35,6 +35,9 @@ class Client:
         self._last_tick = now
         self._last_ping = now
         self.out: list[bytes] = []
+        # The key it will sit with (first, on every connection): the host answers with a welcome
+        if not session.is_host:
+            self.out.append(frame(pack({"control": "intro", "from": session.identity.public})))
 
     def receive(self, data: bytes, now: float) -> None:
         self.last_seen = now
@@ -46,10 +49,12 @@ class Client:
                     self.session.on_log(payload, now)
                 elif not isinstance(value, dict):
                     raise ProtocolError("a frame is an envelope or a control map")
-                elif validate_control(value, ("ping", "refused")) == "refused":
-                    self.session.refused(value["reason"], now)
                 else:
-                    self.session.caught_up(now)
+                    kind = validate_control(value, ("ping", "refused", "welcome"))
+                    if kind == "refused":
+                        self.session.refused(value["reason"], now)
+                    elif kind == "welcome":
+                        self.session.welcomed(value, now)
         except ProtocolError as error:
             self.session.lost_host(f"the host sent malformed data ({error.reason})")
         self.collect()

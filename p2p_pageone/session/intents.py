@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine.moves import Move, Play
 from ..engine.settings import QdanSettings
 from ..engine.view import SeatView
-from .common import PROTOCOL_VERSION, Event, coin_commitment
+from .common import Event, coin_commitment
 from .handlers import slots_owed_by
 from .moves import move_data
 
@@ -52,9 +52,7 @@ def _lobby_seating(s: PeerSession) -> Intent | None:
             key, name = s.waiting_hellos[0]
             return "seat", {"seat": len(s.keys), "key": key, "name": _unique(name, s.names)}
         return None
-    if any(key == s.identity.public for key, _ in s.waiting_hellos):
-        return None  # asked already; waiting for the host to seat us
-    return "hello", {"name": s.name, "proto": PROTOCOL_VERSION, "client": "pageone"}
+    return None  # a joiner's hello went out on the host's welcome; it waits to be seated
 
 
 def _unique(name: str, taken: list[str]) -> str:

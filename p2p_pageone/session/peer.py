@@ -24,7 +24,7 @@ from ..engine.moves import IllegalMove, Move
 from ..engine.settings import Settings
 from ..engine.view import SeatView
 from . import intents
-from .common import DID_NOT_OPEN, Event, TableEnded
+from .common import DID_NOT_OPEN, PROTOCOL_VERSION, Event, TableEnded
 from .hand import HandSecrets
 from .table import FOLD_ERRORS, TableState
 
@@ -67,7 +67,10 @@ class PeerSession(TableState):
         self.prompted: tuple[int, int] = (0, -1)  # (hand, engine move) of the last turn prompt
         self.catch_hint: tuple[int, int] = (0, -1)
         self.hello_sent = b""  # our hello as sealed: another with our key is an impostor
-        self.log_read = bool(host_table)  # a joiner has read the host's log so far
+        self.welcome: tuple[bytes, bytes, int] | None = None  # (table, head, seq) for our hello
+        self.back_sent = b""  # our back on this connection, as sealed
+        self.answered = False  # the host's welcome on this connection came
+        self.log_read = bool(host_table)  # a joiner's own hello is in the part of the log read
         self.local = ""  # this machine failed (its disk): why; nobody else is to blame
         self.local_bye = ""
         self.urgent: tuple[str, dict[str, Any]] | None = None  # the host's timeout notice
@@ -100,56 +103,65 @@ class PeerSession(TableState):
             self._end(reason, culprit)
         if raw == self.in_flight:
             self.in_flight = b""
+        if raw == self.hello_sent:
+            self.log_read = True  # what came before was the table's history, earlier visits too
+        elif raw == self.back_sent and not self.log_read:
+            self.log_read, self.resuming = True, False
+            self._return(now)
         self.flush(now)
 
     # --- what only this peer knows, added to the public fold ------------------------------------
 
     def _hello(self, env: Envelope) -> None:
-        if (env.sender == self.identity.public and self.hello_sent
+        if (env.sender == self.identity.public and self.log_read
                 and env.raw != self.hello_sent and not self.is_host):
             raise TableEnded("another pageone with this user's identity joined this table first: "
                              "each user sits once")
 
     def _left_lobby(self, seat: int, why: str) -> None:
-        if seat == self.me and (self.hello_sent or self.is_host):  # not an earlier visit of ours
+        if seat == self.me and (self.log_read or self.is_host):  # not an earlier visit of ours
             raise TableEnded(f"{why}; the table goes on without us", seat)
 
-    def _twin(self) -> bool:
-        """Our identity sits (or asked to) at this table, but not through this process: an
-        earlier visit still in the log we are reading, or another pageone of the same user."""
-        return not self.is_host and not self.hello_sent and not self.returning and (
-            self.me >= 0 or any(k == self.identity.public for k, _ in self.waiting_hellos))
-
-    def caught_up(self, now: float) -> None:
-        """A ping: the host's log so far is in (the first ping follows it). A twin now is
-        another pageone of this user; otherwise we may ask for a seat."""
-        if self.log_read or self.ended:
+    def welcomed(self, welcome: dict[str, Any], now: float) -> None:
+        """The host's answer to our intro, what our first envelope is sealed against: a
+        ``hello`` to sit down, or, when our identity holds a seat in the running game (a drop,
+        or this user's earlier pageone), a ``back`` to take it again. The host sends the log only
+        once that envelope is in it."""
+        if self.is_host or self.answered:
             return
-        self.log_read = True
-        if (self._twin() or self.resuming) and self.game is not None:
-            self.resuming = False
-            self._return()
-        elif self._twin():
-            self._end("this user's identity already sits at this table (another pageone with "
-                      "the same identity): each user sits once", -1)
-        self.flush(now)
+        self.answered = True
+        table, head, seq, hand = welcome["table"], welcome["head"], welcome["seq"], welcome["hand"]
+        if self.chain is not None and table != self.table_id:
+            self._end("the host answered for another table", self.seat_of(self.host_key))
+        elif welcome["seated"]:
+            self.table_id = table
+            self.back_sent = self.in_flight = seal(self.identity, table, hand, seq, head,
+                                                   "back", {})
+            self.outgoing.append(self.in_flight)
+        elif self.chain is not None and self.game is not None:
+            self._end("this user's seat was given up (it did not come back in time): the "
+                      "game went on without it", -1)
+        else:
+            self.welcome = (table, head, seq)
+            self.flush(now)
 
-    def _return(self) -> None:
-        """Our identity sits in this running game: we come back to it (the host keeps the seat
-        of a dropped connection for a while), proving who we are with a signed ``back``."""
+    def _return(self, now: float) -> None:
+        """Our ``back`` is in the log and the log before it folded: we came back to our seat
+        (the host keeps the seat of a dropped connection for a while) if we can play on."""
         if self.game_over:
             self._end("the game is over already", -1)
         elif self.me not in self.active:
             self._end("this user's seat was given up (it did not come back in time): the "
                       "game went on without it", -1)
         elif (self.lost_secrets == self.hand or self._seed_lost()) and self.hand_end is None:
+            self.urgent = ("bye", {"reason": "its hand secrets are not on this machine"})
+            self.flush(now)  # the table goes on without us at once, not after the window
             self._end(f"this machine does not have the hand secrets this seat committed to "
                       f"in hand {self.hand} (they are kept in pageone's data directory), so "
-                      "it cannot play that hand on; the table goes on without it once the "
-                      "seat's time to return runs out", -1)
+                      "it cannot play that hand on: it left the table, which goes on without it",
+                      -1)
         else:
             self.returning = True
-            self.urgent = ("back", {})
             self.events.append(Event("returning", f"back at the table as {self.names[self.me]}"
                                      f" (seat {self.me}): the game goes on"))
 
@@ -322,11 +334,12 @@ class PeerSession(TableState):
             self._end(why, host if host >= 0 else -1)
 
     def resume(self) -> None:
-        """A new connection after a drop: the host sends its whole log again; the entries we
-        have are checked against ours, then we say ``back`` (SPEC §7, "Reconnect")."""
+        """A new connection after a drop: we say ``back`` (sealed against the host's welcome),
+        then the host sends its whole log again and the entries we have are checked against ours
+        (SPEC §7, "Reconnect")."""
         self.dropped, self.log_read, self.in_flight = "", False, b""
         self.known, self.checked = len(self.log), 0
-        self.resuming = True
+        self.resuming, self.answered, self.back_sent = True, False, b""
 
     def say(self, text: str) -> None:
         self.chat.append(text[:200])
@@ -346,8 +359,12 @@ class PeerSession(TableState):
 
     def flush(self, now: float) -> None:
         """Seal the next intent if nothing is in flight."""
-        if (self.in_flight or self.ended or (self.chain is None and not self.host_table)
-                or not self.log_read or self._twin()):
+        if self.in_flight or self.ended:
+            return
+        if self.chain is None and not self.host_table:
+            self._send_hello()
+            return
+        if not self.log_read:
             return
         intent = intents.next_intent(self, now)
         if intent is None:
@@ -361,6 +378,15 @@ class PeerSession(TableState):
         self.outgoing.append(raw)
         if kind == "hello":
             self.hello_sent = raw
+
+    def _send_hello(self) -> None:
+        if self.welcome is None or self.hello_sent:
+            return
+        table, head, seq = self.welcome
+        self.table_id = table
+        hello = {"name": self.name, "proto": PROTOCOL_VERSION, "client": "pageone"}
+        self.hello_sent = self.in_flight = seal(self.identity, table, 0, seq, head, "hello", hello)
+        self.outgoing.append(self.in_flight)
 
     def _end(self, reason: str, culprit: int) -> None:
         who = f"{self.who(culprit)} " if 0 <= culprit < len(self.names) else ""

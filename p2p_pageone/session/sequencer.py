@@ -7,8 +7,10 @@ close the window (another player's move that is not a catch) and, from the CPU p
 call, however fast the CPU peers are and whatever the clients' clocks say.
 
 Frames carry either an envelope (a msgpack array, §3) or a control map that is never logged:
-``{"control": "ping"}`` (liveness) and ``{"control": "refused", "seq": n, "reason": text}`` (the
-sequencer did not append an envelope; its author may send a new one with the same ``seq``).
+``{"control": "ping"}`` (liveness), a joiner's ``intro`` and the host's ``welcome`` (what its hello
+is sealed against) and ``{"control": "refused", "seq": n, "reason": text}`` (the sequencer did
+not append an envelope; its author may send a new one with the same ``seq``). Nothing of the log
+goes to a connection before its hello is in the log: then the log so far, and every entry after.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ class Link:
     last_seen: float
     decoder: FrameDecoder = field(default_factory=lambda: FrameDecoder(UNSEATED_FRAME))
     key: bytes = b""
+    introduced: bool = False
     window_start: float = 0.0
     frames: int = 0
     chat: deque[float] = field(default_factory=deque)
@@ -115,8 +118,8 @@ class Sequencer:
 
     def connect(self, conn: int, now: float) -> None:
         host = self.host
-        returning = host.game is not None and bool(host.away)  # the log goes to whoever proves
-        # with ``back`` to be one of them; anyone else is refused at its first envelope
+        returning = host.game is not None and bool(host.away)  # a seat kept for its return:
+        # whoever proves with ``back`` to hold it sits again; anyone else is refused
         if not returning and (host.game is not None
                               or len(host.keys) + len(host.waiting_hellos) >= host.seat_count):
             # A full table says so at once, and shows nothing of its log.
@@ -132,12 +135,9 @@ class Sequencer:
                 return
             self.out.append((oldest, _refusal(-1, BUSY)))  # it had its chance to say hello
             self._drop(oldest, "was not seated in time", now)
-        # A returning joiner folds the whole log before it can say back: a long game's takes
-        # longer than a hello's few milliseconds, so it has the window to do so.
-        self.links[conn] = Link(now, now, sit_within=max(SIT_WITHIN, self.reconnect_window)
-                                if returning else SIT_WITHIN)
-        # The log so far, then a ping: a joiner asks for a seat once it has read the log.
-        self.out += [(conn, frame(raw)) for raw in self.log] + [(conn, PING)]
+        # It is sent nothing until it introduces itself, and nothing of the log until its hello
+        # (or its back to a seat kept for it) is in the log.
+        self.links[conn] = Link(now, now)
 
     def receive(self, conn: int, data: bytes, now: float) -> None:
         link = self.links.get(conn)
@@ -148,7 +148,8 @@ class Sequencer:
             for payload in link.decoder.feed(data):
                 value = unpack(payload)
                 if isinstance(value, dict):
-                    validate_control(value, ("ping",))
+                    if validate_control(value, ("ping", "intro")) == "intro":
+                        self._welcome(conn, link, value["from"])
                     appended = False
                 elif isinstance(value, list):
                     appended = self._submit(conn, link, payload, now)
@@ -171,7 +172,8 @@ class Sequencer:
             self._stalled(gap, now)
         if now - self._last_ping >= self.heartbeat:
             self._last_ping = now
-            self.out += [(conn, PING) for conn in self.links]
+            self.out += [(conn, PING) for conn, link in self.links.items()
+                         if link.key or link.introduced]
         quiet = self._all_quiet(now)  # was it me? then nobody is timed out for it
         for conn, link in list(self.links.items()):
             if link.key and now - link.last_seen > self.silent_after and not quiet:
@@ -188,6 +190,19 @@ class Sequencer:
         self.host.tick(now)
         self._pump(now)
         self._release(now)
+
+    def _welcome(self, conn: int, link: Link, key: bytes) -> None:
+        """What a joiner seals its first envelope against: the table, the log head, the hand, its
+        next ``seq``, and whether its key holds a seat in the running game (then it says
+        ``back``, else ``hello``)."""
+        host, chain = self.host, self.host.chain
+        if link.key or link.introduced or chain is None:
+            raise ProtocolError("an intro comes once, first")
+        link.introduced = True
+        seated = host.game is not None and host.seat_of(key) in host.active
+        welcome = {"control": "welcome", "table": host.table_id, "head": chain.head,
+                   "seq": chain.next_seq(key), "hand": chain.hand, "seated": seated}
+        self.out.append((conn, frame(pack(welcome))))
 
     # --- was it me? ----------------------------------------------------------------------------
 
@@ -299,7 +314,8 @@ class Sequencer:
                               "seat kept for its return")
                 elif any(other.key == env.sender for other in self.links.values()):
                     reason = "this identity is already at the table: each user sits once"
-                else:
+                else:  # seated now (the host seats a hello at once): the log so far
+                    self.out += [(conn, frame(raw)) for raw in self.log]
                     link.key = env.sender
                     link.decoder.max_frame = MAX_FRAME
             elif env.kind == "say" and not link.chat_allowed(now):
@@ -324,7 +340,7 @@ class Sequencer:
         raw = env.raw
         self.log.append(raw)
         encoded = frame(raw)
-        self.out += [(conn, encoded) for conn in self.links]
+        self.out += [(conn, encoded) for conn, link in self.links.items() if link.key]
         self.last_progress = now
         if self.host.game is None and env.kind != "say":
             self.lobby_changed = now
