@@ -64,7 +64,6 @@ class Link:
     window_start: float = 0.0
     frames: int = 0
     chat: deque[float] = field(default_factory=deque)
-    sit_within: float = SIT_WITHIN
 
     def count_idle(self, now: float) -> bool:
         """Count a frame that moved nothing on; False once this connection floods the table."""
@@ -187,8 +186,8 @@ class Sequencer:
         for conn, link in list(self.links.items()):
             if link.key and now - link.last_seen > self.silent_after and not quiet:
                 self._drop(conn, f"sent nothing for {self.silent_after:.0f} s", now, True)
-            elif not link.key and now - link.opened > link.sit_within:
-                self._drop(conn, f"was not seated within {link.sit_within:.0f} s", now)
+            elif not link.key and now - link.opened > SIT_WITHIN:
+                self._drop(conn, f"was not seated within {SIT_WITHIN:.0f} s", now)
         self._lobby(now)
         self._expire_away(now, quiet)
         waits = [(seat, what) for seat, what in self.host.waiting_for()
