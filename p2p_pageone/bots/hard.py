@@ -8,14 +8,16 @@ it and to have to draw); in qdan it keeps its Draw 2 and Draw 3 cards, to answer
 stacking, unless the next player is low, and it hits the next player later (at two cards, not
 three) but surely.
 
-In qdan it then searches on its own seat's view: it deals the cards it cannot see at random
-(``SeatView.determinize``), plays each candidate move on such a copy, plays a short stretch on
-with ``normal``'s habits for everyone, and scores the position for its own seat (places and
-cards in hand). Every candidate meets the same worlds and the same luck. Its own habit's choice
-starts with a head start, so only a clear gain overrides it. In classic the same search (with
-the public voids: a player who drew to follow a suit holds none of it until it draws again)
-played worse than the sharper habits alone, so classic plays by the habits. Calls and catches:
-always, as ``normal``.
+In qdan it then searches on its own seat's view: it deals the cards it cannot see
+(``SeatView.determinize``) as the public record suggests (``infer.py``: what a player who drew,
+or played a change-colour card, could not have held; and hands whose recent plays are the ones
+``normal`` would have made), plays each candidate move on such a copy, plays a short stretch on
+(the others by ``normal``'s own scoring, itself by its habits), and scores the position for its
+own seat (places and cards in hand). Every candidate meets the same worlds and the same luck.
+Its own habit's choice starts with a head start, so only a clear gain overrides it. In classic
+the same search (with the public voids: a player who drew to follow a suit holds none of it
+until it draws again) played worse than the sharper habits alone, so classic plays by the
+habits. Calls and catches: always, as ``normal``.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from .normal import NormalBot, _preferred_plays, qdan_score
 # out first did no better. One hard against three normal, 2,000 games, seed 7: classic 0.289
 # [0.270, 0.309], qdan 0.267 [0.248, 0.287] (the qdan habits alone: about 0.26 over 12,000
 # games of three other seeds; the search adds about a point).
-QDAN_SEARCH = (16, 8, 2.0)
+QDAN_SEARCH = (16, 8, 1.0)
 
 
 class SharpBot(NormalBot):
@@ -59,7 +61,7 @@ class HardBot(SharpBot):
 
     def __init__(self, rounds: int = 0, horizon: int = 0, prior: float = -1.0,
                  search_classic: bool = False, tries: int = 12,
-                 exact_rollout: bool = False) -> None:
+                 exact_rollout: bool = True) -> None:
         self.tries = tries  # qdan: fresh hands tried for a player whose plays do not fit
         # qdan rollouts: the others play as ``normal``, this seat by its own habits (None: a
         # cruder, faster policy for everyone)
