@@ -37,9 +37,9 @@ from .normal import NormalBot, _preferred_plays, qdan_score
 # Qdan search: worlds per decision, moves rolled out, the habit's head start (in the units of
 # ``_value``). Handed the others' true hands (an experiment, not a player), the same search
 # wins about 0.42: what they hold matters most. Scored against a search that knows them, more
-# worlds, other horizons, head starts or value functions made no measurable difference. One hard against three normal, 2,000
-# games, seats rotated: classic 0.289 [0.270, 0.309] (seed 7); qdan 0.273 [0.253, 0.292]
-# (seed 7) and 0.293 [0.273, 0.313] (seed 8).
+# worlds, other horizons, head starts or value functions made no measurable difference. One
+# hard against three normal, 2,000 games, seats rotated: classic 0.289 [0.270, 0.309] (seed
+# 7); qdan 0.273 [0.253, 0.292] (seed 7) and 0.293 [0.273, 0.313] (seed 8).
 QDAN_SEARCH = (16, 8, 1.0)
 
 

@@ -30,7 +30,9 @@ from ..engine.cards import KIND_CHANGE, KIND_DRAW2, KIND_DRAW3, KIND_SKIP, QDAN_
 from ..engine.deal import UNKNOWN
 from ..engine.qdan import leads_on
 from ..engine.view import SeatView
+from .normal import NormalBot
 
+_ATTACK = NormalBot.attack_bonus
 RECENT = 6  # a player's last plays checked by ``fits`` (older ones rarely change the answer)
 
 
@@ -171,7 +173,9 @@ def _recent(view: SeatView, seat: int, held: list[int], got: dict[int, int],
 
 def _normal_would(choice: _Choice, hand: list[int]) -> bool:
     """Whether ``normal`` could have made ``choice`` from ``hand`` (ties allowed), whether or not
-    it thought the next player low (that is not replayed)."""
+    it thought the next player low (that is not replayed). The scores are ``qdan_score``'s, per
+    kind rather than per play, for speed; the tests replay real ``normal`` games to keep the two
+    in step."""
     colours = [0, 0, 0, 0]
     groups: dict[int, list[int]] = {}
     for card in hand:
@@ -193,9 +197,9 @@ def _normal_would(choice: _Choice, hand: list[int]) -> bool:
         if score is None:
             continue
         best_plain = max(best_plain, score)
-        attack = score + (15 if kind in (KIND_DRAW2, KIND_DRAW3, KIND_SKIP) else 0)
+        attack = score + (_ATTACK if kind in (KIND_DRAW2, KIND_DRAW3, KIND_SKIP) else 0)
         best_attack = max(best_attack, attack)
-    mine_attack = mine + (15 if played in (KIND_DRAW2, KIND_DRAW3, KIND_SKIP) else 0)
+    mine_attack = mine + (_ATTACK if played in (KIND_DRAW2, KIND_DRAW3, KIND_SKIP) else 0)
     return mine >= best_plain or mine_attack >= best_attack
 
 
