@@ -8,14 +8,16 @@ it and to have to draw); in qdan it keeps its Draw 2 and Draw 3 cards, to answer
 stacking, unless the next player is low, and it hits the next player later (at two cards, not
 three) but surely.
 
-In qdan it then searches on its own seat's view: it deals the cards it cannot see at random
-(``SeatView.determinize``), plays each candidate move on such a copy, plays a short stretch on
-with ``normal``'s habits for everyone, and scores the position for its own seat (places and
-cards in hand). Every candidate meets the same worlds and the same luck. Its own habit's choice
-starts with a head start, so only a clear gain overrides it. In classic the same search (with
-the public voids: a player who drew to follow a suit holds none of it until it draws again)
-played worse than the sharper habits alone, so classic plays by the habits. Calls and catches:
-always, as ``normal``.
+In qdan it then searches on its own seat's view: it deals the cards it cannot see
+(``SeatView.determinize``) as the public record suggests (``infer.py``: what a player who drew,
+or played a change-colour card, could not have held; and hands whose recent plays are the ones
+``normal`` would have made), plays each candidate move on such a copy, plays a short stretch on
+(the others by ``normal``'s own scoring, itself by its habits), and scores the position for its
+own seat (places and cards in hand). Every candidate meets the same worlds and the same luck.
+Its own habit's choice starts with a head start, so only a clear gain overrides it. In classic
+the same search (with the public voids: a player who drew to follow a suit holds none of it
+until it draws again) played worse than the sharper habits alone, so classic plays by the
+habits. Calls and catches: always, as ``normal``.
 """
 
 from __future__ import annotations
@@ -28,16 +30,17 @@ from ..engine.classic import ClassicDeal
 from ..engine.deal import Deal
 from ..engine.moves import Draw, Move, Play, ReshuffleRequest
 from ..engine.qdan import QdanDeal
-from ..engine.view import SeatView
-from .normal import NormalBot, _preferred_plays
+from ..engine.view import SeatView, deal_honouring
+from .infer import Record, read_record
+from .normal import NormalBot, _preferred_plays, qdan_score
 
 # Qdan search: worlds per decision, moves rolled out, the habit's head start (in the units of
-# ``_value``). Tuned on a few thousand games against ``normal`` (scripts/bench_hard.py); twice
-# the worlds, twice the horizon, a larger head start, or rollouts to the end scored by who goes
-# out first did no better. One hard against three normal, 2,000 games, seed 7: classic 0.289
-# [0.270, 0.309], qdan 0.267 [0.248, 0.287] (the qdan habits alone: about 0.26 over 12,000
-# games of three other seeds; the search adds about a point).
-QDAN_SEARCH = (16, 8, 2.0)
+# ``_value``). Handed the others' true hands (an experiment, not a player), the same search
+# wins about 0.42: what they hold matters most. Scored against a search that knows them, more
+# worlds, other horizons, head starts or value functions made no measurable difference. One
+# hard against three normal, 2,000 games, seats rotated: classic 0.289 [0.270, 0.309] (seed
+# 7); qdan 0.273 [0.253, 0.292] (seed 7) and 0.293 [0.273, 0.313] (seed 8).
+QDAN_SEARCH = (16, 8, 1.0)
 
 
 class SharpBot(NormalBot):
@@ -57,7 +60,13 @@ class HardBot(SharpBot):
     name = "hard"
 
     def __init__(self, rounds: int = 0, horizon: int = 0, prior: float = -1.0,
-                 search_classic: bool = False) -> None:
+                 search_classic: bool = False, tries: int = 12,
+                 exact_rollout: bool = True) -> None:
+        self.tries = tries  # qdan: fresh hands tried for a player whose plays do not fit
+        # qdan rollouts: the others play as ``normal``, this seat by its own habits (None: a
+        # cruder, faster policy for everyone)
+        self.habits: tuple[NormalBot, NormalBot] | None = (
+            (NormalBot(), SharpBot()) if exact_rollout else None)
         self.rounds = rounds or QDAN_SEARCH[0]  # worlds per decision; every candidate plays each
         self.horizon = horizon or QDAN_SEARCH[1]  # moves played out before the position is scored
         self.prior = QDAN_SEARCH[2] if prior < 0 else prior  # the habit's head start
@@ -72,21 +81,53 @@ class HardBot(SharpBot):
             return candidates[0]
         rounds, horizon, prior = self.rounds, self.horizon, self.prior
         allowed = _classic_voids(view) if view.family == "classic" else None
+        record = read_record(view) if view.family == "qdan" else None
         totals = [prior * rounds if move == usual else 0.0 for move in candidates]
         for _ in range(rounds):
             # Every candidate meets the same world and the same luck, so the sums differ by what
             # the moves change, not by the noise of separate rollouts.
-            world = view.determinize(rng, allowed)
+            if record is None:
+                world = view.determinize(rng, allowed)
+            else:
+                world = _fitting_world(view, record, rng, self.tries)
             luck = rng.getrandbits(64)
             for index, move in enumerate(candidates):
                 copy = world.clone()
                 copy.apply(_same_move(copy, move))
-                totals[index] += _rollout(copy, view.seat, horizon, random.Random(luck))
+                totals[index] += _rollout(copy, view.seat, horizon, random.Random(luck),
+                                          self.habits)
         best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
         return candidates[best]
 
 
-def _rollout(deal: Deal, me: int, horizon: int, rng: random.Random) -> float:
+def _fitting_world(view: SeatView, record: Record, rng: random.Random, tries: int) -> Deal:
+    """A deal of the hidden cards that honours the record's guesses where the cards allow: the
+    slot-by-slot ones when dealing, then, for each player whose recent plays do not fit its
+    dealt hand, a few fresh hands from its cards and the stock's."""
+    world = view.determinize(rng, forbidden=record.unlikely)
+    known = world.known
+    for seat in record.choices:
+        slots = list(world.hands[seat])
+        if record.fits(seat, known):
+            continue
+        pool_slots = slots + world.stock
+        first = [known[s] for s in pool_slots]
+        for _ in range(tries):
+            cards = list(first)
+            rng.shuffle(cards)
+            rest = deal_honouring(known, slots, cards, record.unlikely, rng) + world.stock
+            for slot, card in zip(rest, cards, strict=True):
+                known[slot] = card
+            if record.fits(seat, known):
+                break
+        else:  # nothing fitted: keep the first deal, which honours the slot guesses
+            for slot, card in zip(pool_slots, first, strict=True):
+                known[slot] = card
+    return world
+
+
+def _rollout(deal: Deal, me: int, horizon: int, rng: random.Random,
+             habits: tuple[NormalBot, NormalBot] | None = None) -> float:
     for _ in range(horizon):
         if deal.over:
             break
@@ -95,7 +136,8 @@ def _rollout(deal: Deal, me: int, horizon: int, rng: random.Random) -> float:
             rng.shuffle(cards)
             deal.reshuffle(cards)
             continue
-        deal.apply(_fast_move(deal, rng))
+        deal.apply(_fast_move(deal, rng, None if habits is None else
+                              habits[deal.turn == me]))
     return _value(deal, me)
 
 
@@ -121,7 +163,7 @@ def _same_move(deal: Deal, move: Move) -> Move:
     return move
 
 
-def _fast_move(deal: Deal, rng: random.Random) -> Move:
+def _fast_move(deal: Deal, rng: random.Random, habits: NormalBot | None = None) -> Move:
     """The rollout policy: the ``normal`` bot's habits, read straight off the copy."""
     seat = deal.turn
     moves = deal.legal_moves(seat)
@@ -132,6 +174,8 @@ def _fast_move(deal: Deal, rng: random.Random) -> Move:
     if isinstance(deal, ClassicDeal):
         return _classic_policy(deal, seat, plays, moves)
     assert isinstance(deal, QdanDeal)
+    if habits is not None:
+        return _qdan_habits(deal, seat, plays, rng, habits)
     return _qdan_policy(deal, seat, plays, rng)
 
 
@@ -163,6 +207,18 @@ def _classic_policy(deal: ClassicDeal, seat: int, plays: list[Play], moves: list
     if winners:
         return min(winners, key=lambda p: p.cards[0] % 13)
     return min(suited, key=lambda p: p.cards[0] % 13)
+
+
+def _qdan_habits(deal: QdanDeal, seat: int, plays: list[Play], rng: random.Random,
+                 habits: NormalBot) -> Move:
+    """``normal``'s qdan choice (or ``hard``'s habits), read straight off the copy."""
+    known, colours = deal.known, [0, 0, 0, 0]
+    for slot in deal.hands[seat]:
+        card = known[slot]
+        if card < QDAN_COLOURED:
+            colours[card // 26] += 1
+    next_count = len(deal.hands[deal._step(seat, 1)])
+    return max(plays, key=lambda p: qdan_score(habits, p, colours, next_count) + rng.random())
 
 
 def _qdan_policy(deal: QdanDeal, seat: int, plays: list[Play], rng: random.Random) -> Move:

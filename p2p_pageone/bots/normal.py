@@ -106,28 +106,29 @@ class NormalBot:
         plays = _preferred_plays(moves)
         if not plays:
             return next(m for m in moves if isinstance(m, Draw))
-        hand = view.hand()
-        colours = Counter(c // 26 for c in hand if c < QDAN_COLOURED)
+        colours = [0, 0, 0, 0]
+        for card in view.hand():
+            if card < QDAN_COLOURED:
+                colours[card // 26] += 1
         next_count = view.counts().get(view.next_seat(), 99)
+        return max(plays, key=lambda p: qdan_score(self, p, colours, next_count) + rng.random())
 
-        def value(play: Play) -> float:
-            kind = (play.cards[0] % 26) // 2 if play.cards[0] < QDAN_COLOURED else KIND_CHANGE
-            score = 10.0 * len(play.cards)
-            if kind in (KIND_DRAW2, KIND_DRAW3, KIND_SKIP) and next_count <= self.attack_at:
-                score += self.attack_bonus
-            elif kind in (KIND_DRAW2, KIND_DRAW3):
-                score += self.draw_card_keep
-            if kind == KIND_CHANGE:
-                score -= 25
-                left = Counter(colours)
-                score += 2 * left[play.colour]
-            else:
-                last = play.cards[-1] // 26
-                remaining = colours[last] - sum(1 for c in play.cards if c // 26 == last)
-                score += 2 * remaining
-            return score + rng.random()
 
-        return max(plays, key=value)
+def qdan_score(habits: NormalBot, play: Play, colours: list[int], next_count: int) -> float:
+    """How ``normal`` (with ``habits``) rates a qdan play: shed many cards, hit a low next
+    player, keep change-colour cards, keep to the colour held most. ``colours``: the cards held
+    of each colour before the play."""
+    first = play.cards[0]
+    kind = (first % 26) // 2 if first < QDAN_COLOURED else KIND_CHANGE
+    score = 10.0 * len(play.cards)
+    if kind in (KIND_DRAW2, KIND_DRAW3, KIND_SKIP) and next_count <= habits.attack_at:
+        score += habits.attack_bonus
+    elif kind in (KIND_DRAW2, KIND_DRAW3):
+        score += habits.draw_card_keep
+    if kind == KIND_CHANGE:
+        return score - 25 + 2 * colours[play.colour]
+    last = play.cards[-1] // 26
+    return score + 2 * (colours[last] - sum(1 for c in play.cards if c // 26 == last))
 
 
 def _preferred_plays(moves: list[Move]) -> list[Play]:

@@ -95,17 +95,22 @@ class Deal:
             raise ChanceError(f"a deal needs {self.chance.size} positions, got {len(cards)}")
         self._check_cards(cards, range(self.settings.deck_size))
         self.known = list(cards)
-        per_hand = self._hand_size()
-        order = self.players[self.players.index(self.dealer) + 1 :] + self.players[
-            : self.players.index(self.dealer) + 1
-        ]
-        count = per_hand * len(order)
-        for slot in range(count):
-            self.hands[order[slot % len(order)]].append(slot)
+        for seat in self.players:
+            self.hands[seat] = self.dealt_slots(seat)
+        count = self._hand_size() * len(self.players)
         self.stock = list(range(len(cards) - 1, count - 1, -1))
         self.chance = None
         self.version += 1
         self._start()
+
+    def dealt_slots(self, seat: int) -> list[int]:
+        """The deck positions dealt to ``seat``: one at a time round the table, starting after
+        the dealer (public: every peer lays out the deal the same way)."""
+        order = self.players[self.players.index(self.dealer) + 1 :] + self.players[
+            : self.players.index(self.dealer) + 1
+        ]
+        first = order.index(seat)
+        return list(range(first, self._hand_size() * len(order), len(order)))
 
     def reveal(self, slot: int, card: int) -> None:
         """This viewer is shown ``card`` at ``slot`` (its own draw, or a public open)."""

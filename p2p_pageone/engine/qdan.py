@@ -34,6 +34,13 @@ def _face(card: int) -> int:
     return 52 if card >= QDAN_COLOURED else card >> 1
 
 
+def leads_on(card: int, top_colour: int, top_kind: int) -> bool:
+    """True when ``card`` may start a play on that top with no draw pending (Q3): a
+    change-colour card, the same number or action, or the same colour."""
+    kind = _kind(card)
+    return kind in (KIND_CHANGE, top_kind) or card // 26 == top_colour
+
+
 _MAX_CARDS = QDAN_COLOURED + 8
 KIND = tuple(_kind(c) for c in range(_MAX_CARDS))
 FACE = tuple(_face(c) for c in range(_MAX_CARDS))
@@ -125,7 +132,7 @@ class QdanDeal(Deal):
                 raise IllegalMove(
                     f"draw {self.pending} or stack another {need}: nothing else answers it (Q4)"
                 )
-        elif kind != KIND_CHANGE and kind != self.top_kind and _colour(first) != self.top_colour:
+        elif not leads_on(first, self.top_colour, self.top_kind):
             raise IllegalMove(
                 f"{qdan_label(first)} matches neither the colour "
                 f"({COLOUR_NAMES[self.top_colour]}) nor the number or action on top"

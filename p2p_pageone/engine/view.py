@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from .classic import ClassicDeal
 from .deal import UNKNOWN, Deal
@@ -49,6 +49,10 @@ class SeatView:
 
     def hand_slots(self) -> list[int]:
         return list(self._game.deal.hands[self.seat])
+
+    def held_slots(self, seat: int) -> list[int]:
+        """The deck positions in ``seat``'s hand (public; the cards there may not be)."""
+        return list(self._game.deal.hands[seat])
 
     def counts(self) -> dict[int, int]:
         deal = self._game.deal
@@ -107,13 +111,35 @@ class SeatView:
     def stock_count(self) -> int:
         return len(self._game.deal.stock)
 
+    def dealt_slots(self, seat: int) -> list[int]:
+        """The deck positions ``seat`` was dealt (public; the cards there may not be)."""
+        return self._game.deal.dealt_slots(seat)
+
+    def shown_card(self, slot: int) -> int:
+        """The card at a position every player has been shown (played, turned up, an eliminated
+        hand): any position no longer in a hand or the stock. ``UNKNOWN`` otherwise."""
+        deal = self._game.deal
+        if not 0 <= slot < len(deal.known) or slot in deal.stock or any(
+                slot in deal.hands[p] for p in deal.players):
+            return UNKNOWN
+        return deal.known[slot]
+
+    def opened_slots(self) -> int:
+        """Deck positions taken so far (dealt, turned up, drawn). Draws take positions in
+        increasing order, across reshuffles too, so a held slot below the count at some moment
+        was held then."""
+        deal = self._game.deal
+        return len(deal.known) - len(deal.stock)
+
     def determinize(
-        self, rng: random.Random, allowed: Callable[[int, int], bool] | None = None
+        self, rng: random.Random, allowed: Callable[[int, int], bool] | None = None,
+        forbidden: Mapping[int, int] | None = None,
     ) -> Deal:
         """A full-information copy of the deal for search: this seat's hand and the face-up
         cards as they are, every other card dealt at random to the slots this seat cannot see
         (other hands, the stock). ``allowed(seat, card)`` may rule cards out of a seat's hand
-        (what the public record proves it does not hold); it is honoured where the cards allow.
+        (what the public record proves it does not hold); ``forbidden[slot]``, a bit mask over
+        cards, rules cards out of one held slot. Both are honoured where the cards allow.
         Hidden cards are never read, so the engine behind the view may know them or not."""
         deal = self._game.deal
         copy = deal.clone()
@@ -126,6 +152,8 @@ class SeatView:
         hidden += [s for s in own | public if known[s] == UNKNOWN]
         pool = [c for c in range(deal.settings.deck_size) if c not in seen]
         rng.shuffle(pool)
+        if forbidden:
+            hidden = deal_honouring(copy.known, hidden, pool, forbidden, rng)
         owner = {s: p for p in deal.players if p != self.seat for s in deal.hands[p]}
         if allowed is not None:  # constrained hands first, from the cards they may hold
             hidden.sort(key=lambda s: owner.get(s, -1) == -1)
@@ -152,3 +180,29 @@ class SeatView:
         if isinstance(deal, QdanDeal):
             return set(deal.discard)
         return set()
+
+
+def deal_honouring(
+    known: list[int], hidden: list[int], pool: list[int], forbidden: Mapping[int, int],
+    rng: random.Random,
+) -> list[int]:
+    """Deal the constrained slots of ``hidden`` first (the most ruled out first), each a card
+    drawn at random from ``pool`` among those its mask allows (any card when none is left);
+    returns the slots still to deal, ``pool`` keeping the cards still to give."""
+    marked = sorted((s for s in hidden if forbidden.get(s)),
+                    key=lambda s: -forbidden[s].bit_count())
+    for slot in marked:
+        mask = forbidden[slot]
+        pick = -1
+        for _ in range(8):  # most masks rule out a minority of cards: a few tries suffice
+            index = rng.randrange(len(pool))
+            if not mask >> pool[index] & 1:
+                pick = index
+                break
+        if pick < 0:
+            free = [i for i, card in enumerate(pool) if not mask >> card & 1]
+            pick = rng.choice(free) if free else rng.randrange(len(pool))
+        pool[pick], pool[-1] = pool[-1], pool[pick]
+        known[slot] = pool.pop()
+    done = set(marked)
+    return [s for s in hidden if s not in done]
