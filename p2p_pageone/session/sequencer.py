@@ -148,6 +148,10 @@ class Sequencer:
         except ProtocolError as error:
             self._drop(conn, f"sent malformed data ({error.reason})", now)
 
+    def overrun(self, conn: int, now: float) -> None:
+        """Too much sent to ``conn`` is unread: it has stopped reading the table."""
+        self._drop(conn, "stopped reading what the table sends", now)
+
     def disconnect(self, conn: int, now: float) -> None:
         link = self.links.pop(conn, None)
         if link is not None:
