@@ -33,7 +33,6 @@ MAX_BUFFERED = 8 * 1024 * 1024  # a whole hand's log is ~200 KB at 6 seats
 ACCEPT_RATE = 20.0
 ACCEPT_BURST = 20.0
 NO_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
-LINGER = 10.0  # after the game, how long the host waits for joiners to take the last entries
 
 
 async def _read(reader: asyncio.StreamReader,
@@ -206,18 +205,10 @@ class HostRunner:
         await self.close()
 
     async def _linger(self) -> None:
-        """Let every seated joiner take the last entries and hang up, up to ``LINGER`` seconds.
-
-        A joiner closes its connection only once it has the end of the game, so waiting for that
-        (not for a fixed moment) is what delivers the final reveals over a slow link.
-        """
+        """Until every peer has confirmed having the game's last entries and hung up, or the
+        sequencer names who did not confirm (protocol/SPEC.md §7, "The end of the game")."""
         assert self.sequencer is not None
-        deadline = self._now() + LINGER
-        while self._now() < deadline:
-            seated = [conn for conn, link in self.sequencer.links.items()
-                      if link.key and conn in self.writers]
-            if not seated:
-                return
+        while not self.sequencer.delivered():
             self.sequencer.tick(self._now())
             self.flush()
             await asyncio.sleep(TICK)
@@ -266,16 +257,16 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
         while data := await _read(reader):
             client.receive(data, loop.time())
             flush()
-        if not _finished(session):
-            client.closed()
-            flush()
+        client.closed()  # after the game's end, no fault of anyone's
+        flush()
 
     reading = asyncio.create_task(read())
     try:
-        while not _finished(session):
+        while not client.finished(loop.time()):
             await asyncio.sleep(TICK)
             client.tick(loop.time())
             flush()
+        flush()
         with contextlib.suppress(ConnectionError, OSError, TimeoutError):
             await asyncio.wait_for(writer.drain(), 2.0)
     finally:

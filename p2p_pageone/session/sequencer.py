@@ -44,6 +44,7 @@ LOBBY_TIMEOUT = 600.0  # a lobby where nobody sits down or leaves for this long 
 START_AFTER = 30.0  # with min_players: start with those seated once the lobby is this still
 NOTICE_STALL = 5.0  # a stall of this machine this long is told to the player
 LOST_ALL = 3  # every remote player silent this many silent_after periods: our network is down
+LINGER = 10.0  # after the game, how long the host waits for every peer's ``done``
 
 
 def _refusal(seq: int, reason: str) -> bytes:
@@ -57,6 +58,7 @@ class Link:
     decoder: FrameDecoder = field(default_factory=lambda: FrameDecoder(UNSEATED_FRAME))
     key: bytes = b""
     introduced: bool = False
+    done: int = -1  # the log length it said it has folded, after the game (``done``)
     window_start: float = 0.0
     frames: int = 0
     chat: deque[float] = field(default_factory=deque)
@@ -103,6 +105,11 @@ class Sequencer:
         self._last_ping = now
         self._last_tick = now
         self._quiet_told = False
+        # The end of the game: the log's length then, and when; who confirmed having it.
+        self.linger = max(LINGER, silent_after)
+        self.final: tuple[int, float] | None = None
+        self.confirmed: set[bytes] = set()
+        self.end_told = False
         host.flush(now)
         self._pump(now)
 
@@ -135,8 +142,11 @@ class Sequencer:
             for payload in link.decoder.feed(data):
                 value = unpack(payload)
                 if isinstance(value, dict):
-                    if validate_control(value, ("ping", "intro")) == "intro":
+                    kind = validate_control(value, ("ping", "intro", "done"))
+                    if kind == "intro":
                         self._welcome(conn, link, value["from"])
+                    elif kind == "done":
+                        self._done(conn, link, value["index"])
                     appended = False
                 elif isinstance(value, list):
                     appended = self._submit(conn, link, payload, now)
@@ -179,6 +189,7 @@ class Sequencer:
         self.host.tick(now)
         self._pump(now)
         self._release(now)
+        self._check_end(now)
 
     def _welcome(self, conn: int, link: Link, key: bytes) -> None:
         """What a joiner seals its hello against: the table, the log head, its next ``seq``."""
@@ -189,6 +200,48 @@ class Sequencer:
         welcome = {"control": "welcome", "table": self.host.table_id, "head": chain.head,
                    "seq": chain.next_seq(key)}
         self.out.append((conn, frame(pack(welcome))))
+
+    # --- the end of the game delivered ---------------------------------------------------------
+
+    def _done(self, conn: int, link: Link, index: int) -> None:
+        """A peer has folded ``index`` entries after the game: confirmed if that is the end."""
+        if self.final is None or not link.key or index > len(self.log):
+            return
+        link.done = index
+        if index >= self.final[0]:
+            self.confirmed.add(link.key)
+            self.out.append((conn, frame(pack({"control": "done", "index": index}))))
+
+    def unconfirmed(self) -> list[int]:
+        """Seats still in the game that have not confirmed having its last entries."""
+        host = self.host
+        return [seat for seat in host.active if host.keys[seat] != host.identity.public
+                and host.keys[seat] not in self.confirmed]
+
+    def delivered(self) -> bool:
+        """The game's end reached every peer (each confirmed and hung up), or the host gave up
+        waiting and named who did not confirm."""
+        if self.end_told or self.host.ended:
+            return True
+        return self.final is not None and not self.unconfirmed() and not any(
+            link.key for link in self.links.values())
+
+    def _check_end(self, now: float) -> None:
+        host = self.host
+        if not host.game_over or self.end_told:
+            return
+        if self.final is None:
+            self.final = (len(self.log), now)
+        if now - self.final[1] < self.linger:
+            return
+        self.end_told = True
+        missing = self.unconfirmed()
+        if missing:
+            names = ", ".join(host.who(seat) for seat in missing)
+            host.events.append(Event("unconfirmed", f"the game is over, but {names} did not "
+                                     f"confirm having its last entries within "
+                                     f"{self.linger:.0f} s: that log may lack the end of the "
+                                     "game (the result stands)"))
 
     # --- was it me? ----------------------------------------------------------------------------
 
@@ -328,6 +381,8 @@ class Sequencer:
         self.host.on_log(raw, now, env)
         self._note_window(now)
         self._pump(now)
+        if self.host.game_over and self.final is None:
+            self.final = (len(self.log), now)
 
     def _pump(self, now: float) -> None:
         for raw in self.host.take_outgoing():
