@@ -105,6 +105,32 @@ class LogWriter:
             raise LocalFault(self.failed) from None
         self._written += len(new)
         self._size += done
+        session.log.read_back = self.read_back  # the file holds them: memory need not
+        session.log.forget(self._written)
+
+    def read_back(self, start: int, stop: int) -> list[bytes]:
+        """Entries [start, stop) from the file (a joiner sitting down is sent the log so far).
+        A file this pageone cannot read back is this machine's fault."""
+        assert self.path is not None
+        entries: list[bytes] = []
+        try:
+            with self.path.open("rb") as file:
+                for index in range(stop):
+                    header = file.read(4)
+                    size = int.from_bytes(header, "big")
+                    if len(header) < 4:
+                        break
+                    if index < start:
+                        file.seek(size, os.SEEK_CUR)
+                    else:
+                        entries.append(file.read(size))
+        except OSError as error:
+            raise LocalFault(local_problem(f"read the table's log {self.path} back", error,
+                                           "check the log's file is still there")) from None
+        if len(entries) != stop - start:
+            raise LocalFault(f"the table's log {self.path} was cut short while this pageone "
+                             "was running: it cannot read its own entries back")
+        return entries
 
     def _keep_whole(self, frames: list[bytes], done: int) -> None:
         """Cut a frame the disk took only part of: the file ends with a whole entry."""

@@ -23,6 +23,7 @@ from ..wire.codec import MAX_FRAME, FrameDecoder, ProtocolError, frame, pack, un
 from ..wire.messages import validate_control
 from .client import PING, STALL, Client
 from .common import Event
+from .entrylog import EntryLog
 from .peer import PeerSession
 from .waiting import MOVE
 
@@ -97,7 +98,6 @@ class Sequencer:
         self.window: tuple[int, float] | None = None  # (seat owing the call, opened at)
         self.held: list[tuple[int, Envelope]] = []  # (connection, or 0 for the host's own)
         self.silent_after, self.step_timeout, self.heartbeat = silent_after, step_timeout, heartbeat
-        self.log: list[bytes] = []
         self.links: dict[int, Link] = {}
         self.out: list[tuple[int, bytes]] = []  # (connection, frame) to send
         self.to_close: list[int] = []
@@ -112,6 +112,11 @@ class Sequencer:
         self.end_told = False
         host.flush(now)
         self._pump(now)
+
+    @property
+    def log(self) -> EntryLog:
+        """The log as ordered: the host's own (every entry the sequencer appends, it folds)."""
+        return self.host.log
 
     # --- connections --------------------------------------------------------------------------
 
@@ -372,7 +377,6 @@ class Sequencer:
 
     def _append(self, env: Envelope, now: float) -> None:
         raw = env.raw
-        self.log.append(raw)
         encoded = frame(raw)
         self.out += [(conn, encoded) for conn, link in self.links.items() if link.key]
         self.last_progress = now
