@@ -1,8 +1,11 @@
-"""Compiles the rules engine with mypyc for speed (pure Python with PAGEONE_PURE_PYTHON=1).
+"""Compiles the rules engine with mypyc for speed, and the deck's batch multiplier (a small C
+module that runs many libsecp256k1 multiplications on several cores); PAGEONE_PURE_PYTHON=1
+skips both.
 
 The engine is strictly typed, so mypyc builds it as is; the compiled and pure forms give the same
 results (the simulator's output is byte-identical). Only the hot modules are compiled. Without
-mypyc or a C compiler the install falls back to the pure-Python engine, with a warning.
+mypyc or a C compiler the install falls back to the pure-Python engine and one multiplication at
+a time, with a warning.
 """
 
 from __future__ import annotations
@@ -10,8 +13,10 @@ from __future__ import annotations
 import os
 import sys
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+
+BATCH = "p2p_pageone.crypto._batch"
 
 COMPILED = [
     "p2p_pageone/engine/cards.py",
@@ -25,6 +30,16 @@ COMPILED = [
 
 class OptionalBuildExt(build_ext):
     """A failed compile leaves the pure-Python engine in place instead of failing the install."""
+
+    def build_extension(self, ext: Extension) -> None:
+        if ext.name != BATCH:
+            super().build_extension(ext)
+            return
+        try:
+            super().build_extension(ext)
+        except Exception as error:  # the deck then multiplies one point at a time
+            print(f"p2p-pageone: compiling the batch multiplier failed ({error}); the deck "
+                  "multiplies on one core", file=sys.stderr)
 
     def run(self) -> None:
         try:
@@ -40,13 +55,15 @@ class OptionalBuildExt(build_ext):
 def extensions() -> list[object]:
     if os.environ.get("PAGEONE_PURE_PYTHON"):
         return []
+    batch = Extension(BATCH, ["p2p_pageone/crypto/_batch.c"], extra_compile_args=["-O2"],
+                      libraries=["pthread"])
     try:
         from mypyc.build import mypycify
     except ImportError:
         print("p2p-pageone: mypyc not available, installing the pure-Python engine",
               file=sys.stderr)
-        return []
-    return list(mypycify(COMPILED, opt_level="3"))
+        return [batch]
+    return [*mypycify(COMPILED, opt_level="3"), batch]
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

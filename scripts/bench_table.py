@@ -28,6 +28,7 @@ import random
 import time
 
 from p2p_pageone.bots import make_bot
+from p2p_pageone.crypto import group
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import make_settings
 from p2p_pageone.engine.settings import Settings
@@ -106,16 +107,26 @@ def main() -> None:
     parser.add_argument("--loss", type=float, default=0.0, metavar="P",
                         help="chance that a chunk's first transmission is lost (0-1)")
     parser.add_argument("--rules", choices=("classic", "qdan", "both"), default="both")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a table setting for every table (repeatable), e.g. exhausted=drawn")
+    parser.add_argument("--threads", type=int, default=None, metavar="N",
+                        help="threads for a batch of the deck's multiplications (default: one "
+                        "per core, at most 4; 0: one multiplication a Python call)")
     args = parser.parse_args()
+    if args.threads is not None:
+        group.set_threads(args.threads)
+    options = dict(option.split("=", 1) for option in args.option if "=" in option)
+    if len(options) != len(args.option):
+        parser.error("--option takes KEY=VALUE")
     if args.delay < 0 or not 0 <= args.loss < 1:
         parser.error("--delay must be >= 0 and --loss in [0, 1)")
     link = Link(args.delay / 1000, args.loss)
     SEED[0] = args.seed
     rows = []
     if args.rules in ("classic", "both"):
-        rows.append(measure("classic", 4, {"deals": args.deals}, link))
+        rows.append(measure("classic", 4, {"deals": args.deals, **options}, link))
     if args.rules in ("qdan", "both"):
-        rows.append(measure("qdan", 6, {}, link))
+        rows.append(measure("qdan", 6, options, link))
     if args.json:
         print(json.dumps(rows))
         return

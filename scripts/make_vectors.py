@@ -41,6 +41,8 @@ def envelopes() -> dict[str, Any]:
         ("move", {"kind": "play", "positions": [3], "cards": [7], "keys": [fixed("key")],
                   "call": True, "colour": -1, "target": -1}),
         ("head", {"index": 7, "head": fixed("head")}),
+        ("away", {"seat": 2, "why": "disconnected", "window": 60}),
+        ("back", {}),
     ]
     rows = []
     for seq, (kind, data) in enumerate(cases):

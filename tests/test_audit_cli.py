@@ -205,3 +205,22 @@ def test_missed_calls_are_listed_caught_or_not_and_match_the_log() -> None:
     doc = audit_document("x", audit)
     assert doc["hands"][0]["missed_calls"] == [
         {"seat": s, "entry": a, "caught_by": b} for s, a, b in audit.hands[0].missed]
+
+
+def test_the_audit_names_a_rule_broken_without_the_rulings_ids(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from .cheats import Lenient, RenegeBot, table_with
+
+    for seed in range(50, 60):
+        cheat = RenegeBot()
+        table = table_with(make_settings("classic", {"deals": 3}), 3, seed=seed,
+                           doubles={2: Lenient}, bots={2: cheat})
+        table.run(limit=600)
+        if cheat.done:
+            break
+    assert cheat.done, "the cheat never found its chance"
+    path = tmp_path / "renege.pageone-log"
+    path.write_bytes(b"".join(frame(raw) for raw in table.sessions[0].log))
+    code, out, _ = run(capsys, "audit", str(path))
+    assert code != 0 and "follow suit instead of drawing" in out, out
+    assert "(C5)" not in out and "C5" not in out, out

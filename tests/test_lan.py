@@ -104,7 +104,7 @@ def test_a_killed_joiner_is_named_and_the_others_play_on(tmp_path: Path) -> None
         server = Watched("host", pageone(
             host, tmp_path / "h0", "host", "--rules", "classic", "--deals", "20", "--seats", "3",
             "--autoplay", "--no-mdns", *FAST, "--port", "7420", "--interface", host.address,
-            "--silent-after", "8"))
+            "--silent-after", "8", "--reconnect-window", "5"))  # it is not coming back
         procs = [server]
         try:
             server.wait_for(address, 60)  # listening: joiners started now cannot miss it
@@ -128,6 +128,47 @@ def test_a_killed_joiner_is_named_and_the_others_play_on(tmp_path: Path) -> None
             for text in ("\n".join(server.lines), "\n".join(other.lines)):
                 assert "went silent" in text and "goes on without victim" in text, shown
                 assert "game over" in text, shown
+        finally:
+            for proc in procs:
+                proc.stop()
+
+
+def test_a_joiner_whose_link_drops_comes_back_by_itself(tmp_path: Path) -> None:
+    """Its namespace's link goes down for 8 s (a Wi-Fi drop: no FIN, nothing gets through) and
+    comes up again: the joiner, still running, reconnects and plays on; nothing is lost."""
+    with netns.lan(3, "w") as hosts:
+        address = f"{hosts[0].address}:7420"
+        server = Watched("host", pageone(
+            hosts[0], tmp_path / "h0", "host", "--rules", "classic", "--deals", "4", "--seats",
+            "3", "--autoplay", "--no-mdns", "--think", "0.05", "--catch-window", "0",
+            "--port", "7420", "--interface", hosts[0].address, "--silent-after", "3"))
+        procs = [server]
+        try:
+            server.wait_for(address, 60)
+            cut, other = (Watched(name, pageone(
+                hosts[i], tmp_path / f"j{i}", "join", "--bot", "--name", name, "--think",
+                "0.05", "--catch-window", "0", "--connect", address, "--silent-after", "3"))
+                for i, name in ((1, "wendy"), (2, "other")))
+            procs += [cut, other]
+            cut.wait_for("hand 2", 120)
+            subprocess.run(["ip", "-n", hosts[1].netns, "link", "set", "v0", "down"], check=True)
+            server.wait_for("wendy (seat", 30)
+            time.sleep(8)
+            subprocess.run(["ip", "-n", hosts[1].netns, "link", "set", "v0", "up"], check=True)
+            codes = [proc.proc.wait(240) for proc in procs]
+            shown = "\n".join(p.output() for p in procs)
+            assert codes == [0, 0, 0], shown
+            for proc in procs:
+                text = "\n".join(proc.lines)
+                assert "wendy (seat" in text and ") returned" in text, shown
+                assert "game over" in text and "void" not in text, shown
+            assert "trying to reconnect" in "\n".join(cut.lines), shown
+            logs = [next((tmp_path / home / "data" / "pageone" / "logs").glob("*"))
+                    for home in ("h0", "j1", "j2")]
+            assert len({log.read_bytes() for log in logs}) == 1, shown
+            audit = subprocess.run([sys.executable, "-m", "p2p_pageone.cli.main", "audit",
+                                    *map(str, logs)], capture_output=True, text=True, timeout=300)
+            assert audit.returncode == 0 and "verdict: OK" in audit.stdout, audit.stdout
         finally:
             for proc in procs:
                 proc.stop()

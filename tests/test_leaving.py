@@ -50,3 +50,19 @@ def test_leaving_down_to_one_player_ends_the_game() -> None:
     _deal(game)
     game.leave(0)
     assert game.over and game.places == [2, 1]
+
+
+def test_a_seat_leaving_between_deals_skips_no_dealer() -> None:
+    game = Game(ClassicSettings(deals=3), 4, 0)
+    assert game.deal.dealer == 0
+    game.leave(2)  # before the first deal is dealt: seat 0 still deals it
+    assert game.deal.dealer == 0 and game.deal.players == (0, 1, 3)
+    game.leave(0)  # the dealer itself leaves: the next seat still in deals
+    assert game.deal.dealer == 1 and game.deal.players == (1, 3)
+
+
+def test_a_seat_leaving_mid_deal_voids_it_and_the_next_dealer_deals() -> None:
+    game = Game(ClassicSettings(deals=3), 4, 0)
+    _deal(game)
+    game.leave(2)
+    assert game.deal.dealer == 1 and game.deal.players == (0, 1, 3)

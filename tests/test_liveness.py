@@ -130,6 +130,27 @@ def test_players_who_gave_up_while_the_hosts_network_was_down_are_not_named() ->
         t.now += 0.5
         t.sequencer.tick(t.now)
     t.sequencer.receive(1, b"", t.now)  # the link is back: their last bytes, then the close
+    for conn in (1, 2, 3):
+        t.sequencer.disconnect(conn, t.now)
+    assert "timeout" not in kinds(host) and not host.ended
+    assert host.away == {1: 60, 2: 60, 3: 60}  # their seats are kept: they may come back
+    assert all("closed while this machine's network was down" in open_envelope(raw).data["why"]
+               for raw in host.log if open_envelope(raw).kind == "away")
+    for _ in range(130):  # none comes back: as when none is heard, it was this machine
+        t.now += 0.5
+        t.sequencer.tick(t.now)
+    assert "none of the 3 players whose connections dropped came back" in host.local
+    assert "timeout" not in kinds(host) and "the host lost its network" in host.ended
+
+
+def test_without_a_window_players_who_gave_up_on_a_quiet_host_close_the_table() -> None:
+    t = MemoryTable(make_settings("classic", {"deals": 1}), 4, seed=47)
+    t.sequencer.reconnect_window = 0
+    until_playing(t)
+    host = t.sessions[0]
+    for _ in range(24):
+        t.now += 0.5
+        t.sequencer.tick(t.now)
     t.sequencer.disconnect(1, t.now)
     assert "connection closed while this machine's network was down" in host.local
     t.sequencer.disconnect(2, t.now)
@@ -141,7 +162,9 @@ def test_one_silent_player_among_others_is_still_timed_out() -> None:
     t = MemoryTable(make_settings("classic", {"deals": 1}), 4, seed=46)
     until_playing(t)
     t.kill(2)
-    t.run(limit=t.now + 60)
+    t.run(limit=t.now + 130)  # its seat is kept 60 s for its return, then timed out
     host = t.sessions[0]
     timeouts = [open_envelope(raw) for raw in host.log if open_envelope(raw).kind == "timeout"]
     assert [env.data["seat"] for env in timeouts] == [2]
+    aways = [open_envelope(raw) for raw in host.log if open_envelope(raw).kind == "away"]
+    assert [env.data["seat"] for env in aways] == [2]

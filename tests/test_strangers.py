@@ -83,7 +83,8 @@ def test_nothing_of_the_log_goes_to_a_connection_before_its_hello_is_in() -> Non
     t.sequencer.receive(STRANGER, frame(pack({"control": "intro", "from": key})), t.now)
     host = t.sessions[0]
     assert host.chain is not None
-    welcome = {"control": "welcome", "table": host.table_id, "head": host.chain.head, "seq": 0}
+    welcome = {"control": "welcome", "table": host.table_id, "head": host.chain.head, "seq": 0,
+               "hand": 0, "seated": False}
     assert sent_to(t, STRANGER) == [welcome]
     said = len(host.log)
     t.clients[0].session.say("only for the seated")

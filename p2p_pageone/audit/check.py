@@ -47,6 +47,7 @@ class HandLine:
     text: str = ""
     scores: dict[int, int] = field(default_factory=dict)
     missed: list[tuple[int, int, int]] = field(default_factory=list)  # seat, entry, caught by
+    returns: list[str] = field(default_factory=list)  # seats that dropped and came back
 
 
 @dataclass
@@ -194,9 +195,12 @@ def _note_events(audit: Audit, state: TableState, position: int, events: list[Ev
             line = audit.hands[-1]
             line.status, line.last_entry = "ok", position
             line.scores = {int(k): int(v) for k, v in data["scores"].items()}
-            line.text = event.text
+            line.text = event.text + "".join(f"; {note}" for note in line.returns)
             if state.settings is not None and state.history:
                 line.missed = missed_calls(state.settings, state.seat_count, state.history[-1])
+        elif event.kind == "back" and audit.hands:
+            audit.hands[-1].returns.append(f"{state.who(int(data['seat']))} dropped and "
+                                           f"returned at entry {position}")
         elif event.kind == "left" and audit.hands:  # comes before the next hand's event
             line, why = audit.hands[-1], f"{state.who(int(data['seat']))} {data['why']}"
             if line.status == "unfinished":

@@ -17,6 +17,7 @@ from ..audit.compare import Comparison, compare
 from ..audit.logfile import read_frames
 from ..audit.report import document, text_lines
 from .identity_store import config_dir, data_dir
+from .render import without_ruling_ids
 
 EXIT_OK, EXIT_FAULT, EXIT_USAGE = 0, 1, 2
 
@@ -112,7 +113,7 @@ def run_audit(args: argparse.Namespace) -> int:
         print(json.dumps(document(paths, audits, comparison), indent=1, sort_keys=True))
     else:
         for path, audit in zip(paths, audits, strict=True):
-            print("\n".join(text_lines(path, audit, args.quiet)))
+            print(without_ruling_ids("\n".join(text_lines(path, audit, args.quiet))))
         if comparison is not None:
             print(f"comparison: {'OK' if comparison.ok else 'FAIL'} — {comparison.text}")
     if args.rate:
@@ -172,7 +173,7 @@ def run_replay(args: argparse.Namespace) -> int:
     if audit is None:
         return EXIT_USAGE
     if args.summary:
-        print("\n".join(summary_lines(audit)))
+        print(without_ruling_ids("\n".join(summary_lines(audit))))
         return EXIT_OK if audit.ok else EXIT_FAULT
     if args.seat is not None and not 0 <= args.seat < len(audit.players):
         print(f"pageone replay: there is no seat {args.seat} at this table", file=sys.stderr)
@@ -182,7 +183,7 @@ def run_replay(args: argparse.Namespace) -> int:
             if args.step and not _wait():
                 args.step = False
             continue
-        print(line, flush=True)
+        print(without_ruling_ids(line), flush=True)
     return EXIT_OK if audit.ok else EXIT_FAULT
 
 

@@ -9,11 +9,12 @@ import sys
 import time
 
 from ..net.discovery import TableAdvert, browse
-from ..net.runner import LogWriter, run_joiner
+from ..net.runner import RETRY_FOR, LogWriter, run_joiner
 from ..session.peer import PeerSession
 from .cpu import cpu_bot, cpu_name
 from .playing import EXIT_ENDED, play_seat
 from .repl import Terminal
+from .seed_file import SeedFile, sweep
 from .table_cmds import Refusal, _run, default_log, default_nick, identity, log_place
 
 
@@ -40,15 +41,25 @@ async def _join(args: argparse.Namespace) -> int:
     think = args.think if args.bot else 0.0
     bot = cpu_bot(args.level if args.bot else "normal", time.monotonic, think,
                   args.catch_window if args.bot else 0.0, random.Random())
+    seeds = SeedFile(me.fingerprint)
+    sweep()
     session = PeerSession(me, args.name, os.urandom, bot=bot, rng=random.Random(),
-                          autoplay=args.bot or args.autoplay)
+                          autoplay=args.bot or args.autoplay, seeds=seeds)
     log = LogWriter(default_log("join", explicit))
     interactive = not (args.bot or args.autoplay)
     terminal = Terminal(session, interactive=interactive, log=log, catch_window=args.catch_window)
     if interactive:
         print("waiting to be seated… (type help; quit to leave)", flush=True)
     table = run_joiner(session, address, port, terminal.show, log, args.silent_after)
-    return await play_seat(session, terminal, table, [log])
+    code = await play_seat(session, terminal, table, [log])
+    if session.dropped and not terminal.quitting:
+        again = " ".join(sys.argv[1:]) or "join"
+        print(f"could not get back to the table for {RETRY_FOR:.0f} s; if the host keeps seats "
+              f"longer (pageone host --reconnect-window), run pageone {again} again to return",
+              file=sys.stderr, flush=True)
+    else:  # the table is over for this seat: its hand secrets are of no more use
+        seeds.forget()
+    return code
 
 
 async def find_table(args: argparse.Namespace) -> TableAdvert | None:
@@ -64,8 +75,10 @@ async def find_table(args: argparse.Namespace) -> TableAdvert | None:
         if wanted:
             named = [t for t in tables if t.name.casefold() == wanted]
             open_ = [t for t in named if t.free > 0]
-            if open_:
+            if len(open_) == 1:
                 return open_[0]
+            if open_:
+                return choose_table(open_)
             if named:
                 t = named[0]
                 print(f"pageone join: the table {t.name!r} is full ({t.taken} of "
@@ -84,12 +97,17 @@ async def find_table(args: argparse.Namespace) -> TableAdvert | None:
 
 
 def choose_table(tables: list[TableAdvert]) -> TableAdvert | None:
+    """Several tables fit: list them (the host's name and key tell two of one name apart) and
+    ask, or at no terminal say how to pick one."""
     print("several tables have a free seat:")
     for index, t in enumerate(tables, start=1):
-        print(f"  {index}. {t.name}  ({t.rules}, {t.free} free, {t.address}:{t.port})")
+        host = f"host {t.nick} {t.fingerprint}" if t.nick else f"host {t.fingerprint}"
+        print(f"  {index}. {t.name}  ({t.rules}, {t.free} free, {host}, {t.address}:{t.port})")
     if not sys.stdin.isatty():
-        print("pageone join: name one, e.g. pageone join "
-              f"{tables[0].name!r}", file=sys.stderr)
+        names = {t.name.casefold() for t in tables}
+        hint = (f"pageone join {tables[0].name!r}" if len(names) == len(tables) else
+                f"pageone join --connect {tables[0].address}:{tables[0].port}")
+        print(f"pageone join: pick one, e.g. {hint}", file=sys.stderr)
         return None
     while True:
         try:
@@ -101,8 +119,10 @@ def choose_table(tables: list[TableAdvert]) -> TableAdvert | None:
         if answer.isdigit() and 1 <= int(answer) <= len(tables):
             return tables[int(answer) - 1]
         named = [t for t in tables if t.name.casefold() == answer.casefold()]
-        if named:
+        if len(named) == 1:
             return named[0]
+        if named:
+            print("  several tables have that name: answer with its number")
 
 
 def _nothing_found(args: argparse.Namespace, tables: list[TableAdvert]) -> None:

@@ -117,6 +117,9 @@ def add_host(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     host.add_argument("--lobby-timeout", type=_seconds, default=600.0, metavar="S",
                       help="close the table if nobody sits down or leaves for this long before "
                       "the game starts (default 600)")
+    host.add_argument("--reconnect-window", type=_count(0, 3600), default=60, metavar="S",
+                      help="seconds a player whose connection drops mid-game keeps the seat to "
+                      "come back by running the same join again (default 60; 0: no return)")
     _fairness(host)
     host.add_argument("--silent-after", type=float, default=10.0, help=argparse.SUPPRESS)
     host.set_defaults(run=_run_host)

@@ -48,7 +48,11 @@ def log_place(args: argparse.Namespace, role: str) -> Path | None:
     """``--log PATH`` (never over an existing file), or None for a unique default name. Either
     way the log's directory must be writable now, before this machine joins anything."""
     path = Path(args.log) if getattr(args, "log", "") else None
-    if path is not None and path.exists():
+    if path is not None and path.exists() and role == "join":
+        # the same join again (a return to the table): this visit's log goes beside it
+        print(f"--log {path} exists: this visit's log is written beside it (-2, -3, …)",
+              file=sys.stderr, flush=True)
+    elif path is not None and path.exists():
         raise Refusal(f"--log {path} already exists: logs are never overwritten, choose "
                       "another path")
     directory = path.parent if path is not None else data_dir() / "logs"
@@ -114,7 +118,7 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     terminal = Terminal(session, interactive=not args.autoplay, log=log, catch_window=window)
     terminal.paused = True
     lobby = {"min_players": args.min_players, "start_after": args.start_after,
-             "lobby_timeout": args.lobby_timeout}
+             "lobby_timeout": args.lobby_timeout, "reconnect_window": args.reconnect_window}
     runner = HostRunner(session, args.interface or "0.0.0.0", args.port, terminal.show, log,
                         silent_after=args.silent_after, lobby=lobby)
     try:

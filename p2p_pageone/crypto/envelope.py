@@ -17,7 +17,7 @@ from ..wire.messages import shown, validate
 from .identity import Identity, fingerprint, verify_signature, weak_public_key
 from .kdf import label, tagged_hash
 
-VERSION = 4
+VERSION = 5
 SIGNING_TAG = label("envelope")
 HEADER_FIELDS = ("v", "table", "hand", "from", "seq", "prev", "type", "data")
 

@@ -9,6 +9,7 @@ identity.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -101,6 +102,62 @@ def mul(point: Point, k: int) -> Point:
     return Point(raw)
 
 
+# Many independent multiplications go to the compiled batch multiplier (``_batch.c``, built at
+# install) when it is there: one call runs them all on every core with Python's lock released
+# (Python threads cannot: each call re-takes the lock, and the hand-offs eat the gain).
+try:
+    from . import _batch
+except ImportError:  # installed without a C compiler, or PAGEONE_PURE_PYTHON
+    _batch = None  # type: ignore[assignment]
+
+_TWEAK_MUL = int(ffi.cast("uintptr_t", ffi.addressof(lib, "secp256k1_ec_pubkey_tweak_mul")))
+_CREATE = int(ffi.cast("uintptr_t", ffi.addressof(lib, "secp256k1_ec_pubkey_create")))
+_CTX_ADDRESS = int(ffi.cast("uintptr_t", _CTX))
+_THREADS = [max(1, min(4, len(os.sched_getaffinity(0))))]
+_BATCH_AT = 8  # below this, one call a multiplication is as fast
+
+
+def set_threads(count: int) -> int:
+    """How many threads a batch of multiplications uses (default: one per core, at most 4);
+    the previous count. 0 turns the batch multiplier off (one Python call a multiplication)."""
+    if count < 0:
+        raise ValueError("the number of threads cannot be negative")
+    previous, _THREADS[0] = _THREADS[0], count
+    return previous
+
+
+def mul_each(points: Sequence[Point], scalars: Sequence[int]) -> list[Point]:
+    """``[k·P for P, k in zip(points, scalars)]``, as one batch on every core when it can."""
+    if len(points) != len(scalars):
+        raise ValueError("one scalar for each point")
+    if _batch is None or not _THREADS[0] or len(points) < _BATCH_AT:
+        return [mul(p, k) for p, k in zip(points, scalars, strict=True)]
+    buffer = bytearray(b"".join([ffi.buffer(p.raw) for p in points]))
+    return _run_batch(_TWEAK_MUL, buffer, scalars)
+
+
+def base_each(scalars: Sequence[int]) -> list[Point]:
+    """``[k·G for k in scalars]``, as one batch on every core when it can."""
+    if _batch is None or not _THREADS[0] or len(scalars) < _BATCH_AT:
+        return [base(k) for k in scalars]
+    return _run_batch(_CREATE, bytearray(64 * len(scalars)), scalars)
+
+
+def _run_batch(function: int, buffer: bytearray, scalars: Sequence[int]) -> list[Point]:
+    """One libsecp256k1 ``(ctx, pubkey, 32-byte scalar)`` function over every slot of
+    ``buffer`` (64 bytes a point) in the batch multiplier; the resulting points."""
+    tweaks = b"".join([_scalar32(k) for k in scalars])
+    assert _batch is not None
+    if not _batch.mul_many(function, _CTX_ADDRESS, buffer, tweaks, _THREADS[0]):
+        raise PointError("the result is the identity")
+    view, out = memoryview(buffer), []
+    for offset in range(0, len(buffer), 64):
+        raw = _new("secp256k1_pubkey *")
+        ffi.memmove(raw, view[offset : offset + 64], 64)
+        out.append(Point(raw))
+    return out
+
+
 def base(k: int) -> Point:
     """k·G (libsecp256k1's constant-time generator multiplication)."""
     raw = ffi.new("secp256k1_pubkey *")
@@ -132,11 +189,6 @@ def mul_add_base(point: Point, k: int, z: int) -> Point:
     return Point(raw)
 
 
-def add_base(point: Point, z: int) -> Point:
-    """P + z·G."""
-    return add([point, base(z)])
-
-
 def negate(point: Point) -> Point:
     """−P (no multiplication)."""
     raw = ffi.new("secp256k1_pubkey *", point.raw[0])
@@ -163,7 +215,7 @@ def lincomb(scalars: Sequence[int], points: Sequence[Point], base_scalar: int = 
             raise PointError("the sum of the points is the identity")
         return base(z)
     products = [mul_add_base(terms[0][1], terms[0][0], z) if z else mul(terms[0][1], terms[0][0])]
-    products += [mul(p, k) for k, p in terms[1:]]
+    products += mul_each([p for _, p in terms[1:]], [k for k, _ in terms[1:]])
     return add(products) if len(products) > 1 else products[0]
 
 

@@ -71,7 +71,7 @@ def prove_lock(context: bytes, inputs: Sequence[Point], outputs: Sequence[Point]
     w = transcript.short_challenges("w", len(inputs))
     a = group.base(sum(x * y for x, y in zip(w, r, strict=True)) % N)
     transcript.absorb_points("a", [group.encode(a)])
-    b = [group.mul(x, k) for x, k in zip(inputs, r, strict=True)]
+    b = group.mul_each(inputs, r)
     transcript.absorb_points("b", _points(b))
     c = transcript.short_challenge("c")
     z = [(k + c * t) % N for k, t in zip(r, scalars, strict=True)]
@@ -91,8 +91,9 @@ def verify_lock(context: bytes, inputs: Sequence[Point], outputs: Sequence[Point
         a = group.mul_add_base(group.lincomb(w, commits), N - c,
                                sum(x * y for x, y in zip(w, z, strict=True)) % N)
         # B_p = z_p·X_p − c·Y_p, formed as −B_p = (−z_p)·X_p + c·Y_p (c is short, −c is not)
-        minus_b = [group.add([group.mul(x, N - zp), group.mul(y, c)])
-                   for x, y, zp in zip(inputs, outputs, z, strict=True)]
+        products = group.mul_each([p for pair in zip(inputs, outputs, strict=True) for p in pair],
+                                  [k for zp in z for k in (N - zp, c)])
+        minus_b = [group.add(products[i : i + 2]) for i in range(0, 2 * n, 2)]
     except PointError:
         raise ProofError("the lock proof does not verify") from None
     transcript.absorb_points("a", [group.encode(a)])
@@ -165,7 +166,7 @@ def prove_shuffle(context: bytes, inputs: Sequence[Point], outputs: Sequence[Poi
     position = [0] * n  # position[order[i]] = i: where input j went
     for i, j in enumerate(order):
         position[j] = i
-    u = [group.add_base(h[position[j]], rs[j]) for j in range(n)]
+    u = [group.add([h[position[j]], r]) for j, r in enumerate(group.base_each(rs))]
     e = _chain_commit(transcript, u, n)
     e_perm = [e[order[i]] for i in range(n)]
     chain, previous, d = [], h_chain, 0

@@ -10,6 +10,7 @@ from .deal import UNKNOWN, Deal
 from .moves import (
     Chance,
     ChanceError,
+    DealRequest,
     IllegalMove,
     Move,
     RevealRequest,
@@ -109,9 +110,9 @@ class Game:
 
     def leave(self, seat: int) -> None:
         """RULINGS Q14: ``seat`` is gone for good. Its deal cannot be finished without its keys,
-        so the deal is voided (nobody scores it) and the game goes on without it: in classic it
-        ranks below everyone; in qdan it takes the lowest place still free and the others keep
-        the places they had. With one player left, the game ends."""
+        so the deal is voided (nobody scores it; the next dealer deals anew) and the game goes on
+        without it: in classic it ranks below everyone; in qdan it takes the lowest place still
+        free and the others keep the places they had. With one player left, the game ends."""
         if self.over or seat in self.left:
             return
         deal = self.deal
@@ -127,7 +128,10 @@ class Game:
                 self.awarded[p] = self._best_free_place()
             self._finish_game()
             return
-        self.deal = self._new_deal(self._next_dealer(deal.dealer))
+        # A deal not dealt yet (the seat left between deals) is dealt by the same dealer, unless
+        # that dealer is the one who left: the rotation skips nobody.
+        waiting = isinstance(deal.chance, DealRequest) and deal.dealer != seat
+        self.deal = self._new_deal(deal.dealer if waiting else self._next_dealer(deal.dealer))
 
     def _after_step(self) -> None:
         if self.deal.over and not self.over and not self.to_reveal:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from ..session.client import Client
 from ..session.common import Event
 from ..session.peer import PeerSession
-from ..session.sequencer import LOBBY_TIMEOUT, START_AFTER, Sequencer
+from ..session.sequencer import LOBBY_TIMEOUT, RECONNECT_WINDOW, START_AFTER, Sequencer
 from .logwriter import LocalFault, LogWriter
 
 __all__ = ["HostRunner", "LocalFault", "LogWriter", "run_joiner"]
@@ -33,6 +33,8 @@ MAX_BUFFERED = 8 * 1024 * 1024  # a whole hand's log is ~200 KB at 6 seats
 ACCEPT_RATE = 20.0
 ACCEPT_BURST = 20.0
 NO_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+RETRY_FOR = 60.0  # a joiner whose connection drops mid-game tries again for this long
+RETRY_EVERY = 1.0
 
 
 async def _read(reader: asyncio.StreamReader,
@@ -78,7 +80,8 @@ class HostRunner:
         self.session, self.bind, self.port = session, bind, port
         self.on_events, self.log = _guarded(on_events), log
         self.silent_after, self.step_timeout = silent_after, step_timeout
-        self.lobby = lobby or {}  # Sequencer's min_players, start_after, lobby_timeout
+        self.lobby = lobby or {}  # Sequencer's min_players, start_after, lobby_timeout,
+        # reconnect_window
         self.sequencer: Sequencer | None = None
         self.writers: dict[int, asyncio.StreamWriter] = {}
         self._ids = itertools.count(1)
@@ -95,7 +98,9 @@ class HostRunner:
         self.sequencer = Sequencer(self.session, self._now(), self.silent_after,
                                    self.step_timeout, min_players=int(lobby.get("min_players", 0)),
                                    lobby_timeout=lobby.get("lobby_timeout", LOBBY_TIMEOUT),
-                                   start_after=lobby.get("start_after", START_AFTER))
+                                   start_after=lobby.get("start_after", START_AFTER),
+                                   reconnect_window=int(lobby.get("reconnect_window",
+                                                                  RECONNECT_WINDOW)))
         listener = socket.create_server((self.bind, self.port), backlog=128)
         listener.setblocking(False)
         self._listener = listener
@@ -229,9 +234,34 @@ class HostRunner:
 
 
 async def run_joiner(session: PeerSession, host: str, port: int, on_events: EventSink,
-                     log: LogWriter | None, silent_after: float = 10.0) -> None:
-    """Connect to a host and take part until the game ends or the table is lost."""
+                     log: LogWriter | None, silent_after: float = 10.0,
+                     retry_for: float = RETRY_FOR) -> None:
+    """Connect to a host and take part until the game ends or the table is lost.
+
+    A connection lost mid-game (a Wi-Fi drop, the host's link) is tried again every second for
+    ``retry_for`` seconds: the host keeps the seat for its return (SPEC §7, "Reconnect")."""
     on_events = _guarded(on_events)
+    loop = asyncio.get_running_loop()
+    session.may_resume = retry_for > 0
+    deadline = -1.0
+    while True:
+        await _take_part(session, host, port, on_events, log, silent_after)
+        if not session.dropped or _finished(session):
+            return
+        deadline = loop.time() + retry_for if deadline < 0 else deadline
+        if loop.time() >= deadline:
+            session.may_resume = False
+            session.lost_host(session.dropped)
+            on_events(session, session.take_events())
+            return
+        await asyncio.sleep(RETRY_EVERY)
+        session.resume()
+
+
+async def _take_part(session: PeerSession, host: str, port: int, on_events: EventSink,
+                     log: LogWriter | None, silent_after: float) -> None:
+    """One connection to the host, until the game ends, the table is lost, or the link drops
+    while the seat may be resumed (``session.dropped``)."""
     loop = asyncio.get_running_loop()
     try:
         reader, writer = await asyncio.open_connection(host, port)
@@ -257,12 +287,14 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
         while data := await _read(reader):
             client.receive(data, loop.time())
             flush()
-        client.closed()  # after the game's end, no fault of anyone's
-        flush()
+        client.gone = True  # after the game's end, a hang-up is no fault of anyone's
+        if not _finished(session) and not session.dropped:
+            client.closed()
+            flush()
 
     reading = asyncio.create_task(read())
     try:
-        while not client.finished(loop.time()):
+        while not client.finished(loop.time()) and not session.dropped:
             await asyncio.sleep(TICK)
             client.tick(loop.time())
             flush()

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from ..crypto.envelope import Envelope
 from ..engine.moves import IllegalMove
 from ..wire.codec import ProtocolError
+from .away import away_refusal
 from .common import PROTOCOL_VERSION
 from .moves import move_from
 
@@ -32,10 +33,15 @@ def admissible(s: PeerSession, env: Envelope) -> str | None:
         s.chain.check(raw, env)
     except ProtocolError as error:
         return error.reason
-    if env.kind in ("table", "seat", "start", "timeout") and env.sender != s.host_key:
+    if env.kind in ("table", "seat", "start", "timeout", "away") and env.sender != s.host_key:
         return f"only the host sends {env.kind}"
     if s.game is not None and s.seat_of(env.sender) not in s.active:
         return "that seat has left the game"
+    if env.kind in ("away", "back"):
+        return away_refusal(s, env.kind, env.data["seat"] if env.kind == "away" else
+                            s.seat_of(env.sender))
+    if s.seat_of(env.sender) in s.away:
+        return "that seat is away: its first message on its return is back"
     expel = s.urgent
     if expel is not None and expel[0] == "expel" and expel[1]["seat"] == s.seat_of(env.sender):
         return "this seat is being expelled for a deck message every peer refuses"

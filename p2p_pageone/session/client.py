@@ -40,7 +40,8 @@ class Client:
         self.done_at = 0.0
         self.confirmed = False  # the host has our acknowledgement of the game's end
         self.gone = False  # the connection closed
-        if session.chain is None:  # the key it will sit with; the host answers with a welcome
+        # The key it will sit with (first, on every connection): the host answers with a welcome
+        if not session.is_host:
             self.out.append(frame(pack({"control": "intro", "from": session.identity.public})))
 
     def receive(self, data: bytes, now: float) -> None:
@@ -58,7 +59,7 @@ class Client:
                     if kind == "refused":
                         self.session.refused(value["reason"], now)
                     elif kind == "welcome":
-                        self.session.welcomed(value["table"], value["head"], value["seq"], now)
+                        self.session.welcomed(value, now)
                     elif kind == "done" and value["index"] == self.done_sent:
                         self.confirmed = True
         except ProtocolError as error:
@@ -137,7 +138,15 @@ class Client:
         waits = [(seat, what) for seat, what in s.waiting_for() if what != MOVE]
         if not waits:
             return
-        seat, what = waits[0]
+        present = [(seat, what) for seat, what in waits if seat not in s.away]
+        if not present:  # the host times a seat kept for its return out when its window ends
+            seat, what = waits[0]
+            if waited > self.step_limit + s.away[seat]:
+                s.give_up(f"did not time out {s.names[seat]} (the table waited for its return "
+                          f"for {waited:.0f} s; it must after {s.away[seat]} s): the host is "
+                          "unresponsive, so this pageone leaves the table", host, now)
+            return
+        seat, what = present[0]
         if seat == s.me:  # was it me? it was: the table waits for a step we did not take
             s.give_up(f"this pageone has not taken its own step ({what}) for {waited:.0f} s: a "
                       "fault of this machine, please report it", -1, now)

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..crypto.kdf import label, tagged_hash
 
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION = 5
 
 # Every pass and key is proven on receipt, so a card whose keys all checked out always opens
 # (SPEC §5.5): if one does not, no peer can be shown to be wrong, and nobody is named.

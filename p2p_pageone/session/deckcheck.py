@@ -17,7 +17,7 @@ from ..crypto.deck import (
     DeckRound,
     DeckSecrets,
     card_at,
-    open_point,
+    open_points,
     seed_commitment,
 )
 from .hand import HandDeck
@@ -102,9 +102,9 @@ def opened_cards(deck: HandDeck, label: str, seeds: dict[int, bytes],
                for i, seat in enumerate(deck.seats)]
     index = group.card_index(deck.deck_size)
     cards = []
-    for position in positions:
-        x = open_point(deck_round.final_point(position),
-                       [secrets.unlock_key(position) for secrets in derived])
+    opened = open_points([deck_round.final_point(p) for p in positions],
+                         [[secrets.unlock_key(p) for secrets in derived] for p in positions])
+    for position, x in zip(positions, opened, strict=True):
         card = index.get(x)
         if card is None:
             for i, secrets in enumerate(derived):

@@ -19,6 +19,7 @@ from ..engine.moves import IllegalMove, Play, ReshuffleRequest, TurnUpRequest
 from ..engine.qdan import QdanDeal
 from ..engine.settings import SettingError, make_settings
 from ..wire.codec import ProtocolError
+from .away import on_away, on_back
 from .common import (
     DID_NOT_OPEN,
     PROTOCOL_VERSION,
@@ -365,6 +366,7 @@ def _leave(s: TableState, seat: int, why: str) -> None:
     if len(s.active) <= 2 and not (game.over and s.hand_end is not None):
         raise TableClosed(why, seat)
     s.active.remove(seat)
+    s.away.pop(seat, None)
     name, over = s.names[seat], game.over
     game.leave(seat)
     if s.hand_end is not None:  # between two hands, or after the last: the hand played stands
@@ -411,7 +413,7 @@ HANDLERS: dict[str, Handler] = {
     "table": on_table, "hello": on_hello, "seat": on_seat, "start": on_start, "ready": on_ready,
     "coin_commit": on_coin_commit, "coin_reveal": on_coin_reveal,
     "seed_commit": on_seed_commit, "shuffle": on_pass, "lock": on_pass, "keys": on_keys,
-    "expel": on_expel, "head": on_head,
+    "expel": on_expel, "head": on_head, "away": on_away, "back": on_back,
     "move": on_move, "seed_reveal": on_seed_reveal, "say": on_say, "timeout": on_timeout,
     "bye": on_bye, "open": on_unused, "heartbeat": on_unused,
 }

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from ..bots import Bot
 from ..crypto.deck import DeckError, Pass
@@ -29,11 +29,22 @@ from .hand import HandSecrets
 from .table import FOLD_ERRORS, TableState
 
 
+class SeedStore(Protocol):
+    """Where a joiner keeps its hand seeds for the life of the table, so that the same user
+    running the same ``pageone join`` again can open its cards and reveal (SPEC §7, "Reconnect")."""
+
+    def load(self, table: bytes, hand: int) -> bytes | None:
+        """The seed kept for this table's hand, if any."""
+
+    def save(self, table: bytes, hand: int, seed: bytes) -> str:
+        """Keep it before it is used; "" if kept, else why it could not be."""
+
+
 class PeerSession(TableState):
     def __init__(
         self, identity: Identity, name: str, random_bytes: Callable[[int], bytes],
         bot: Bot | None = None, rng: random.Random | None = None, autoplay: bool = False,
-        host_table: tuple[str, Settings, int] | None = None,
+        host_table: tuple[str, Settings, int] | None = None, seeds: SeedStore | None = None,
     ) -> None:
         super().__init__(identity.public)
         self.identity = identity
@@ -57,16 +68,31 @@ class PeerSession(TableState):
         self.catch_hint: tuple[int, int] = (0, -1)
         self.hello_sent = b""  # our hello as sealed: another with our key is an impostor
         self.welcome: tuple[bytes, bytes, int] | None = None  # (table, head, seq) for our hello
+        self.back_sent = b""  # our back on this connection, as sealed
+        self.answered = False  # the host's welcome on this connection came
         self.log_read = bool(host_table)  # a joiner's own hello is in the part of the log read
         self.local = ""  # this machine failed (its disk): why; nobody else is to blame
         self.local_bye = ""
         self.urgent: tuple[str, dict[str, Any]] | None = None  # the host's timeout notice
+        self.seeds = seeds
+        self.returning = False  # this process came back to a seat kept for its return
+        self.lost_secrets = 0  # a hand whose seed is not the one this seat committed to
+        self.dropped = ""  # why the connection was lost mid-game: the seat may be kept for us
+        self.may_resume = False  # the transport tries a new connection after a drop
+        self.resuming = False
+        self.known, self.checked = 0, 0  # on a new connection: our entries the host sends again
 
     # --- inputs -------------------------------------------------------------------------------
 
     def on_log(self, raw: bytes, now: float, env: Envelope | None = None) -> None:
         """The sequencer's next log entry. Anything wrong ends the table, naming the culprit."""
         if self.ended:
+            return
+        if self.checked < self.known:  # a new connection: the log again, from the start
+            if raw != self.log[self.checked]:
+                self._end("sent on our new connection a log that differs from the one it sent "
+                          "before (a fork)", self.seat_of(self.host_key))
+            self.checked += 1
             return
         try:
             if env is None and raw == self.in_flight:  # our own bytes, back from the host
@@ -79,6 +105,9 @@ class PeerSession(TableState):
             self.in_flight = b""
         if raw == self.hello_sent:
             self.log_read = True  # what came before was the table's history, earlier visits too
+        elif raw == self.back_sent and not self.log_read:
+            self.log_read, self.resuming = True, False
+            self._return(now)
         self.flush(now)
 
     # --- what only this peer knows, added to the public fold ------------------------------------
@@ -93,18 +122,68 @@ class PeerSession(TableState):
         if seat == self.me and (self.log_read or self.is_host):  # not an earlier visit of ours
             raise TableEnded(f"{why}; the table goes on without us", seat)
 
-    def welcomed(self, table: bytes, head: bytes, seq: int, now: float) -> None:
-        """The host's answer to our intro: our hello is sealed against it. The host sends the log
-        only once the hello is in it; an identity already sitting there is refused."""
-        if self.welcome is None and self.chain is None and not self.is_host:
+    def welcomed(self, welcome: dict[str, Any], now: float) -> None:
+        """The host's answer to our intro, what our first envelope is sealed against: a
+        ``hello`` to sit down, or, when our identity holds a seat in the running game (a drop,
+        or this user's earlier pageone), a ``back`` to take it again. The host sends the log only
+        once that envelope is in it."""
+        if self.is_host or self.answered:
+            return
+        self.answered = True
+        table, head, seq, hand = welcome["table"], welcome["head"], welcome["seq"], welcome["hand"]
+        if self.chain is not None and table != self.table_id:
+            self._end("the host answered for another table", self.seat_of(self.host_key))
+        elif welcome["seated"]:
+            self.table_id = table
+            self.back_sent = self.in_flight = seal(self.identity, table, hand, seq, head,
+                                                   "back", {})
+            self.outgoing.append(self.in_flight)
+        elif self.chain is not None and self.game is not None:
+            self._end("this user's seat was given up (it did not come back in time): the "
+                      "game went on without it", -1)
+        else:
             self.welcome = (table, head, seq)
             self.flush(now)
 
+    def _return(self, now: float) -> None:
+        """Our ``back`` is in the log and the log before it folded: we came back to our seat
+        (the host keeps the seat of a dropped connection for a while) if we can play on."""
+        if self.game_over:
+            self._end("the game is over already", -1)
+        elif self.me not in self.active:
+            self._end("this user's seat was given up (it did not come back in time): the "
+                      "game went on without it", -1)
+        elif (self.lost_secrets == self.hand or self._seed_lost()) and self.hand_end is None:
+            self.urgent = ("bye", {"reason": "its hand secrets are not on this machine"})
+            self.flush(now)  # the table goes on without us at once, not after the window
+            self._end(f"this machine does not have the hand secrets this seat committed to "
+                      f"in hand {self.hand} (they are kept in pageone's data directory), so "
+                      "it cannot play that hand on: it left the table, which goes on without it",
+                      -1)
+        else:
+            self.returning = True
+            self.events.append(Event("returning", f"back at the table as {self.names[self.me]}"
+                                     f" (seat {self.me}): the game goes on"))
+
     def _hand_started(self) -> None:
         assert self.crypto is not None
-        seed = self.random_bytes(32)
-        self.secrets = HandSecrets(self.crypto, self.me, seed) if self.me in self.active else None
+        active = self.me in self.active
+        self.secrets = HandSecrets(self.crypto, self.me, self._hand_seed()) if active else None
         self.pass_cache = None
+
+    def _hand_seed(self) -> bytes:
+        """A fresh seed for this hand, kept on disk first; or the one kept (a return)."""
+        store = self.seeds
+        kept = store.load(self.table_id, self.hand) if store is not None else None
+        if kept is not None:
+            return kept
+        seed = self.random_bytes(32)
+        trouble = store.save(self.table_id, self.hand, seed) if store is not None else ""
+        if trouble:
+            self.events.append(Event("warning", f"this hand's secrets could not be kept on "
+                                     f"disk ({trouble}): if this pageone stops, it cannot come "
+                                     "back to this hand"))
+        return seed
 
     def _open_private(self) -> None:
         """Open the cards dealt to this peer once every other peer's key is in the log."""
@@ -114,6 +193,9 @@ class PeerSession(TableState):
         deal = game.deal
         if self.me not in deal.players or deal is not self.hand_deal:
             return
+        if self._seed_lost():  # a return without our seed: the reveals open a finished
+            self.secrets, self.lost_secrets = None, self.hand  # hand's cards; a hand in play
+            return  # is lost to us
         for slot in deal.hands[self.me]:
             if deal.known[slot] == UNKNOWN and deck.keys_complete(slot, but=self.me):
                 try:
@@ -122,6 +204,12 @@ class PeerSession(TableState):
                     if error.peer >= 0:
                         raise
                     raise TableEnded(DID_NOT_OPEN.format(error)) from None
+
+    def _seed_lost(self) -> bool:
+        """Our seed is not the one our seat committed to in this hand (its file is gone)."""
+        secrets, deck = self.secrets, self.crypto
+        return secrets is not None and deck is not None and deck.commitments.get(
+            secrets.index, secrets.commitment) != secrets.commitment
 
     def _own_reveal(self, seat: int, seed: bytes) -> bool:
         secrets = self.secrets
@@ -170,6 +258,9 @@ class PeerSession(TableState):
             return
         if self.me < 0 and not self.is_host:  # a joiner the host will not seat
             self._end(f"the host refused to seat us: {reason}", -1)
+            return
+        if kind == "back":
+            self._end(f"the host did not take us back: {reason}", -1)
             return
         if "never saw" in reason and not self.is_host:
             # We sealed it against a head of the log the host sent us: the host's log is not
@@ -233,7 +324,22 @@ class PeerSession(TableState):
             self._end(f"left the table: {self.local}", -1)
         if not self.ended and not self.game_over:
             host = self.seat_of(self.host_key)
+            resumable = self.game is not None and self.me in self.active and not self.local
+            if resumable and self.may_resume:
+                if not self.dropped and not self.resuming:  # told once, not every attempt
+                    self.events.append(Event("dropped", f"{why}: trying to reconnect…"))
+                self.dropped = why
+                return
+            self.dropped = why if resumable else ""
             self._end(why, host if host >= 0 else -1)
+
+    def resume(self) -> None:
+        """A new connection after a drop: we say ``back`` (sealed against the host's welcome),
+        then the host sends its whole log again and the entries we have are checked against ours
+        (SPEC §7, "Reconnect")."""
+        self.dropped, self.log_read, self.in_flight = "", False, b""
+        self.known, self.checked = len(self.log), 0
+        self.resuming, self.answered, self.back_sent = True, False, b""
 
     def say(self, text: str) -> None:
         self.chat.append(text[:200])
@@ -318,5 +424,6 @@ class PeerSession(TableState):
     def advert(self) -> dict[str, Any]:
         """What the host advertises over mDNS."""
         family = self.settings.family if self.settings else ""
+        free = len(self.away) if self.game is not None else self.seat_count - len(self.keys)
         return {"name": self.table_name, "rules": family, "taken": len(self.keys),
-                "free": max(0, self.seat_count - len(self.keys))}
+                "free": max(0, free)}  # in a game: the seats kept for a return

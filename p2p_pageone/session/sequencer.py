@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from ..crypto.envelope import Envelope, open_envelope
 from ..wire.codec import MAX_FRAME, FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
+from .away import away_refusal
 from .client import PING, STALL, Client
 from .common import Event
 from .entrylog import EntryLog
@@ -44,6 +45,8 @@ CHAT_LINES = 5  # chat lines per window from one seat; more are refused
 LOBBY_TIMEOUT = 600.0  # a lobby where nobody sits down or leaves for this long is closed
 START_AFTER = 30.0  # with min_players: start with those seated once the lobby is this still
 NOTICE_STALL = 5.0  # a stall of this machine this long is told to the player
+RECONNECT_WINDOW = 60  # seconds a seat whose connection dropped mid-game is kept for its return
+FIRST_WORDS = ("hello", "back")  # what a connection may say before it speaks for a seat
 LOST_ALL = 3  # every remote player silent this many silent_after periods: our network is down
 LINGER = 10.0  # after the game, how long the host waits for every peer's ``done``
 
@@ -63,6 +66,7 @@ class Link:
     window_start: float = 0.0
     frames: int = 0
     chat: deque[float] = field(default_factory=deque)
+    sit_within: float = SIT_WITHIN
 
     def count_idle(self, now: float) -> bool:
         """Count a frame that moved nothing on; False once this connection floods the table."""
@@ -86,8 +90,12 @@ class Sequencer:
     def __init__(self, host: PeerSession, now: float, silent_after: float = 10.0,
                  step_timeout: float = 30.0, heartbeat: float = 1.0,
                  catch_window: float = 0.0, min_players: int = 0,
-                 lobby_timeout: float = LOBBY_TIMEOUT, start_after: float = START_AFTER) -> None:
+                 lobby_timeout: float = LOBBY_TIMEOUT, start_after: float = START_AFTER,
+                 reconnect_window: int = RECONNECT_WINDOW) -> None:
         self.host = host
+        self.reconnect_window = reconnect_window  # 0: a dropped seat is timed out at once
+        self.away_since: dict[int, tuple[float, str]] = {}  # seats kept for their return:
+        # since when, and why
         # The lobby: with ``min_players`` (0: wait for every seat) the game starts with at least
         # that many once nobody has sat down or left for ``start_after`` seconds.
         self.min_players, self.start_after = min_players, start_after
@@ -122,7 +130,10 @@ class Sequencer:
 
     def connect(self, conn: int, now: float) -> None:
         host = self.host
-        if host.game is not None or len(host.keys) + len(host.waiting_hellos) >= host.seat_count:
+        returning = host.game is not None and bool(host.away)  # a seat kept for its return:
+        # whoever proves with ``back`` to hold it sits again; anyone else is refused
+        if not returning and (host.game is not None
+                              or len(host.keys) + len(host.waiting_hellos) >= host.seat_count):
             # A full table says so at once, and shows nothing of its log.
             self.out.append((conn, _refusal(-1, "the table is full")))
             self.to_close.append(conn)
@@ -136,7 +147,9 @@ class Sequencer:
                 return
             self.out.append((oldest, _refusal(-1, BUSY)))  # it had its chance to say hello
             self._drop(oldest, "was not seated in time", now)
-        self.links[conn] = Link(now, now)  # it is sent nothing until it introduces itself
+        # It is sent nothing until it introduces itself, and nothing of the log until its hello
+        # (or its back to a seat kept for it) is in the log.
+        self.links[conn] = Link(now, now)
 
     def receive(self, conn: int, data: bytes, now: float) -> None:
         link = self.links.get(conn)
@@ -170,7 +183,7 @@ class Sequencer:
     def disconnect(self, conn: int, now: float) -> None:
         link = self.links.pop(conn, None)
         if link is not None:
-            self._lost(link, "disconnected", now)
+            self._lost(link, "disconnected", now, may_return=True)
 
     def tick(self, now: float) -> None:
         gap, self._last_tick = now - self._last_tick, now
@@ -183,11 +196,13 @@ class Sequencer:
         quiet = self._all_quiet(now)  # was it me? then nobody is timed out for it
         for conn, link in list(self.links.items()):
             if link.key and now - link.last_seen > self.silent_after and not quiet:
-                self._drop(conn, f"sent nothing for {self.silent_after:.0f} s", now)
-            elif not link.key and now - link.opened > SIT_WITHIN:
-                self._drop(conn, f"was not seated within {SIT_WITHIN:.0f} s", now)
+                self._drop(conn, f"sent nothing for {self.silent_after:.0f} s", now, True)
+            elif not link.key and now - link.opened > link.sit_within:
+                self._drop(conn, f"was not seated within {link.sit_within:.0f} s", now)
         self._lobby(now)
-        waits = [(seat, what) for seat, what in self.host.waiting_for() if what != MOVE]
+        self._expire_away(now, quiet)
+        waits = [(seat, what) for seat, what in self.host.waiting_for()
+                 if what != MOVE and seat not in self.host.away]  # the window times those
         if waits and now - self.last_progress > self.step_timeout and not quiet:
             seat, what = waits[0]
             self._timeout(seat, what, now)
@@ -197,13 +212,16 @@ class Sequencer:
         self._check_end(now)
 
     def _welcome(self, conn: int, link: Link, key: bytes) -> None:
-        """What a joiner seals its hello against: the table, the log head, its next ``seq``."""
-        chain = self.host.chain
+        """What a joiner seals its first envelope against: the table, the log head, the hand, its
+        next ``seq``, and whether its key holds a seat in the running game (then it says
+        ``back``, else ``hello``)."""
+        host, chain = self.host, self.host.chain
         if link.key or link.introduced or chain is None:
             raise ProtocolError("an intro comes once, first")
         link.introduced = True
-        welcome = {"control": "welcome", "table": self.host.table_id, "head": chain.head,
-                   "seq": chain.next_seq(key)}
+        seated = host.game is not None and host.seat_of(key) in host.active
+        welcome = {"control": "welcome", "table": host.table_id, "head": chain.head,
+                   "seq": chain.next_seq(key), "hand": chain.hand, "seated": seated}
         self.out.append((conn, frame(pack(welcome))))
 
     # --- the end of the game delivered ---------------------------------------------------------
@@ -346,12 +364,17 @@ class Sequencer:
         reason: str | None
         try:
             env = open_envelope(raw, link.key)  # a seated link's key, verified before decoding
+            if not link.key and env.kind == "back":
+                self._came_back(env, now)
             reason = self.host.admissible(env)
         except ProtocolError as error:
             reason = str(error)
         if env is not None and reason is None:
             if not link.key:
-                if any(other.key == env.sender for other in self.links.values()):
+                if env.kind not in FIRST_WORDS:
+                    reason = ("a connection's first message is hello, or back to return to a "
+                              "seat kept for its return")
+                elif any(other.key == env.sender for other in self.links.values()):
                     reason = "this identity is already at the table: each user sits once"
                 else:  # seated now (the host seats a hello at once): the log so far
                     self.out += [(conn, frame(raw)) for raw in self.log]
@@ -399,13 +422,15 @@ class Sequencer:
             else:
                 self.host.refused(reason, now)
 
-    def _drop(self, conn: int, why: str, now: float) -> None:
+    def _drop(self, conn: int, why: str, now: float, may_return: bool = False) -> None:
         link = self.links.pop(conn, None)
         self.to_close.append(conn)
         if link is not None:
-            self._lost(link, why, now)
+            self._lost(link, why, now, may_return)
 
-    def _lost(self, link: Link, why: str, now: float) -> None:
+    def _lost(self, link: Link, why: str, now: float, may_return: bool = False) -> None:
+        """``may_return``: the connection closed or went silent, which is no misbehaviour: in a
+        running game the seat is kept for its return instead of timed out."""
         seat = self.host.seat_of(link.key) if link.key else -1
         if seat < 0 or self.host.game_over or self.host.ended:
             return
@@ -413,13 +438,88 @@ class Sequencer:
             return  # it has left the game already
         name = self.host.names[seat]
         if self._quiet_told and link.key not in self.cpu_keys:
-            # It gave up on us while our network was down: that is no fault of its own.
+            # It gave up on us while our network was down: that is no fault of its own. Its
+            # seat is kept for it to come back, now that its close got through; or, without a
+            # window, the table is closed naming nobody.
+            if may_return and self._keep_seat(seat, "its connection closed while this "
+                                              "machine's network was down", now):
+                return
             self.local_fault(f"{name}'s connection closed while this machine's network was "
                              "down (no player was heard): a problem of this machine; the table "
                              "is closed and nobody is blamed", now, "the host lost its network")
             return
         self.host.events.append(Event("lost", f"{name} {why}"))
+        if may_return and self._keep_seat(seat, why, now):
+            return
         self._timeout(seat, f"a live connection; it {why}", now)
+
+    # --- reconnect ------------------------------------------------------------------------------
+
+    def _keep_seat(self, seat: int, why: str, now: float) -> bool:
+        """Append ``away`` for ``seat`` (True), if the table can keep it for its return."""
+        host, urgent = self.host, self.host.urgent
+        if seat in host.away or (urgent is not None and urgent[0] == "expel"
+                                 and urgent[1]["seat"] == seat):
+            return True  # kept already; or being expelled, with evidence, which goes first
+        if (not self.reconnect_window or host.game is None or host.keys[seat] in self.cpu_keys
+                or away_refusal(host, "away", seat)):
+            return False
+        self.away_since[seat] = (now, why[:100])
+        self._say_away(seat, now)
+        return True
+
+    def _say_away(self, seat: int, now: float) -> None:
+        self.host.urgent = ("away", {"seat": seat, "why": self.away_since[seat][1],
+                                     "window": self.reconnect_window})
+        self.host.flush(now)
+        self._pump(now)
+
+    def _came_back(self, env: Envelope, now: float) -> None:
+        """A ``back`` on a new connection, signed at its author's next sequence number (no one
+        else can make one): its old connection, if the host still holds it, is dead or stale (a
+        Wi-Fi drop not noticed yet), so it is dropped and the seat kept for this return."""
+        chain = self.host.chain
+        if chain is None or self.host.seat_of(env.sender) in self.host.away:
+            return
+        try:
+            chain.check(env.raw, env)
+        except ProtocolError:
+            return  # a replayed or stale back changes nothing; admission refuses it
+        for conn, link in list(self.links.items()):
+            if link.key == env.sender:
+                self._drop(conn, "came back on a new connection", now, may_return=True)
+
+    def _expire_away(self, now: float, quiet: bool) -> None:
+        """A seat not back within the window leaves as a leaver does (a ``timeout``)."""
+        host = self.host
+        for seat, (since, _) in list(self.away_since.items()):
+            if seat not in host.active or any(link.key == host.keys[seat]
+                                              for link in self.links.values()):
+                del self.away_since[seat]  # gone, or back
+            elif seat not in host.away:  # its away is not in the log yet: the host's own
+                if host.urgent is None:  # envelope was held, and another notice came first
+                    self._say_away(seat, now)
+            elif now - since > self.reconnect_window and not quiet:
+                del self.away_since[seat]
+                if self._none_came_back(now):
+                    return
+                self._timeout(seat, f"its return within {self.reconnect_window} s", now)
+                return
+
+    def _none_came_back(self, now: float) -> bool:
+        """Two or more remote players away and none back: as when none is heard, this machine's
+        network is the likely cause, so the table closes naming nobody (True)."""
+        host = self.host
+        remote = [seat for seat in host.active if host.keys[seat] != host.host_key
+                  and host.keys[seat] not in self.cpu_keys]
+        if len(remote) < 2 or not all(seat in host.away for seat in remote):
+            return False
+        self.local_fault(f"none of the {len(remote)} players whose connections dropped came "
+                         f"back within {self.reconnect_window} s: this machine's network is "
+                         "most likely down (check its cable, Wi-Fi or firewall). This is a "
+                         "problem of this machine; the table is closed and nobody is blamed",
+                         now, "the host lost its network")
+        return True
 
     def local_fault(self, reason: str, now: float, bye: str = "") -> None:
         """The host's own machine failed (its disk, its network): close the table, naming no

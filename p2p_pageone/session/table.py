@@ -70,6 +70,7 @@ class TableState:
         self.coin_nonces: dict[int, bytes] = {}
         self.game: Game | None = None
         self.active: list[int] = []  # seats still in the game (RULINGS Q14)
+        self.away: dict[int, int] = {}  # seats kept for their return: seat -> window in seconds
         self.hand = 0
         self.crypto: HandDeck | None = None
         self.hand_deal: Deal | None = None

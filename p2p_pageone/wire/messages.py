@@ -125,6 +125,8 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "expel": {"seat": integer(0, MAX_SEATS - 1), "reason": text(200),
               "evidence": blob_upto(MAX_EVIDENCE)},
     "bye": {"reason": text(200)},
+    "away": {"seat": integer(0, MAX_SEATS - 1), "why": text(100), "window": integer(1, 3600)},
+    "back": {},
 }
 
 MOVE_KINDS = ("play", "draw", "call", "catch")
@@ -157,12 +159,15 @@ def validate(kind: Any, data: Any) -> dict[str, Any]:
 
 
 # Control frames are never logged or signed (protocol/SPEC.md §7): a ping; a joiner's intro (the
-# key it will sit with) and the host's welcome (what a hello is sealed against: nothing of the log
-# goes to a connection before its hello is in); the sequencer's refusal of an envelope.
+# key it will sit with) and the host's welcome (what its hello, or its back to a seat it holds, is
+# sealed against: nothing of the log goes to a connection before that is in); the sequencer's
+# refusal of an envelope.
 CONTROLS: dict[str, dict[str, Check]] = {
     "ping": {},
     "intro": {"from": blob(32)},
-    "welcome": {"table": blob(16), "head": blob(32), "seq": integer(0, 2**32 - 1)},
+    "welcome": {"table": blob(16), "head": blob(32), "seq": integer(0, 2**32 - 1),
+                "hand": integer(0, 2**32 - 1),
+                "seated": Check(lambda v: type(v) is bool, "true or false")},
     "done": {"index": integer(0, 2**32 - 1)},
     "refused": {"seq": integer(-1, 2**32 - 1), "reason": Check(
         lambda v: type(v) is str and len(v) <= 1000, "text of at most 1000 characters")},
