@@ -52,6 +52,9 @@ def test_a_peer_with_its_log_on_disk_keeps_the_hand_in_play_and_the_audit_reads_
         data = writer.path.read_bytes()
         assert session.log.in_memory() == 0 and len(session.log) == len(host.log)
         assert b"".join(frame(raw) for raw in session.log) == data  # read back from the file
+        whole = list(session.log)
+        for index in (5, 6, 7, 3, len(whole) - 1, 0, 6):  # on from the last read, or again
+            assert session.log[index] == whole[index]
         assert len(session.history) == 1  # the last hand; the audit has them all from the file
         report = audit_bytes(data)
         assert report.ok and len(report.hands) == 6, report

@@ -65,6 +65,7 @@ class LogWriter:
         self._written = 0  # entries in the file
         self._size = 0  # bytes of whole entries in the file
         self.failed = ""  # why this machine could not write the log, once it could not
+        self._cursor = (0, 0)  # (entry, byte offset) where the last read back ended
 
     def _open(self, session: PeerSession) -> None:
         path = self._where if isinstance(self._where, Path) else self._where(session)
@@ -109,21 +110,27 @@ class LogWriter:
         session.log.forget(self._written)
 
     def read_back(self, start: int, stop: int) -> list[bytes]:
-        """Entries [start, stop) from the file (a joiner sitting down is sent the log so far).
-        A file this pageone cannot read back is this machine's fault."""
+        """Entries [start, stop) from the file (a joiner sitting down is sent the log so far; a
+        returning peer checks the log sent again against its own, entry by entry, so reading on
+        from where the last read ended starts there). A file this pageone cannot read back is
+        this machine's fault."""
         assert self.path is not None
+        index, offset = self._cursor if self._cursor[0] <= start else (0, 0)
         entries: list[bytes] = []
         try:
             with self.path.open("rb") as file:
-                for index in range(stop):
+                file.seek(offset)
+                while index < stop:
                     header = file.read(4)
-                    size = int.from_bytes(header, "big")
                     if len(header) < 4:
                         break
+                    size = int.from_bytes(header, "big")
                     if index < start:
                         file.seek(size, os.SEEK_CUR)
                     else:
                         entries.append(file.read(size))
+                    index += 1
+                self._cursor = (index, file.tell())
         except OSError as error:
             raise LocalFault(local_problem(f"read the table's log {self.path} back", error,
                                            "check the log's file is still there")) from None
