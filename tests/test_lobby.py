@@ -146,7 +146,8 @@ def test_a_late_joiner_is_told_the_table_is_full_at_once() -> None:
     late = make_peer("late", "late")
     t.clients.append(Client(late, t.now))
     conn = len(t.clients)
-    t.sequencer.connect(conn, t.now)
+    t.sequencer.connect(conn, t.now)  # in a running game its intro decides: its first frame
+    t.sequencer.receive(conn, t.clients[-1].out.pop(0), t.now)
     frames = [unpack(data[4:]) for c, data in t.sequencer.out if c == conn]
     assert frames == [{"control": "refused", "seq": -1, "reason": "the table is full"}]
     assert conn in t.sequencer.to_close

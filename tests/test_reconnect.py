@@ -390,3 +390,28 @@ def test_the_seeds_file_is_owner_only_keeps_whole_records_and_goes_away(tmp_path
     blocked = SeedFile("FP", tmp_path / "file-not-dir")
     (tmp_path / "file-not-dir").write_bytes(b"")
     assert "file-not-dir" in blocked.save(table, 1, b"a" * 32)
+
+
+def test_coming_back_in_a_later_hand_tells_the_hand_in_play_and_sums_up_the_rest() -> None:
+    from p2p_pageone.cli.repl import _story_so_far
+
+    seeds = MemorySeeds()
+    t = table(seeds, deals=3, seed=27)
+    victim = t.sessions[2]
+    while not (victim.hand == 2 and victim.hand_known() and victim.game is not None
+               and victim.game.deal.moves >= 2):
+        if not t.step():
+            t.advance(t.now + 0.5)
+    drop(t, 2)
+    again = make_peer("27/2", "p2")
+    again.seeds = seeds
+    come_back(t, again)
+    events = again.take_events()  # the log read at once, then the game played on
+    read = events[:next(i for i, e in enumerate(events) if e.kind == "returning") + 1]
+    told = [event.text for event in _story_so_far(read)]
+    assert told[0].startswith("table 'memory'") and "p2 sits at seat 2" in told[3]
+    assert "hand 1 was played before you came back (type scores for the totals)" in told
+    assert "hand 2: p1 deals" in told and "hand 1: p0 deals" not in told
+    assert not any(event.kind == "scores" for event in _story_so_far(read))
+    assert told[-1] == "back at the table as p2 (seat 2): the game goes on"
+    assert len(told) < len(read) / 2

@@ -60,6 +60,19 @@ class HandCompleter(Completer):
                 yield Completion(option, start_position=-len(current))
 
 
+def _story_so_far(events: list[Event]) -> list[Event]:
+    """A joiner coming back to a game it sat at reads the whole log at once: the table, its
+    seats and the hand in play are told; the hands before it, in one line."""
+    hands = [i for i, event in enumerate(events) if event.kind == "hand"]
+    if len(hands) < 2:
+        return events
+    played = int(events[hands[-1]].data["hand"]) - 1
+    skipped = Event("story", f"hand{'s 1-' if played > 1 else ' '}{played} "
+                    f"{'were' if played > 1 else 'was'} played before you came back (type "
+                    "scores for the totals)")
+    return [*events[:hands[0]], skipped, *events[hands[-1]:]]
+
+
 class Terminal:
     def __init__(self, session: PeerSession, interactive: bool, screen: Screen | None = None,
                  log: LogWriter | None = None, catch_window: float = 2.0,
@@ -73,6 +86,7 @@ class Terminal:
                                  prompts=interactive, catch_window=catch_window)
         self.paused = False
         self._held: list[Event] = []
+        self._reading: list[Event] = []  # events of the log read on (re)joining
         self.confirming = False
         self.quitting = False  # the player chose to leave: the bye is on its way
         self._prompt: PromptSession[str] | None = None
@@ -84,6 +98,11 @@ class Terminal:
         if self.paused:  # until the command has said where the table is
             self._held += events
             return
+        if not session.log_read and not session.ended:  # the story so far, read at once
+            self._reading += events
+            return
+        if self._reading:
+            events, self._reading = _story_so_far(self._reading) + events, []
         if events:
             self._last_event = _clock()
         self.narrator.show(events)

@@ -248,6 +248,8 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
         await _take_part(session, host, port, on_events, log, silent_after)
         if not session.dropped or _finished(session):
             return
+        if session.log_read:  # that connection got back in: this drop has its own retry_for
+            deadline = -1.0
         deadline = loop.time() + retry_for if deadline < 0 else deadline
         if loop.time() >= deadline:
             session.may_resume = False

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ..crypto.envelope import Envelope
 from ..crypto.identity import fingerprint
 from ..wire.codec import ProtocolError
-from .common import Event
+from .common import Event, TableEnded
 
 if TYPE_CHECKING:
     from .table import TableState
@@ -51,8 +51,10 @@ def on_away(s: TableState, env: Envelope, seat: int, now: float) -> None:
 
 def on_back(s: TableState, env: Envelope, seat: int, now: float) -> None:
     refusal = away_refusal(s, "back", seat) if seat >= 0 else "back from someone not seated"
-    if refusal is not None:
-        raise ProtocolError(refusal, fingerprint(env.sender))
+    if refusal is not None:  # its author signed it on the host's word (the welcome): the host
+        # let it in, where an honest sequencer refuses it
+        raise TableEnded(f"relayed a back the sequencer must refuse ({refusal}): its author "
+                         "is not to blame", s.seat_of(s.host_key))
     del s.away[seat]
     s.events.append(Event("back", f"{s.names[seat]} (seat {seat}) returned: the game goes on",
                           {"seat": seat, "position": len(s.log) - 1}))

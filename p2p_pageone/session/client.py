@@ -21,6 +21,7 @@ from .waiting import MOVE
 PING = frame(pack({"control": "ping"}))
 STALL = 2.0  # seconds between two ticks (they come every 0.1 s) that only a stall explains
 NOTICE_STALL = 5.0  # a stall this long is told to the player
+WELCOME_WITHIN = 10.0  # the host answers an intro at once; the host seats within 10 s too
 STEP_LIMIT = 45.0  # the host times a step out after 30 s; a table still waiting is not served
 DONE_WAIT = 30.0  # after the game, how long a joiner waits for the host to confirm its ``done``
 
@@ -35,6 +36,7 @@ class Client:
         self.progress = now  # when the log last grew
         self._last_tick = now
         self._last_ping = now
+        self.opened = now
         self.out: list[bytes] = []
         self.done_sent = -1  # after the game: the log length we said we have folded, and when
         self.done_at = 0.0
@@ -75,6 +77,9 @@ class Client:
             self.session.lost_host(f"the host sent nothing for {self.silent_after:.0f} s: it, "
                                    "or the network between us (this machine's included), is "
                                    "down")
+        if not self.session.answered and now - self.opened > WELCOME_WITHIN:
+            self.session.lost_host(f"the host did not answer our introduction in "
+                                   f"{WELCOME_WITHIN:.0f} s: it is stuck, or not a pageone table")
         self._check_steps(now)
         if now - self._last_ping >= self.heartbeat:
             self._last_ping = now
@@ -119,6 +124,7 @@ class Client:
         """This process did not run: the host's silence meanwhile is not the host's fault."""
         self.last_seen = max(self.last_seen, now)
         self.progress = max(self.progress, now)
+        self.opened += gap
         if gap >= NOTICE_STALL:
             self.session.events.append(Event("stall", f"this machine stalled for {gap:.0f} s "
                                              "(pageone did not run): nobody is blamed for it"))

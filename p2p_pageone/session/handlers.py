@@ -55,8 +55,9 @@ def apply_entry(s: TableState, raw: bytes, now: float, env: Envelope | None = No
         s.chain = ChainVerifier(env.table, [env.sender])
         s.host_key = env.sender
     elif env.kind == "hello" and env.sender not in s.chain.members:
-        if s.game is not None:
-            raise ProtocolError("a hello after the game started", fingerprint(env.sender))
+        if s.game is not None:  # an honest sequencer refuses it: the host let it in
+            raise TableEnded("relayed a hello after the game started: the sequencer must refuse "
+                             "it", s.seat_of(s.host_key))
         s.chain.admit(env.sender)
     s.author = s.seat_of(env.sender)
     s.chain.accept(raw, env)

@@ -23,7 +23,7 @@ from ..wire.codec import MAX_FRAME, FrameDecoder, ProtocolError, frame, pack, un
 from ..wire.messages import validate_control
 from .away import away_refusal
 from .client import PING, STALL, Client
-from .common import Event
+from .common import BUSY, Event
 from .entrylog import EntryLog
 from .peer import PeerSession
 from .waiting import MOVE
@@ -35,7 +35,6 @@ __all__ = ["PING", "Client", "Sequencer"]
 SIT_WITHIN = 10.0  # seconds a connection has to say hello and be seated
 MAX_UNSEATED = 8  # connections waiting to be seated at one time
 MAKE_ROOM_AFTER = 2.0  # past this, the oldest waiting connection makes room for a new one
-BUSY = "too many connections are waiting to sit down at this table; try again in a moment"
 UNSEATED_FRAME = 4096  # the largest frame before a connection is seated (a hello is ~200 bytes)
 FLOOD_WINDOW = 5.0
 IDLE_FRAMES = 50  # pings and refused envelopes per window from one connection (a peer pings once
@@ -63,10 +62,10 @@ class Link:
     key: bytes = b""
     introduced: bool = False
     done: int = -1  # the log length it said it has folded, after the game (``done``)
+    keeps: bool = False  # its intro named a key that holds a seat in the running game
     window_start: float = 0.0
     frames: int = 0
     chat: deque[float] = field(default_factory=deque)
-    sit_within: float = SIT_WITHIN
 
     def count_idle(self, now: float) -> bool:
         """Count a frame that moved nothing on; False once this connection floods the table."""
@@ -130,26 +129,32 @@ class Sequencer:
 
     def connect(self, conn: int, now: float) -> None:
         host = self.host
-        returning = host.game is not None and bool(host.away)  # a seat kept for its return:
-        # whoever proves with ``back`` to hold it sits again; anyone else is refused
-        if not returning and (host.game is not None
-                              or len(host.keys) + len(host.waiting_hellos) >= host.seat_count):
-            # A full table says so at once, and shows nothing of its log.
-            self.out.append((conn, _refusal(-1, "the table is full")))
-            self.to_close.append(conn)
+        if host.game is None and len(host.keys) + len(host.waiting_hellos) >= host.seat_count:
+            # A full lobby says so at once, and shows nothing of its log. In a running game the
+            # intro decides (a seat kept for a return, or a drop the host has not noticed yet).
+            self._turn_away(conn, "the table is full")
             return
-        unseated = [c for c, link in self.links.items() if not link.key]
-        if len(unseated) >= MAX_UNSEATED:
-            oldest = min(unseated, key=lambda c: self.links[c].opened)
-            if now - self.links[oldest].opened < MAKE_ROOM_AFTER:
-                self.out.append((conn, _refusal(-1, BUSY)))
-                self.to_close.append(conn)
+        waiting = [c for c, link in self.links.items() if not link.key]
+        if len(waiting) >= MAX_UNSEATED:
+            # A connection whose intro names a seat in the game is never made to give way (a
+            # flood of strangers must not keep a player from their seat).
+            others = [c for c in waiting if not self.links[c].keeps]
+            oldest = min(others, key=lambda c: self.links[c].opened) if others else None
+            if oldest is None or (host.game is None
+                                  and now - self.links[oldest].opened < MAKE_ROOM_AFTER):
+                self._turn_away(conn, BUSY)
                 return
             self.out.append((oldest, _refusal(-1, BUSY)))  # it had its chance to say hello
             self._drop(oldest, "was not seated in time", now)
         # It is sent nothing until it introduces itself, and nothing of the log until its hello
         # (or its back to a seat kept for it) is in the log.
         self.links[conn] = Link(now, now)
+
+    def _turn_away(self, conn: int, reason: str) -> None:
+        """Refuse a connection that is not seated, and forget it at once."""
+        self.out.append((conn, _refusal(-1, reason)))
+        self.to_close.append(conn)
+        self.links.pop(conn, None)
 
     def receive(self, conn: int, data: bytes, now: float) -> None:
         link = self.links.get(conn)
@@ -170,6 +175,8 @@ class Sequencer:
                     appended = self._submit(conn, link, payload, now)
                 else:
                     raise ProtocolError("a frame is an envelope or a control map")
+                if conn not in self.links:  # turned away: the rest of its data is not read
+                    return
                 if not appended and not link.count_idle(now):
                     self._drop(conn, "flooded the table with pings or refused messages", now)
                     return
@@ -197,8 +204,8 @@ class Sequencer:
         for conn, link in list(self.links.items()):
             if link.key and now - link.last_seen > self.silent_after and not quiet:
                 self._drop(conn, f"sent nothing for {self.silent_after:.0f} s", now, True)
-            elif not link.key and now - link.opened > link.sit_within:
-                self._drop(conn, f"was not seated within {link.sit_within:.0f} s", now)
+            elif not link.key and now - link.opened > SIT_WITHIN:
+                self._drop(conn, f"was not seated within {SIT_WITHIN:.0f} s", now)
         self._lobby(now)
         self._expire_away(now, quiet)
         waits = [(seat, what) for seat, what in self.host.waiting_for()
@@ -219,7 +226,13 @@ class Sequencer:
         if link.key or link.introduced or chain is None:
             raise ProtocolError("an intro comes once, first")
         link.introduced = True
-        seated = host.game is not None and host.seat_of(key) in host.active
+        seat = host.seat_of(key)
+        seated = host.game is not None and seat in host.active
+        if host.game is not None and not seated:
+            self._turn_away(conn, "this identity's seat was given up: the game went on without it"
+                            if seat >= 0 else "the table is full")
+            return
+        link.keeps = seated
         welcome = {"control": "welcome", "table": host.table_id, "head": chain.head,
                    "seq": chain.next_seq(key), "hand": chain.hand, "seated": seated}
         self.out.append((conn, frame(pack(welcome))))
@@ -388,6 +401,7 @@ class Sequencer:
             self.out.append((conn, _refusal(seq, reason or "")))
             if not link.key:  # a joiner that cannot sit down has nothing more to say
                 self.to_close.append(conn)
+                self.links.pop(conn, None)
             if self.host.urgent is not None:  # an expel goes out before the author resends
                 self.host.flush(now)
                 self._pump(now)
@@ -465,7 +479,8 @@ class Sequencer:
                 or away_refusal(host, "away", seat)):
             return False
         self.away_since[seat] = (now, why[:100])
-        self._say_away(seat, now)
+        if urgent is None:  # a pending notice (an expel, a timeout) goes first; the tick says
+            self._say_away(seat, now)  # this away once it is out
         return True
 
     def _say_away(self, seat: int, now: float) -> None:
