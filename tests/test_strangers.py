@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -180,6 +181,28 @@ def test_idle_strangers_neither_keep_a_joiner_out_nor_delay_the_exit(tmp_path: P
     assert joiner.returncode == 0 and "game over" in joined, joined + joiner_err
     assert host.returncode == 0 and "game over" in out, out + err
     assert "Traceback" not in err + joiner_err
+
+
+def test_a_thousand_idle_strangers_and_a_ping_flood_during_a_game() -> None:
+    """scripts/strangers.py plays one seeded table alone, under a ping flood from connection
+    after connection, and under the flood with 1,000 idle connections held open, its open-file
+    limit at 30 so the strangers exhaust it. (Its game-time ratios are figures, printed by the
+    script, not asserted here.)"""
+    script = Path(__file__).parent.parent / "scripts" / "strangers.py"
+    done = subprocess.run([sys.executable, str(script), "--deals", "1", "--nofile", "30",
+                           "--json"], capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(done.stdout)
+    alone, flood, loaded = result["alone"], result["flood"], result["loaded"]
+    for run in (alone, flood, loaded):
+        assert run["game_over"] and not run["ended"] and not run["traceback"], run
+        assert run["exit_after_game_s"] < 5, run  # nobody waits on a stranger (it was 86 s)
+    assert flood["strangers"]["flood_connections"] > 0 and flood["strangers"]["flood_bytes"]
+    assert loaded["strangers"]["idle_opened"] == 1000
+    for run in (flood, loaded):  # no memory per stranger: the process stays as it was alone
+        assert run["peak_rss_mib"] < alone["peak_rss_mib"] + 10, (run, alone)
+    # out of descriptors: said in a line or a few, never a line per refused connection
+    assert 1 <= loaded["busy_lines"] <= loaded["process_s"] + 1, loaded
 
 
 def _pageone(home: Path, *args: str) -> subprocess.Popen[str]:

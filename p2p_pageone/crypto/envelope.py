@@ -208,6 +208,11 @@ class ChainVerifier:
         self._heads[self.head] = self.length
         return env
 
+    def forget_before(self, length: int) -> None:
+        """Heads before the first ``length`` entries are no longer extended by anyone (each
+        author's last ``prev`` is past them): let them go, so the heads kept stay few."""
+        self._heads = {head: at for head, at in self._heads.items() if at >= length}
+
     def position(self, head: bytes) -> int | None:
         """How many entries the log had when its head was ``head`` (None: never this log's)."""
         return self._heads.get(head)

@@ -65,6 +65,7 @@ class LogWriter:
         self._written = 0  # entries in the file
         self._size = 0  # bytes of whole entries in the file
         self.failed = ""  # why this machine could not write the log, once it could not
+        self._cursor = (0, 0)  # (entry, byte offset) where the last read back ended
 
     def _open(self, session: PeerSession) -> None:
         path = self._where if isinstance(self._where, Path) else self._where(session)
@@ -105,6 +106,38 @@ class LogWriter:
             raise LocalFault(self.failed) from None
         self._written += len(new)
         self._size += done
+        session.log.read_back = self.read_back  # the file holds them: memory need not
+        session.log.forget(self._written)
+
+    def read_back(self, start: int, stop: int) -> list[bytes]:
+        """Entries [start, stop) from the file (a joiner sitting down is sent the log so far; a
+        returning peer checks the log sent again against its own, entry by entry, so reading on
+        from where the last read ended starts there). A file this pageone cannot read back is
+        this machine's fault."""
+        assert self.path is not None
+        index, offset = self._cursor if self._cursor[0] <= start else (0, 0)
+        entries: list[bytes] = []
+        try:
+            with self.path.open("rb") as file:
+                file.seek(offset)
+                while index < stop:
+                    header = file.read(4)
+                    if len(header) < 4:
+                        break
+                    size = int.from_bytes(header, "big")
+                    if index < start:
+                        file.seek(size, os.SEEK_CUR)
+                    else:
+                        entries.append(file.read(size))
+                    index += 1
+                self._cursor = (index, file.tell())
+        except OSError as error:
+            raise LocalFault(local_problem(f"read the table's log {self.path} back", error,
+                                           "check the log's file is still there")) from None
+        if len(entries) != stop - start:
+            raise LocalFault(f"the table's log {self.path} was cut short while this pageone "
+                             "was running: it cannot read its own entries back")
+        return entries
 
     def _keep_whole(self, frames: list[bytes], done: int) -> None:
         """Cut a frame the disk took only part of: the file ends with a whole entry."""

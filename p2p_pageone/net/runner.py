@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import itertools
+import socket
 from collections.abc import Callable
 
 from ..session.client import Client
@@ -21,14 +23,28 @@ __all__ = ["HostRunner", "LocalFault", "LogWriter", "run_joiner"]
 EventSink = Callable[[PeerSession, list[Event]], None]
 TICK = 0.1
 MAX_CONNECTIONS = 64  # beyond this a new connection is closed before the sequencer sees it
-LINGER = 10.0  # after the game, how long the host waits for joiners to take the last entries
+# Per connection, what is not yet sent is bounded: past PAUSE_READING its frames are not read (a
+# peer that does not read what it asked for gets TCP's backpressure, not our memory), and past
+# MAX_BUFFERED it has stopped reading the table altogether and is dropped.
+PAUSE_READING = 256 * 1024
+MAX_BUFFERED = 8 * 1024 * 1024  # a whole hand's log is ~200 KB at 6 seats
+# New connections are taken at most ACCEPT_RATE a second (bursts of ACCEPT_BURST): the rest wait
+# in the kernel's queue, so a flood of connections costs the table a bounded share of its time.
+ACCEPT_RATE = 20.0
+ACCEPT_BURST = 20.0
+NO_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 RETRY_FOR = 60.0  # a joiner whose connection drops mid-game tries again for this long
 RETRY_EVERY = 1.0
 
 
-async def _read(reader: asyncio.StreamReader) -> bytes:
+async def _read(reader: asyncio.StreamReader,
+                writer: asyncio.StreamWriter | None = None) -> bytes:
     """The next bytes from a peer, or b"" once the connection is gone. Only the network read
-    is guarded: an error of this machine (its disk, its terminal) is never a lost peer."""
+    is guarded: an error of this machine (its disk, its terminal) is never a lost peer. With
+    ``writer``, nothing is read while too much to that peer is unsent."""
+    while (writer is not None and not writer.is_closing()
+           and writer.transport.get_write_buffer_size() > PAUSE_READING):
+        await asyncio.sleep(TICK)
     try:
         return await reader.read(65536)
     except (ConnectionError, OSError):
@@ -69,7 +85,10 @@ class HostRunner:
         self.sequencer: Sequencer | None = None
         self.writers: dict[int, asyncio.StreamWriter] = {}
         self._ids = itertools.count(1)
-        self._server: asyncio.Server | None = None
+        self._listener: socket.socket | None = None
+        self._accepting: asyncio.Task[None] | None = None
+        self._handlers: set[asyncio.Task[None]] = set()
+        self._refusing = False  # out of descriptors: said once until a connection is accepted
 
     def _now(self) -> float:
         return asyncio.get_running_loop().time()
@@ -82,16 +101,60 @@ class HostRunner:
                                    start_after=lobby.get("start_after", START_AFTER),
                                    reconnect_window=int(lobby.get("reconnect_window",
                                                                   RECONNECT_WINDOW)))
-        self._server = await asyncio.start_server(self._handle, self.bind, self.port)
-        self.port = self._server.sockets[0].getsockname()[1]
+        listener = socket.create_server((self.bind, self.port), backlog=128)
+        listener.setblocking(False)
+        self._listener = listener
+        self.port = listener.getsockname()[1]
+        self._accepting = asyncio.create_task(self._accept(listener))
         self.flush()
         return self.port
 
+    async def _accept(self, listener: socket.socket) -> None:
+        """Take new connections, at most ``ACCEPT_RATE`` a second; out of descriptors, they
+        wait (one line per burst, no traceback)."""
+        loop = asyncio.get_running_loop()
+        tokens, last = ACCEPT_BURST, loop.time()
+        while True:
+            now = loop.time()
+            tokens, last = min(ACCEPT_BURST, tokens + (now - last) * ACCEPT_RATE), now
+            if tokens < 1:
+                await asyncio.sleep((1 - tokens) / ACCEPT_RATE)
+                continue
+            try:
+                client, _ = await loop.sock_accept(listener)
+            except OSError as error:
+                if error.errno not in NO_DESCRIPTORS:
+                    raise
+                self._out_of_descriptors()
+                await asyncio.sleep(1.0)
+                continue
+            tokens -= 1
+            self._refusing = False
+            if len(self.writers) >= MAX_CONNECTIONS:
+                client.close()
+                continue
+            task = asyncio.create_task(self._open(client))
+            self._handlers.add(task)
+            task.add_done_callback(self._handlers.discard)
+
+    def _out_of_descriptors(self) -> None:
+        if not self._refusing:
+            self._refusing = True
+            self.session.events.append(Event("busy", "too many connections for this machine's "
+                                             "open-file limit: new ones wait until some close"))
+            self.on_events(self.session, self.session.take_events())
+
+    async def _open(self, client: socket.socket) -> None:
+        try:  # asyncio sets no TCP_NODELAY on a socket it did not make (proto 0)
+            client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            reader, writer = await asyncio.open_connection(sock=client)
+        except OSError:
+            client.close()
+            return
+        await self._handle(reader, writer)
+
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         assert self.sequencer is not None
-        if len(self.writers) >= MAX_CONNECTIONS:
-            writer.close()
-            return
         conn = next(self._ids)
         self.writers[conn] = writer
         self.sequencer.connect(conn, self._now())
@@ -99,7 +162,7 @@ class HostRunner:
         if conn not in self.writers:
             return
         try:
-            while data := await _read(reader):
+            while data := await _read(reader, writer):
                 self.sequencer.receive(conn, data, self._now())
                 self.flush()
         finally:
@@ -115,6 +178,8 @@ class HostRunner:
             writer = self.writers.get(conn)
             if writer is not None and not writer.is_closing():
                 writer.write(data)
+                if writer.transport.get_write_buffer_size() > MAX_BUFFERED:
+                    sequencer.overrun(conn, self._now())
         sequencer.out.clear()
         for conn in sequencer.to_close:
             writer = self.writers.pop(conn, None)
@@ -145,30 +210,27 @@ class HostRunner:
         await self.close()
 
     async def _linger(self) -> None:
-        """Let every seated joiner take the last entries and hang up, up to ``LINGER`` seconds.
-
-        A joiner closes its connection only once it has the end of the game, so waiting for that
-        (not for a fixed moment) is what delivers the final reveals over a slow link.
-        """
+        """Until every peer has confirmed having the game's last entries and hung up, or the
+        sequencer names who did not confirm (protocol/SPEC.md §7, "The end of the game")."""
         assert self.sequencer is not None
-        deadline = self._now() + LINGER
-        while self._now() < deadline:
-            seated = [conn for conn, link in self.sequencer.links.items()
-                      if link.key and conn in self.writers]
-            if not seated:
-                return
+        while not self.sequencer.delivered():
             self.sequencer.tick(self._now())
             self.flush()
             await asyncio.sleep(TICK)
 
     async def close(self) -> None:
+        """Nothing waits on a connection now: what it has not read is dropped."""
         for writer in list(self.writers.values()):
-            writer.close()
+            writer.transport.abort()
         self.writers.clear()
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
-            self._server = None
+        if self._accepting is not None:
+            self._accepting.cancel()
+            self._accepting = None
+        for task in list(self._handlers):
+            task.cancel()
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
 
 
 async def run_joiner(session: PeerSession, host: str, port: int, on_events: EventSink,
@@ -227,16 +289,18 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
         while data := await _read(reader):
             client.receive(data, loop.time())
             flush()
+        client.gone = True  # after the game's end, a hang-up is no fault of anyone's
         if not _finished(session) and not session.dropped:
             client.closed()
             flush()
 
     reading = asyncio.create_task(read())
     try:
-        while not _finished(session) and not session.dropped:
+        while not client.finished(loop.time()) and not session.dropped:
             await asyncio.sleep(TICK)
             client.tick(loop.time())
             flush()
+        flush()
         with contextlib.suppress(ConnectionError, OSError, TimeoutError):
             await asyncio.wait_for(writer.drain(), 2.0)
     finally:

@@ -23,6 +23,7 @@ STALL = 2.0  # seconds between two ticks (they come every 0.1 s) that only a sta
 NOTICE_STALL = 5.0  # a stall this long is told to the player
 WELCOME_WITHIN = 10.0  # the host answers an intro at once; the host seats within 10 s too
 STEP_LIMIT = 45.0  # the host times a step out after 30 s; a table still waiting is not served
+DONE_WAIT = 30.0  # after the game, how long a joiner waits for the host to confirm its ``done``
 
 
 class Client:
@@ -37,6 +38,10 @@ class Client:
         self._last_ping = now
         self.opened = now
         self.out: list[bytes] = []
+        self.done_sent = -1  # after the game: the log length we said we have folded, and when
+        self.done_at = 0.0
+        self.confirmed = False  # the host has our acknowledgement of the game's end
+        self.gone = False  # the connection closed
         # The key it will sit with (first, on every connection): the host answers with a welcome
         if not session.is_host:
             self.out.append(frame(pack({"control": "intro", "from": session.identity.public})))
@@ -52,14 +57,17 @@ class Client:
                 elif not isinstance(value, dict):
                     raise ProtocolError("a frame is an envelope or a control map")
                 else:
-                    kind = validate_control(value, ("ping", "refused", "welcome"))
+                    kind = validate_control(value, ("ping", "refused", "welcome", "done"))
                     if kind == "refused":
                         self.session.refused(value["reason"], now)
                     elif kind == "welcome":
                         self.session.welcomed(value, now)
+                    elif kind == "done" and value["index"] == self.done_sent:
+                        self.confirmed = True
         except ProtocolError as error:
             self.session.lost_host(f"the host sent malformed data ({error.reason})")
         self.collect()
+        self._acknowledge(now)
 
     def tick(self, now: float) -> None:
         gap, self._last_tick = now - self._last_tick, now
@@ -78,9 +86,36 @@ class Client:
             self.out.append(PING)
         self.session.tick(now)
         self.collect()
+        self._acknowledge(now)
 
     def closed(self) -> None:
+        self.gone = True
         self.session.lost_host("the connection to the host closed")
+
+    def _acknowledge(self, now: float) -> None:
+        """After the game: tell the host how much of the log we have folded (again if it
+        grew), so it knows the end reached us."""
+        s = self.session
+        if s.game_over and not s.ended and len(s.log) != self.done_sent:
+            self.done_sent, self.done_at, self.confirmed = len(s.log), now, False
+            self.out.append(frame(pack({"control": "done", "index": len(s.log)})))
+
+    def finished(self, now: float) -> bool:
+        """The table is over for this joiner: ended, or the game over and the host has our
+        acknowledgement (or it hung up, or did not confirm within ``DONE_WAIT``)."""
+        s = self.session
+        if s.ended or self.gone:
+            return True
+        if not s.game_over:
+            return False
+        if self.confirmed:
+            return True
+        if now - self.done_at > DONE_WAIT:
+            s.events.append(Event("unconfirmed", f"the host did not confirm our acknowledgement "
+                                  f"of the game's end in {DONE_WAIT:.0f} s; the result stands "
+                                  "and this log holds the whole game"))
+            return True
+        return False
 
     def collect(self) -> None:
         self.out += [frame(raw) for raw in self.session.take_outgoing()]

@@ -7,6 +7,10 @@ from typing import Any
 
 from ..crypto.kdf import label, tagged_hash
 
+# The sequencer's answer to a connection when too many wait to sit down (a flood of strangers):
+# a joiner that gets it before it sits down tries again (within its retry time), not giving up.
+BUSY = "too many connections are waiting to sit down at this table; try again in a moment"
+
 PROTOCOL_VERSION = 5
 
 # Every pass and key is proven on receipt, so a card whose keys all checked out always opens

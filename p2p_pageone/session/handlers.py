@@ -276,6 +276,8 @@ def _heads_agree(s: TableState) -> None:
     """Every seat still in the game signed the head the hand ended on: the next hand starts,
     or the game ends."""
     if s.hand_end is not None and all(seat in s.heads for seat in s.active):
+        assert s.chain is not None  # every active seat's last prev is now past the hand's end
+        s.chain.forget_before(s.hand_end[0])
         s.hand_end, s.heads = None, {}
         if _game(s).over:
             _game_over(s)
@@ -579,6 +581,8 @@ def _finish_hand(s: TableState) -> None:
     if game.to_reveal:
         game.reveal_hands([finished.known[slot] for slot in game.to_reveal])
     s.history.append(record)
+    if s.log.read_back is not None:  # the log is on disk, for the audit: keep the last hand
+        del s.history[:-1]
     result = game.results[-1]
     text = ", ".join(f"{s.names[p]} {v}" for p, v in sorted(result.scores.items()))
     s.events.append(Event("scores", f"hand {s.hand} over: "

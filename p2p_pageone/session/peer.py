@@ -24,7 +24,7 @@ from ..engine.moves import IllegalMove, Move
 from ..engine.settings import Settings
 from ..engine.view import SeatView
 from . import intents
-from .common import DID_NOT_OPEN, PROTOCOL_VERSION, Event, TableEnded
+from .common import BUSY, DID_NOT_OPEN, PROTOCOL_VERSION, Event, TableEnded
 from .hand import HandSecrets
 from .table import FOLD_ERRORS, TableState
 
@@ -255,6 +255,11 @@ class PeerSession(TableState):
         self.in_flight = b""
         if self.me < 0 and not self.is_host and kind == "bye":  # we left before we sat down
             self.ended = "left the table before sitting down"
+            return
+        if self.me < 0 and not self.is_host and reason == BUSY and self.may_resume:
+            if not self.dropped:  # strangers crowd the lobby: a new connection, in a moment
+                self.events.append(Event("busy", "the table is busy: trying again…"))
+            self.dropped = reason
             return
         if self.me < 0 and not self.is_host:  # a joiner the host will not seat
             self._end(f"the host refused to seat us: {reason}", -1)

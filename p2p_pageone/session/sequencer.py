@@ -23,7 +23,8 @@ from ..wire.codec import MAX_FRAME, FrameDecoder, ProtocolError, frame, pack, un
 from ..wire.messages import validate_control
 from .away import away_refusal
 from .client import PING, STALL, Client
-from .common import Event
+from .common import BUSY, Event
+from .entrylog import EntryLog
 from .peer import PeerSession
 from .waiting import MOVE
 
@@ -34,7 +35,6 @@ __all__ = ["PING", "Client", "Sequencer"]
 SIT_WITHIN = 10.0  # seconds a connection has to say hello and be seated
 MAX_UNSEATED = 8  # connections waiting to be seated at one time
 MAKE_ROOM_AFTER = 2.0  # past this, the oldest waiting connection makes room for a new one
-BUSY = "too many connections are waiting to sit down at this table; try again in a moment"
 UNSEATED_FRAME = 4096  # the largest frame before a connection is seated (a hello is ~200 bytes)
 FLOOD_WINDOW = 5.0
 IDLE_FRAMES = 50  # pings and refused envelopes per window from one connection (a peer pings once
@@ -47,6 +47,7 @@ NOTICE_STALL = 5.0  # a stall of this machine this long is told to the player
 RECONNECT_WINDOW = 60  # seconds a seat whose connection dropped mid-game is kept for its return
 FIRST_WORDS = ("hello", "back")  # what a connection may say before it speaks for a seat
 LOST_ALL = 3  # every remote player silent this many silent_after periods: our network is down
+LINGER = 10.0  # after the game, how long the host waits for every peer's ``done``
 
 
 def _refusal(seq: int, reason: str) -> bytes:
@@ -60,6 +61,7 @@ class Link:
     decoder: FrameDecoder = field(default_factory=lambda: FrameDecoder(UNSEATED_FRAME))
     key: bytes = b""
     introduced: bool = False
+    done: int = -1  # the log length it said it has folded, after the game (``done``)
     keeps: bool = False  # its intro named a key that holds a seat in the running game
     window_start: float = 0.0
     frames: int = 0
@@ -103,7 +105,6 @@ class Sequencer:
         self.window: tuple[int, float] | None = None  # (seat owing the call, opened at)
         self.held: list[tuple[int, Envelope]] = []  # (connection, or 0 for the host's own)
         self.silent_after, self.step_timeout, self.heartbeat = silent_after, step_timeout, heartbeat
-        self.log: list[bytes] = []
         self.links: dict[int, Link] = {}
         self.out: list[tuple[int, bytes]] = []  # (connection, frame) to send
         self.to_close: list[int] = []
@@ -111,8 +112,18 @@ class Sequencer:
         self._last_ping = now
         self._last_tick = now
         self._quiet_told = False
+        # The end of the game: the log's length then, and when; who confirmed having it.
+        self.linger = max(LINGER, silent_after)
+        self.final: tuple[int, float] | None = None
+        self.confirmed: set[bytes] = set()
+        self.end_told = False
         host.flush(now)
         self._pump(now)
+
+    @property
+    def log(self) -> EntryLog:
+        """The log as ordered: the host's own (every entry the sequencer appends, it folds)."""
+        return self.host.log
 
     # --- connections --------------------------------------------------------------------------
 
@@ -154,8 +165,11 @@ class Sequencer:
             for payload in link.decoder.feed(data):
                 value = unpack(payload)
                 if isinstance(value, dict):
-                    if validate_control(value, ("ping", "intro")) == "intro":
+                    kind = validate_control(value, ("ping", "intro", "done"))
+                    if kind == "intro":
                         self._welcome(conn, link, value["from"])
+                    elif kind == "done":
+                        self._done(conn, link, value["index"])
                     appended = False
                 elif isinstance(value, list):
                     appended = self._submit(conn, link, payload, now)
@@ -168,6 +182,10 @@ class Sequencer:
                     return
         except ProtocolError as error:
             self._drop(conn, f"sent malformed data ({error.reason})", now)
+
+    def overrun(self, conn: int, now: float) -> None:
+        """Too much sent to ``conn`` is unread: it has stopped reading the table."""
+        self._drop(conn, "stopped reading what the table sends", now)
 
     def disconnect(self, conn: int, now: float) -> None:
         link = self.links.pop(conn, None)
@@ -198,6 +216,7 @@ class Sequencer:
         self.host.tick(now)
         self._pump(now)
         self._release(now)
+        self._check_end(now)
 
     def _welcome(self, conn: int, link: Link, key: bytes) -> None:
         """What a joiner seals its first envelope against: the table, the log head, the hand, its
@@ -217,6 +236,48 @@ class Sequencer:
         welcome = {"control": "welcome", "table": host.table_id, "head": chain.head,
                    "seq": chain.next_seq(key), "hand": chain.hand, "seated": seated}
         self.out.append((conn, frame(pack(welcome))))
+
+    # --- the end of the game delivered ---------------------------------------------------------
+
+    def _done(self, conn: int, link: Link, index: int) -> None:
+        """A peer has folded ``index`` entries after the game: confirmed if that is the end."""
+        if self.final is None or not link.key or index > len(self.log):
+            return
+        link.done = index
+        if index >= self.final[0]:
+            self.confirmed.add(link.key)
+            self.out.append((conn, frame(pack({"control": "done", "index": index}))))
+
+    def unconfirmed(self) -> list[int]:
+        """Seats still in the game that have not confirmed having its last entries."""
+        host = self.host
+        return [seat for seat in host.active if host.keys[seat] != host.identity.public
+                and host.keys[seat] not in self.confirmed]
+
+    def delivered(self) -> bool:
+        """The game's end reached every peer (each confirmed and hung up), or the host gave up
+        waiting and named who did not confirm."""
+        if self.end_told or self.host.ended:
+            return True
+        return self.final is not None and not self.unconfirmed() and not any(
+            link.key for link in self.links.values())
+
+    def _check_end(self, now: float) -> None:
+        host = self.host
+        if not host.game_over or self.end_told:
+            return
+        if self.final is None:
+            self.final = (len(self.log), now)
+        if now - self.final[1] < self.linger:
+            return
+        self.end_told = True
+        missing = self.unconfirmed()
+        if missing:
+            names = ", ".join(host.who(seat) for seat in missing)
+            host.events.append(Event("unconfirmed", f"the game is over, but {names} did not "
+                                     f"confirm having its last entries within "
+                                     f"{self.linger:.0f} s: that log may lack the end of the "
+                                     "game (the result stands)"))
 
     # --- was it me? ----------------------------------------------------------------------------
 
@@ -353,7 +414,6 @@ class Sequencer:
 
     def _append(self, env: Envelope, now: float) -> None:
         raw = env.raw
-        self.log.append(raw)
         encoded = frame(raw)
         self.out += [(conn, encoded) for conn, link in self.links.items() if link.key]
         self.last_progress = now
@@ -362,6 +422,8 @@ class Sequencer:
         self.host.on_log(raw, now, env)
         self._note_window(now)
         self._pump(now)
+        if self.host.game_over and self.final is None:
+            self.final = (len(self.log), now)
 
     def _pump(self, now: float) -> None:
         for raw in self.host.take_outgoing():

@@ -24,6 +24,7 @@ from ..wire.codec import ProtocolError
 from . import handlers
 from .common import Event, TableEnded
 from .deckcheck import Unproven
+from .entrylog import EntryLog
 from .hand import HandDeck
 from .records import HandRecord
 
@@ -78,7 +79,7 @@ class TableState:
         # seat signs in a ``head`` message before the next hand starts; and who has.
         self.hand_end: tuple[int, bytes] | None = None
         self.heads: dict[int, bytes] = {}
-        self.log: list[bytes] = []
+        self.log = EntryLog()
         self.events: list[Event] = []
         self.game_over = False
         self.hand_moves: list[tuple[int, Move]] = []  # (log position, move) of this hand

@@ -168,6 +168,7 @@ CONTROLS: dict[str, dict[str, Check]] = {
     "welcome": {"table": blob(16), "head": blob(32), "seq": integer(0, 2**32 - 1),
                 "hand": integer(0, 2**32 - 1),
                 "seated": Check(lambda v: type(v) is bool, "true or false")},
+    "done": {"index": integer(0, 2**32 - 1)},
     "refused": {"seq": integer(-1, 2**32 - 1), "reason": Check(
         lambda v: type(v) is str and len(v) <= 1000, "text of at most 1000 characters")},
 }

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Strangers and a ping flood against a table on loopback, beside the same table left alone.
+
+    python scripts/strangers.py [--deals 3] [--seed 1] [--idle 1000] [--nofile 100] [--json]
+
+Plays one seeded 3-seat classic table (the same deals every run) three times, each in a process
+of its own, its host and two CPU joiners on one event loop over loopback TCP as
+`scripts/bench_table.py` plays them, the process's open-file limit at NOFILE: "alone"; "flood",
+where a helper process, once the first hand is dealt, floods the host with valid pings from
+connection after connection; and "loaded", the same flood while IDLE connections that never say a
+word are opened and held (they exhaust the host's descriptors). Prints for each: the game's time
+(first deal to game over) and the table's CPU time, how long the host took to close after game
+over, the process's peak resident memory, the host's "busy" lines, whether anything printed a
+traceback, and the game times over the lone one's.
+
+    python scripts/strangers.py load --port PORT [--idle N] [--flood]
+
+is that helper on its own: it runs until stopped (SIGTERM) and prints its counts as JSON.
+Traffic goes to 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import errno
+import json
+import random
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+FAST = ["--think", "0", "--catch-window", "0"]
+RUNS = ("alone", "flood", "loaded")
+PING = b"\x00\x00\x00\x0e\x81\xa7control\xa4ping"  # one framed {"control": "ping"}
+
+
+# --- the helper: strangers ------------------------------------------------------------------------
+
+
+def _raise_nofile(wanted: int) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < wanted:
+        top = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (top, hard))
+
+
+def load(port: int, idle: int, flood: bool) -> dict[str, int]:
+    """Flood pings from connection after connection while ``idle`` silent connections are
+    opened and held, until SIGTERM; return the counts."""
+    _raise_nofile(idle + 64)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    counts = {"idle_opened": 0, "flood_connections": 0, "flood_bytes": 0}
+    flooding = threading.Thread(target=_flood, args=(port, stop, counts), daemon=True)
+    if flood:
+        flooding.start()
+    held: list[socket.socket] = []
+    for _ in range(idle):
+        s = socket.socket()
+        s.setblocking(False)
+        if s.connect_ex(("127.0.0.1", port)) in (0, errno.EINPROGRESS):
+            held.append(s)
+            counts["idle_opened"] += 1
+        else:
+            s.close()
+    stop.wait()
+    if flood:
+        flooding.join()
+    for s in held:
+        s.close()
+    return counts
+
+
+def _flood(port: int, stop: threading.Event, counts: dict[str, int]) -> None:
+    burst = PING * 4096
+    while not stop.is_set():
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
+                counts["flood_connections"] += 1
+                while not stop.is_set():
+                    counts["flood_bytes"] += s.send(burst)
+        except OSError:
+            time.sleep(0.001)  # refused, closed by the host or timed out: connect again
+
+
+# --- the measurement ----------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _rss_mib(pid: int) -> float:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0.0
+    rss = [int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS")]
+    return round(rss[0] / 1024, 1) if rss else 0.0
+
+
+def _seeded_peer(seed: int, name: str,
+                 host_table: tuple[str, Any, int] | None = None) -> Any:
+    from p2p_pageone.bots import make_bot
+    from p2p_pageone.crypto.identity import Identity
+    from p2p_pageone.session.peer import PeerSession
+
+    randbytes = random.Random(f"{seed}/{name}").randbytes
+    return PeerSession(Identity(randbytes(32)), name, randbytes, bot=make_bot("normal"),
+                       rng=random.Random(f"{seed}/{name}/bot"), autoplay=True,
+                       host_table=host_table)
+
+
+async def _table(seed: int, deals: int) -> dict[str, Any]:
+    """A seeded 3-seat table on loopback, every peer in this process, as bench_table.py plays
+    it; says ``port N`` and ``dealt`` on stdout, and returns its figures."""
+    from p2p_pageone.engine import make_settings
+    from p2p_pageone.net.runner import HostRunner, run_joiner
+
+    host = _seeded_peer(seed, "host", ("strangers", make_settings("classic", {"deals": deals}),
+                                       3))
+    busy: list[str] = []
+    moments: dict[str, float] = {}
+
+    def seen(session: Any, events: list[Any]) -> None:
+        busy.extend(e.text for e in events if e.kind == "busy")
+        if session.game is not None and "dealt" not in moments:
+            moments["dealt"] = time.monotonic()
+            print("dealt", flush=True)
+        if session.game_over and "over" not in moments:
+            moments["over"], moments["cpu_over"] = time.monotonic(), time.process_time()
+
+    runner = HostRunner(host, "127.0.0.1", 0, seen, None)
+    port = await runner.start()
+    print(f"port {port}", flush=True)
+    cpu = time.process_time()
+    joiners = [asyncio.create_task(run_joiner(_seeded_peer(seed, f"cpu{i}"), "127.0.0.1", port,
+                                              lambda s, e: None, None)) for i in (1, 2)]
+    await runner.run()
+    moments["closed"] = time.monotonic()
+    await asyncio.gather(*joiners)
+    over = moments.get("over", 0.0)
+    return {"game_over": host.game_over, "ended": host.ended,
+            "game_s": round(over - moments["dealt"], 2) if over else None,
+            "table_cpu_s": round(moments.get("cpu_over", 0.0) - cpu, 2),
+            "exit_after_game_s": round(moments["closed"] - over, 2) if over else None,
+            "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "busy_lines": len(busy)}
+
+
+def run_table(seed: int, deals: int, nofile: int) -> None:
+    if nofile:
+        resource.setrlimit(resource.RLIMIT_NOFILE,
+                           (nofile, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+    started = time.monotonic()
+    result = asyncio.run(_table(seed, deals))
+    result["process_s"] = round(time.monotonic() - started, 2)
+    print(json.dumps(result), flush=True)
+
+
+def play(seed: int, deals: int, idle: int, flood: bool, nofile: int) -> dict[str, Any]:
+    """One table in its own process, with strangers once the first hand is dealt if ``idle`` or
+    ``flood``."""
+    table = subprocess.Popen([sys.executable, __file__, "table", "--seed", str(seed), "--deals",
+                              str(deals), "--nofile", str(nofile)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    assert table.stdout is not None and table.stderr is not None
+    helper: subprocess.Popen[str] | None = None
+    try:
+        port = int(table.stdout.readline().split()[1])
+        if table.stdout.readline().strip() != "dealt":
+            raise RuntimeError("the table did not deal")
+        if idle or flood:
+            helper = subprocess.Popen(
+                [sys.executable, __file__, "load", "--port", str(port), "--idle", str(idle),
+                 *(["--flood"] if flood else [])], stdout=subprocess.PIPE, text=True)
+        result: dict[str, Any] = json.loads(table.stdout.readline())
+        err = table.stderr.read()
+        table.wait(timeout=60)
+    finally:
+        if helper is not None:
+            helper.send_signal(signal.SIGTERM)
+            with contextlib.suppress(ValueError, subprocess.TimeoutExpired):
+                result["strangers"] = json.loads(helper.communicate(timeout=30)[0] or "{}")
+        if table.poll() is None:
+            table.kill()
+    result.update(traceback="Traceback" in err, stderr_lines=len(err.splitlines()))
+    return result
+
+
+def measure(seed: int, deals: int, idle: int, nofile: int) -> dict[str, Any]:
+    runs = {"alone": play(seed, deals, 0, False, nofile),
+            "flood": play(seed, deals, 0, True, nofile),
+            "loaded": play(seed, deals, idle, True, nofile)}
+    alone = runs["alone"]["game_s"]
+    ratios = {f"{run}_game_time_ratio": round(runs[run]["game_s"] / alone, 2)
+              for run in ("flood", "loaded") if runs[run]["game_s"] and alone}
+    return {"deals": deals, "idle": idle, "nofile": nofile, **runs, **ratios}
+
+
+def main() -> int:
+    if sys.argv[1:2] == ["table"]:
+        parser = argparse.ArgumentParser(prog="strangers.py table")
+        parser.add_argument("table")
+        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--deals", type=int, default=3)
+        parser.add_argument("--nofile", type=int, default=0)
+        a = parser.parse_args()
+        run_table(a.seed, a.deals, a.nofile)
+        return 0
+    if sys.argv[1:2] == ["load"]:
+        parser = argparse.ArgumentParser(prog="strangers.py load")
+        parser.add_argument("load")
+        parser.add_argument("--port", type=int, required=True)
+        parser.add_argument("--idle", type=int, default=1000)
+        parser.add_argument("--flood", action="store_true")
+        a = parser.parse_args()
+        print(json.dumps(load(a.port, a.idle, a.flood)), flush=True)
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=1, help="the same deals in every run")
+    parser.add_argument("--idle", type=int, default=1000)
+    parser.add_argument("--nofile", type=int, default=100,
+                        help="the host's open-file limit (default 100)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    result = measure(args.seed, args.deals, args.idle, args.nofile)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for run in RUNS:
+            r = result[run]
+            print(f"{run:7} game {r['game_s']} s (table CPU {r['table_cpu_s']} s), closed "
+                  f"{r['exit_after_game_s']} s after game over, process {r['process_s']} s, "
+                  f"peak {r['peak_rss_mib']} MiB, busy lines {r['busy_lines']}, traceback "
+                  f"{r['traceback']}, game over {r['game_over']} {r.get('strangers', '')}")
+        print(f"game time flood/alone: {result.get('flood_game_time_ratio')}, "
+              f"loaded/alone: {result.get('loaded_game_time_ratio')}")
+    ok = all(result[run]["game_over"] and not result[run]["traceback"] for run in RUNS)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
