@@ -14,6 +14,7 @@ from p2p_pageone.bots import NormalBot, make_bot
 from p2p_pageone.crypto import group
 from p2p_pageone.crypto.deck import DeckSecrets, Pass
 from p2p_pageone.crypto.identity import Identity
+from p2p_pageone.engine import make_settings
 from p2p_pageone.engine.cards import JOKER
 from p2p_pageone.engine.game import Game
 from p2p_pageone.engine.moves import Call, Draw, Move, Play
@@ -64,6 +65,19 @@ def table_with(settings: Settings, players: int, seed: int,
             autoplay=True, host_table=host_table)
 
     return MemoryTable(settings, players, peers=[peer(i) for i in range(players)])
+
+
+def classic_table_where_cheat_struck(cheat_class: type) -> MemoryTable:
+    """A 3-seat classic table (seat 2 the cheater, with its own ``Lenient`` client) from the
+    first seed where its cheat found its chance; the table played out."""
+    for seed in range(50, 60):
+        cheat = cheat_class()
+        table = table_with(make_settings("classic", {"deals": 3}), 3, seed=seed,
+                           doubles={2: Lenient}, bots={2: cheat})
+        table.run(limit=600)
+        if cheat.done:
+            return table
+    raise AssertionError("the cheat never found its chance")
 
 
 class Lenient(PeerSession):

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from p2p_pageone.engine import ClassicSettings, Game, QdanSettings
 from p2p_pageone.engine.cards import parse_classic, parse_qdan, same_face
+from p2p_pageone.engine.deal import UNKNOWN
 from p2p_pageone.engine.moves import Play
 
 
@@ -94,3 +95,13 @@ def _same(card: int, want: int, family: str) -> bool:
 
 def hand(game: Game, seat: int) -> list[int]:
     return sorted(game.deal.hand_cards(seat))
+
+
+def own_engine(referee: Game, seat: int) -> Game:
+    """The seat's own engine, dealt as the referee's deal: it sees its own hand, nothing else
+    (fed the same public steps, it never learns the others' cards)."""
+    deal = referee.deal
+    peer = Game(referee.settings, referee.seats, deal.dealer)
+    peer.deal_cards([card if slot in deal.hands[seat] else UNKNOWN
+                     for slot, card in enumerate(deal.known)])
+    return peer

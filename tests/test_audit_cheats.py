@@ -25,6 +25,7 @@ from .cheats import (
     SubstitutingShuffler,
     WrongKey,
     audit_of,
+    classic_table_where_cheat_struck,
     table_with,
 )
 
@@ -101,14 +102,7 @@ def test_a_proven_shuffle_its_seed_does_not_give_is_left_to_the_audit() -> None:
 @pytest.mark.parametrize("bot, words", [(RenegeBot, "follow suit instead of drawing"),
                                         (DrawPastBot, "follow suit instead of drawing")])
 def test_a_hidden_illegal_draw_in_classic_is_named_at_its_entry(bot: type, words: str) -> None:
-    for seed in range(50, 60):
-        cheat = bot()
-        table = table_with(make_settings("classic", {"deals": 3}), 3, seed=seed,
-                           doubles={2: Lenient}, bots={2: cheat})
-        table.run(limit=600)
-        if cheat.done:
-            break
-    assert cheat.done, "the cheat never found its chance"
+    table = classic_table_where_cheat_struck(bot)
     audit = assert_named(table, 2, "move, with every card known", words)
     assert entry_kind(table.sessions[0], audit.fault.entry) == ("move", 2)
     assert f"entry {audit.fault.entry}" in table.sessions[0].ended

@@ -209,16 +209,9 @@ def test_missed_calls_are_listed_caught_or_not_and_match_the_log() -> None:
 
 def test_the_audit_names_a_rule_broken_without_the_rulings_ids(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from .cheats import Lenient, RenegeBot, table_with
+    from .cheats import RenegeBot, classic_table_where_cheat_struck
 
-    for seed in range(50, 60):
-        cheat = RenegeBot()
-        table = table_with(make_settings("classic", {"deals": 3}), 3, seed=seed,
-                           doubles={2: Lenient}, bots={2: cheat})
-        table.run(limit=600)
-        if cheat.done:
-            break
-    assert cheat.done, "the cheat never found its chance"
+    table = classic_table_where_cheat_struck(RenegeBot)
     path = tmp_path / "renege.pageone-log"
     path.write_bytes(b"".join(frame(raw) for raw in table.sessions[0].log))
     code, out, _ = run(capsys, "audit", str(path))

@@ -10,6 +10,8 @@ from p2p_pageone.bots import HardBot, NormalBot, parse_bot_levels
 from p2p_pageone.engine import UNKNOWN, Game, ReshuffleRequest, SeatView, make_settings
 from p2p_pageone.sim.referee import play_game, resolve_chance
 
+from .helpers import own_engine
+
 QUICK = HardBot(rounds=2, horizon=12)
 
 
@@ -26,14 +28,6 @@ def test_hard_plays_whole_games_without_a_refused_move(
     assert sorted(record.places) and 1 in record.places
 
 
-def _peer_copy(referee: Game, seat: int) -> Game:
-    """The seat's own engine: it sees its hand and what is played, nothing else."""
-    deal = referee.deal
-    peer = Game(referee.settings, referee.seats, deal.dealer)
-    peer.deal_cards([card if slot in deal.hands[seat] else UNKNOWN
-                     for slot, card in enumerate(deal.known)])
-    return peer
-
 
 @pytest.mark.parametrize("family", ["classic", "qdan"])
 def test_hard_decides_the_same_on_the_referee_and_on_its_own_engine(family: str) -> None:
@@ -44,7 +38,7 @@ def test_hard_decides_the_same_on_the_referee_and_on_its_own_engine(family: str)
     deck = list(range(referee.settings.deck_size))
     rng.shuffle(deck)
     referee.deal_cards(deck)
-    peer = _peer_copy(referee, 0)
+    peer = own_engine(referee, 0)
     while referee.chance is not None:  # qdan start card, public
         card = referee.deal.known[referee.deal.stock[-1]]
         referee.turn_up(card)

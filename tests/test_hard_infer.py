@@ -11,6 +11,8 @@ from p2p_pageone.engine import UNKNOWN, Game, ReshuffleRequest, SeatView, make_s
 from p2p_pageone.engine.qdan import QdanDeal
 from p2p_pageone.sim.referee import resolve_chance
 
+from .helpers import own_engine
+
 
 def _normal_game(seed: int, players: int = 4) -> Game:
     game = Game(make_settings("qdan"), players, 0)
@@ -55,14 +57,6 @@ def test_the_guesses_hold_against_normal_players() -> None:
     assert marked > 1000 and fitted > 500
 
 
-def _peer_engine(referee: Game, seat: int) -> Game:
-    """The seat's own engine, fed the same public steps: it never learns the others' cards."""
-    deal = referee.deal
-    peer = Game(referee.settings, referee.seats, deal.dealer)
-    peer.deal_cards([card if slot in deal.hands[seat] else UNKNOWN
-                     for slot, card in enumerate(deal.known)])
-    return peer
-
 
 def test_the_guesses_read_only_the_seats_own_view() -> None:
     """The same record from an engine that knows every card and from the seat's own engine,
@@ -81,7 +75,7 @@ def _compare_on_both_engines(seed: int) -> tuple[int, int, int]:
     deck = list(range(referee.settings.deck_size))
     rng.shuffle(deck)
     referee.deal_cards(deck)
-    peer = _peer_engine(referee, 0)
+    peer = own_engine(referee, 0)
     compared = reshuffles = replayed = 0
     while not referee.over:
         if isinstance(referee.chance, ReshuffleRequest):

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 
-from ..engine.cards import KIND_CHANGE, KIND_DRAW2, KIND_DRAW3, KIND_SKIP, QDAN_COLOURED
+from ..engine.cards import KIND_CHANGE, KIND_DRAW2, KIND_DRAW3, KIND_SKIP, QDAN_COLOURED, kind_of
 from ..engine.deal import UNKNOWN
 from ..engine.qdan import leads_on
 from ..engine.view import SeatView
@@ -36,13 +36,9 @@ _ATTACK = NormalBot.attack_bonus
 RECENT = 6  # a player's last plays checked by ``fits`` (older ones rarely change the answer)
 
 
-def _kind(card: int) -> int:
-    return KIND_CHANGE if card >= QDAN_COLOURED else (card % 26) // 2
-
-
 @cache
 def kind_mask(kind: int) -> int:
-    return sum(1 << card for card in range(QDAN_COLOURED) if _kind(card) == kind)
+    return sum(1 << card for card in range(QDAN_COLOURED) if kind_of(card) == kind)
 
 
 CHANGE_MASK = sum(1 << card for card in range(QDAN_COLOURED, QDAN_COLOURED + 16))
@@ -96,18 +92,18 @@ def read_record(view: SeatView) -> Record:
         if what == "start":
             card = event[1]
             assert isinstance(card, int)
-            colour, kind = card // 26, _kind(card)
+            colour, kind = card // 26, kind_of(card)
         elif what == "play":
             seat, cards, chosen = event[1], event[2], event[3]
             assert isinstance(seat, int) and isinstance(cards, tuple) and isinstance(chosen, int)
-            played = _kind(cards[0])
+            played = kind_of(cards[0])
             if played == KIND_CHANGE:
                 guesses.append((seat, _lead_mask(colour, kind), drawn))
             else:
                 guesses.append((seat, kind_mask(played), drawn))
             plays.append(_Choice(seat, index, colour, kind, pending_kind if pending else -1,
                                  cards, chosen))
-            kind = _kind(cards[-1])
+            kind = kind_of(cards[-1])
             colour = chosen if kind == KIND_CHANGE else cards[-1] // 26
             if kind in (KIND_DRAW2, KIND_DRAW3):
                 pending += len(cards)
@@ -181,8 +177,8 @@ def _normal_would(choice: _Choice, hand: list[int]) -> bool:
     for card in hand:
         if card < QDAN_COLOURED:
             colours[card // 26] += 1
-        groups.setdefault(_kind(card), []).append(card)
-    played = _kind(choice.cards[0])
+        groups.setdefault(kind_of(card), []).append(card)
+    played = kind_of(choice.cards[0])
     if played != KIND_CHANGE and len(groups.get(played, ())) != len(choice.cards):
         return False
     if played == KIND_CHANGE:

@@ -18,6 +18,7 @@ from ..engine.cards import (
     KIND_DRAW3,
     KIND_SKIP,
     QDAN_COLOURED,
+    kind_of,
 )
 from ..engine.moves import Call, Catch, Draw, Move, Play
 from ..engine.settings import ClassicSettings
@@ -119,7 +120,7 @@ def qdan_score(habits: NormalBot, play: Play, colours: list[int], next_count: in
     player, keep change-colour cards, keep to the colour held most. ``colours``: the cards held
     of each colour before the play."""
     first = play.cards[0]
-    kind = (first % 26) // 2 if first < QDAN_COLOURED else KIND_CHANGE
+    kind = kind_of(first)
     score = 10.0 * len(play.cards)
     if kind in (KIND_DRAW2, KIND_DRAW3, KIND_SKIP) and next_count <= habits.attack_at:
         score += habits.attack_bonus

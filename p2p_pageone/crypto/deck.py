@@ -167,7 +167,7 @@ def open_point(point: Point | bytes, unlock_keys: Sequence[int]) -> bytes:
 
 
 def open_points(points: Sequence[Point], unlock_keys: Sequence[Sequence[int]]) -> list[bytes]:
-    """``open_point`` for many positions at once (spread over the worker threads)."""
+    """``open_point`` for many positions at once (one batch of multiplications)."""
     opened = group.mul_each(points, [_combined(keys) for keys in unlock_keys])
     return [group.encode(p) for p in opened]
 

@@ -126,11 +126,16 @@ def set_threads(count: int) -> int:
     return previous
 
 
+def _batched(count: int) -> bool:
+    """Whether ``count`` multiplications go to the batch multiplier."""
+    return _batch is not None and bool(_THREADS[0]) and count >= _BATCH_AT
+
+
 def mul_each(points: Sequence[Point], scalars: Sequence[int]) -> list[Point]:
     """``[k·P for P, k in zip(points, scalars)]``, as one batch on every core when it can."""
     if len(points) != len(scalars):
         raise ValueError("one scalar for each point")
-    if _batch is None or not _THREADS[0] or len(points) < _BATCH_AT:
+    if not _batched(len(points)):
         return [mul(p, k) for p, k in zip(points, scalars, strict=True)]
     buffer = bytearray(b"".join([ffi.buffer(p.raw) for p in points]))
     return _run_batch(_TWEAK_MUL, buffer, scalars)
@@ -138,7 +143,7 @@ def mul_each(points: Sequence[Point], scalars: Sequence[int]) -> list[Point]:
 
 def base_each(scalars: Sequence[int]) -> list[Point]:
     """``[k·G for k in scalars]``, as one batch on every core when it can."""
-    if _batch is None or not _THREADS[0] or len(scalars) < _BATCH_AT:
+    if not _batched(len(scalars)):
         return [base(k) for k in scalars]
     return _run_batch(_CREATE, bytearray(64 * len(scalars)), scalars)
 

@@ -40,6 +40,10 @@ class SeedStore(Protocol):
         """Keep it before it is used; "" if kept, else why it could not be."""
 
 
+SEAT_GIVEN_UP = ("this user's seat was given up (it did not come back in time): the game went "
+                 "on without it")
+
+
 class PeerSession(TableState):
     def __init__(
         self, identity: Identity, name: str, random_bytes: Callable[[int], bytes],
@@ -139,8 +143,7 @@ class PeerSession(TableState):
                                                    "back", {})
             self.outgoing.append(self.in_flight)
         elif self.chain is not None and self.game is not None:
-            self._end("this user's seat was given up (it did not come back in time): the "
-                      "game went on without it", -1)
+            self._end(SEAT_GIVEN_UP, -1)
         else:
             self.welcome = (table, head, seq)
             self.flush(now)
@@ -151,8 +154,7 @@ class PeerSession(TableState):
         if self.game_over:
             self._end("the game is over already", -1)
         elif self.me not in self.active:
-            self._end("this user's seat was given up (it did not come back in time): the "
-                      "game went on without it", -1)
+            self._end(SEAT_GIVEN_UP, -1)
         elif (self.lost_secrets == self.hand or self._seed_lost()) and self.hand_end is None:
             self.urgent = ("bye", {"reason": "its hand secrets are not on this machine"})
             self.flush(now)  # the table goes on without us at once, not after the window
