@@ -42,7 +42,8 @@ def envelopes() -> dict[str, Any]:
                   "call": True, "colour": -1, "target": -1}),
         ("head", {"index": 7, "head": fixed("head")}),
         ("away", {"seat": 2, "why": "disconnected", "window": 60}),
-        ("back", {}),
+        ("back", {"endpoint": "192.0.2.7:40123"}),
+        ("takeover", {"seat": 0, "window": 60}),
     ]
     rows = []
     for seq, (kind, data) in enumerate(cases):

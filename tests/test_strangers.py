@@ -84,7 +84,7 @@ def test_nothing_of_the_log_goes_to_a_connection_before_its_hello_is_in() -> Non
     host = t.sessions[0]
     assert host.chain is not None
     welcome = {"control": "welcome", "table": host.table_id, "head": host.chain.head, "seq": 0,
-               "hand": 0, "seated": False}
+               "hand": 0, "index": len(host.log), "seated": False}
     assert sent_to(t, STRANGER) == [welcome]
     said = len(host.log)
     t.clients[0].session.say("only for the seated")

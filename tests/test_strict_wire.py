@@ -87,7 +87,8 @@ def test_the_table_refuses_to_seat_a_small_order_key() -> None:
     table = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=3)
     host = table.sessions[0]  # the table is open, no joiner has sat down yet
     assert host.chain is not None
-    body = pack(header(NEUTRAL, "hello", {"name": "mallory", "proto": VERSION, "client": "x"},
+    body = pack(header(NEUTRAL, "hello", {"name": "mallory", "proto": VERSION, "client": "x",
+                                           "endpoint": ""},
                        table=host.table_id, prev=host.chain.head))
     table.sequencer.connect(77, table.now)
     table.kill(77)
@@ -205,7 +206,7 @@ def test_a_header_field_of_the_wrong_type_is_refused(field: str, value: Any,
 
 INT_FIELDS = [
     ("timeout", {"seat": 1, "waited_for": "x"}, "seat"),
-    ("hello", {"name": "a", "proto": VERSION, "client": "c"}, "proto"),
+    ("hello", {"name": "a", "proto": VERSION, "client": "c", "endpoint": ""}, "proto"),
     ("seat", {"seat": 1, "key": bytes(32), "name": "a"}, "seat"),
     ("table", {"name": "t", "rules": "classic", "options": {}, "seats": 3}, "seats"),
     ("move", {"kind": "draw", "positions": [], "cards": [], "keys": [], "call": False,

@@ -64,7 +64,10 @@ POINTS = st.lists(st.binary(min_size=33, max_size=33), max_size=20)
 PROOF = st.binary(max_size=200)
 VALID: dict[str, Any] = {
     "hello": st.fixed_dictionaries({"name": st.text("abc ", max_size=32),
-                                    "proto": st.integers(0, 9), "client": st.just("pageone")}),
+                                    "proto": st.integers(0, 9), "client": st.just("pageone"),
+                                    "endpoint": st.sampled_from(["", "10.0.0.2:40000"])}),
+    "takeover": st.fixed_dictionaries({"seat": st.integers(0, 5),
+                                       "window": st.integers(1, 3600)}),
     "shuffle": st.fixed_dictionaries({"deck": st.just("1/main"), "points": POINTS,
                                       "commits": st.lists(st.binary(min_size=33, max_size=33),
                                                           min_size=1, max_size=1),
@@ -102,7 +105,7 @@ def test_every_valid_message_round_trips(case: tuple[str, dict[str, Any]]) -> No
         ("move", {"kind": "fly", "positions": [], "cards": [], "keys": [], "call": False,
                   "colour": -1, "target": -1}, "a move is one of"),
         ("keys", {"deck": "1/main", "positions": [1, 2], "keys": [b"k" * 32]}, "one key per"),
-        ("hello", {"name": True, "proto": 1, "client": "x"}, "field 'name'"),
+        ("hello", {"name": True, "proto": 1, "client": "x", "endpoint": ""}, "field 'name'"),
     ],
 )
 def test_bad_messages_name_the_problem(kind: str, data: Any, message: str) -> None:

@@ -50,7 +50,8 @@ async def _join(args: argparse.Namespace) -> int:
     terminal = Terminal(session, interactive=interactive, log=log, catch_window=args.catch_window)
     if interactive:
         print("waiting to be seated… (type help; quit to leave)", flush=True)
-    table = run_joiner(session, address, port, terminal.show, log, args.silent_after)
+    table = run_joiner(session, address, port, terminal.show, log, args.silent_after,
+                       listen=True)
     code = await play_seat(session, terminal, table, [log])
     if session.dropped and not terminal.quitting:
         again = " ".join(sys.argv[1:]) or "join"

@@ -17,6 +17,7 @@ from ..session.common import Event
 from ..session.peer import PeerSession
 from ..session.sequencer import LOBBY_TIMEOUT, RECONNECT_WINDOW, START_AFTER, Sequencer
 from .logwriter import LocalFault, LogWriter
+from .standby import Standby, parse_endpoint
 
 __all__ = ["HostRunner", "LocalFault", "LogWriter", "run_joiner"]
 
@@ -76,7 +77,8 @@ class HostRunner:
 
     def __init__(self, session: PeerSession, bind: str, port: int, on_events: EventSink,
                  log: LogWriter | None, silent_after: float = 10.0,
-                 step_timeout: float = 30.0, lobby: dict[str, float] | None = None) -> None:
+                 step_timeout: float = 30.0, lobby: dict[str, float] | None = None,
+                 listener: socket.socket | None = None) -> None:
         self.session, self.bind, self.port = session, bind, port
         self.on_events, self.log = _guarded(on_events), log
         self.silent_after, self.step_timeout = silent_after, step_timeout
@@ -85,7 +87,7 @@ class HostRunner:
         self.sequencer: Sequencer | None = None
         self.writers: dict[int, asyncio.StreamWriter] = {}
         self._ids = itertools.count(1)
-        self._listener: socket.socket | None = None
+        self._listener = listener  # given: a joiner's, taking the table over
         self._accepting: asyncio.Task[None] | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self._refusing = False  # out of descriptors: said once until a connection is accepted
@@ -101,7 +103,7 @@ class HostRunner:
                                    start_after=lobby.get("start_after", START_AFTER),
                                    reconnect_window=int(lobby.get("reconnect_window",
                                                                   RECONNECT_WINDOW)))
-        listener = socket.create_server((self.bind, self.port), backlog=128)
+        listener = self._listener or socket.create_server((self.bind, self.port), backlog=128)
         listener.setblocking(False)
         self._listener = listener
         self.port = listener.getsockname()[1]
@@ -235,42 +237,96 @@ class HostRunner:
 
 async def run_joiner(session: PeerSession, host: str, port: int, on_events: EventSink,
                      log: LogWriter | None, silent_after: float = 10.0,
-                     retry_for: float = RETRY_FOR) -> None:
+                     retry_for: float = RETRY_FOR, listen: bool = False) -> None:
     """Connect to a host and take part until the game ends or the table is lost.
 
     A connection lost mid-game (a Wi-Fi drop, the host's link) is tried again every second for
-    ``retry_for`` seconds: the host keeps the seat for its return (SPEC §7, "Reconnect")."""
+    ``retry_for`` seconds: the host keeps the seat for its return (SPEC §7, "Reconnect"). With
+    ``listen``, this joiner listens for a takeover: if the host's pageone stops, the next seat
+    takes the table over and the others follow it there (SPEC §7, "Failover")."""
     on_events = _guarded(on_events)
     loop = asyncio.get_running_loop()
     session.may_resume = retry_for > 0
-    deadline = -1.0
-    while True:
-        await _take_part(session, host, port, on_events, log, silent_after)
-        if not session.dropped or _finished(session):
-            return
-        if session.log_read:  # that connection got back in: this drop has its own retry_for
-            deadline = -1.0
-        deadline = loop.time() + retry_for if deadline < 0 else deadline
-        if loop.time() >= deadline:
-            session.may_resume = False
-            session.lost_host(session.dropped)
-            on_events(session, session.take_events())
-            return
-        await asyncio.sleep(RETRY_EVERY)
-        session.resume()
+    standby = Standby(session) if listen else None
+    first = (host, port)
+    deadline, refused = -1.0, False
+    try:
+        while True:
+            target = _next_host(session, first, refused, standby)
+            if target is None:  # we are the successor, and the host is gone: we take over
+                await _take_over(session, standby, on_events, log, silent_after)
+                return
+            refused = await _take_part(session, *target, on_events, log, silent_after,
+                                       standby) and target == _current_host(session, first)
+            if not session.dropped or _finished(session):
+                return
+            if session.log_read:  # that connection got back in: this drop has its own retry_for
+                deadline = -1.0
+            deadline = loop.time() + retry_for if deadline < 0 else deadline
+            if loop.time() >= deadline:
+                session.may_resume = False
+                session.lost_host(session.dropped)
+                on_events(session, session.take_events())
+                return
+            await asyncio.sleep(RETRY_EVERY)
+            session.resume()
+    finally:
+        if standby is not None:
+            standby.close()
+
+
+def _current_host(session: PeerSession, first: tuple[str, int]) -> tuple[str, int]:
+    return parse_endpoint(session.host_endpoint()) or first
+
+
+def _next_host(session: PeerSession, first: tuple[str, int], host_refused: bool,
+               standby: Standby | None) -> tuple[str, int] | None:
+    """Where to connect next: the host; once its machine refuses connections (its pageone
+    stopped), the successor, or None if that is us (with a peer's word, or the refusal)."""
+    current = _current_host(session, first)
+    if session.game is None or session.me not in session.active:
+        return current
+    successor = session.successor()
+    if successor < 0:
+        return current
+    if successor == session.me:
+        gone = host_refused or (standby is not None and standby.witnessed)
+        return None if gone and standby is not None and standby.listener else current
+    endpoint = parse_endpoint(session.endpoints[session.keys[successor]])
+    return endpoint if host_refused and endpoint else current
+
+
+async def _take_over(session: PeerSession, standby: Standby | None, on_events: EventSink,
+                     log: LogWriter | None, silent_after: float) -> None:
+    """The host is gone and we are next: our listener becomes the table's sequencer."""
+    assert standby is not None
+    listener = standby.release()
+    old = session.names[session.seat_of(session.host_key)]
+    session.take_over()
+    session.events.append(Event("takeover", f"{old}'s pageone (the host) stopped: this pageone "
+                                "takes the table over, and the others reconnect to it…"))
+    runner = HostRunner(session, "", 0, on_events, log, silent_after=silent_after,
+                        listener=listener)
+    await runner.start()
+    await runner.run()
 
 
 async def _take_part(session: PeerSession, host: str, port: int, on_events: EventSink,
-                     log: LogWriter | None, silent_after: float) -> None:
+                     log: LogWriter | None, silent_after: float,
+                     standby: Standby | None = None) -> bool:
     """One connection to the host, until the game ends, the table is lost, or the link drops
-    while the seat may be resumed (``session.dropped``)."""
+    while the seat may be resumed (``session.dropped``). True if the host's machine refused the
+    connection (nothing listens there: its pageone stopped)."""
     loop = asyncio.get_running_loop()
     try:
-        reader, writer = await asyncio.open_connection(host, port)
-    except OSError as error:
-        session.lost_host(f"could not connect to {host}:{port} ({error.strerror or error})")
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 5.0)
+    except (OSError, TimeoutError) as error:
+        why = error.strerror if isinstance(error, OSError) else "no answer"
+        session.lost_host(f"could not connect to {host}:{port} ({why or error})")
         on_events(session, session.take_events())
-        return
+        return isinstance(error, ConnectionRefusedError)
+    if standby is not None and not session.endpoint:
+        session.endpoint = standby.open(writer.get_extra_info("sockname")[0])
     client = Client(session, loop.time(), silent_after)
 
     def flush() -> None:
@@ -306,3 +362,4 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
     finally:
         reading.cancel()
         writer.close()
+    return False

@@ -10,6 +10,7 @@ from ..wire.codec import ProtocolError
 from .away import away_refusal
 from .common import PROTOCOL_VERSION
 from .moves import move_from
+from .takeover import takeover_refusal
 
 DECK_KINDS = ("shuffle", "lock", "keys", "move")
 LOBBY_STEPS = ("start", "ready", "coin_commit", "coin_reveal")
@@ -35,6 +36,8 @@ def admissible(s: PeerSession, env: Envelope) -> str | None:
         return error.reason
     if env.kind in ("table", "seat", "start", "timeout", "away") and env.sender != s.host_key:
         return f"only the host sends {env.kind}"
+    if env.kind == "takeover":
+        return takeover_refusal(s, env.sender, env.data["seat"])
     if s.game is not None and s.seat_of(env.sender) not in s.active:
         return "that seat has left the game"
     if env.kind in ("away", "back"):

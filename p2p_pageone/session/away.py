@@ -56,5 +56,6 @@ def on_back(s: TableState, env: Envelope, seat: int, now: float) -> None:
         raise TableEnded(f"relayed a back the sequencer must refuse ({refusal}): its author "
                          "is not to blame", s.seat_of(s.host_key))
     del s.away[seat]
+    s.endpoints[env.sender] = env.data["endpoint"]
     s.events.append(Event("back", f"{s.names[seat]} (seat {seat}) returned: the game goes on",
                           {"seat": seat, "position": len(s.log) - 1}))

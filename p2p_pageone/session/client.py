@@ -62,12 +62,21 @@ class Client:
                         self.session.refused(value["reason"], now)
                     elif kind == "welcome":
                         self.session.welcomed(value, now)
+                        self._hand_over_log()
                     elif kind == "done" and value["index"] == self.done_sent:
                         self.confirmed = True
         except ProtocolError as error:
             self.session.lost_host(f"the host sent malformed data ({error.reason})")
         self.collect()
         self._acknowledge(now)
+
+    def _hand_over_log(self) -> None:
+        """A new host lacks the old host's last entries that we hold: they go first."""
+        s = self.session
+        if s.resend >= 0:
+            self.out += [frame(pack({"control": "entry", "index": i, "raw": s.log[i]}))
+                         for i in range(s.resend, len(s.log))]
+            s.resend = -1
 
     def tick(self, now: float) -> None:
         gap, self._last_tick = now - self._last_tick, now

@@ -11,7 +11,7 @@ from ..crypto.kdf import label, tagged_hash
 # a joiner that gets it before it sits down tries again (within its retry time), not giving up.
 BUSY = "too many connections are waiting to sit down at this table; try again in a moment"
 
-PROTOCOL_VERSION = 5
+PROTOCOL_VERSION = 6
 
 # Every pass and key is proven on receipt, so a card whose keys all checked out always opens
 # (SPEC §5.5): if one does not, no peer can be shown to be wrong, and nobody is named.

@@ -34,6 +34,7 @@ from .hand import PUBLIC, HandDeck
 from .moves import move_from
 from .order import check_head
 from .records import HandRecord, check_hand
+from .takeover import on_takeover
 
 if TYPE_CHECKING:
     from .table import TableState
@@ -105,6 +106,7 @@ def on_hello(s: TableState, env: Envelope, seat: int, now: float) -> None:
     if env.data["proto"] != PROTOCOL_VERSION:
         raise ProtocolError("speaks another protocol version", fingerprint(env.sender))
     s._hello(env)
+    s.endpoints[env.sender] = env.data["endpoint"]
     s.waiting_hellos.append((env.sender, env.data["name"]))
 
 
@@ -354,8 +356,9 @@ def _refused_reveal(s: TableState, seat: int) -> str:
             "the table treats this as cheating, not as leaving")
 
 
-def _leave(s: TableState, seat: int, why: str) -> None:
-    """RULINGS Q14: the hand is voided and the game goes on without ``seat`` if it can."""
+def _leave(s: TableState, seat: int, why: str, restart: bool = True) -> None:
+    """RULINGS Q14: the hand is voided and the game goes on without ``seat`` if it can.
+    ``restart`` False: several seats leave at once, and the caller starts the next hand."""
     game = s.game
     if game is None and 0 <= seat < len(s.keys):
         _leave_lobby(s, seat, why)
@@ -382,7 +385,7 @@ def _leave(s: TableState, seat: int, why: str) -> None:
                           {"seat": seat, "hand": s.hand, "why": why, "position": len(s.log) - 1}))
     if game.over:
         _game_over(s)
-    else:
+    elif restart:
         start_hand(s)
 
 
@@ -416,7 +419,7 @@ HANDLERS: dict[str, Handler] = {
     "seed_commit": on_seed_commit, "shuffle": on_pass, "lock": on_pass, "keys": on_keys,
     "expel": on_expel, "head": on_head, "away": on_away, "back": on_back,
     "move": on_move, "seed_reveal": on_seed_reveal, "say": on_say, "timeout": on_timeout,
-    "bye": on_bye, "open": on_unused, "heartbeat": on_unused,
+    "bye": on_bye, "open": on_unused, "heartbeat": on_unused, "takeover": on_takeover,
 }
 
 

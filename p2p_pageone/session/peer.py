@@ -23,6 +23,7 @@ from ..engine.game import Game
 from ..engine.moves import IllegalMove, Move
 from ..engine.settings import Settings
 from ..engine.view import SeatView
+from ..wire.codec import ProtocolError
 from . import intents
 from .common import BUSY, DID_NOT_OPEN, PROTOCOL_VERSION, Event, TableEnded
 from .hand import HandSecrets
@@ -85,6 +86,10 @@ class PeerSession(TableState):
         self.may_resume = False  # the transport tries a new connection after a drop
         self.resuming = False
         self.known, self.checked = 0, 0  # on a new connection: our entries the host sends again
+        self.endpoint = ""  # where this joiner listens for a takeover ("": it does not)
+        self.resend = -1  # a new host lacks our log from this entry on: the client sends it
+        self.taking_over = -1  # we are the new sequencer, gathering the others: the old host's
+        # seat, until our ``takeover`` is sealed
 
     # --- inputs -------------------------------------------------------------------------------
 
@@ -94,8 +99,7 @@ class PeerSession(TableState):
             return
         if self.checked < self.known:  # a new connection: the log again, from the start
             if raw != self.log[self.checked]:
-                self._end("sent on our new connection a log that differs from the one it sent "
-                          "before (a fork)", self.seat_of(self.host_key))
+                self._log_differs(raw)
             self.checked += 1
             return
         try:
@@ -113,6 +117,20 @@ class PeerSession(TableState):
             self.log_read, self.resuming = True, False
             self._return(now)
         self.flush(now)
+
+    def _log_differs(self, raw: bytes) -> None:
+        """The host's log, sent again on a new connection, is not the one we hold."""
+        try:
+            env = open_envelope(raw)
+        except ProtocolError:
+            env = None
+        if env is not None and env.kind == "takeover":
+            self._end("the new host took the table over without the last entries this pageone "
+                      "had from the old host (it came back too late to hand them over): this "
+                      "log ends here, and nobody is to blame", -1)
+            return
+        self._end("sent on our new connection a log that differs from the one it sent before "
+                  "(a fork)", self.seat_of(self.host_key))
 
     # --- what only this peer knows, added to the public fold ------------------------------------
 
@@ -135,12 +153,24 @@ class PeerSession(TableState):
             return
         self.answered = True
         table, head, seq, hand = welcome["table"], welcome["head"], welcome["seq"], welcome["hand"]
-        if self.chain is not None and table != self.table_id:
+        chain, index = self.chain, welcome["index"]
+        if chain is not None and table != self.table_id:
             self._end("the host answered for another table", self.seat_of(self.host_key))
+        elif welcome["seated"] and chain is not None and index < len(self.log):
+            # A new host that lacks the old host's last entries: it gets them from us first.
+            if chain.position(head) != index:
+                self._end("the new host answered with a log that is not a part of ours; this "
+                          "pageone leaves (a welcome is not signed, so nobody is named)", -1)
+                return
+            self.resend = index
+            self.back_sent = self.in_flight = seal(
+                self.identity, table, chain.hand, chain.next_seq(self.identity.public),
+                chain.head, "back", {"endpoint": self.endpoint})
+            self.outgoing.append(self.in_flight)
         elif welcome["seated"]:
             self.table_id = table
             self.back_sent = self.in_flight = seal(self.identity, table, hand, seq, head,
-                                                   "back", {})
+                                                   "back", {"endpoint": self.endpoint})
             self.outgoing.append(self.in_flight)
         elif self.chain is not None and self.game is not None:
             self._end(SEAT_GIVEN_UP, -1)
@@ -352,6 +382,26 @@ class PeerSession(TableState):
         self.known, self.checked = len(self.log), 0
         self.resuming, self.answered, self.back_sent = True, False, b""
 
+    def take_over(self) -> None:
+        """The host is gone and we are its successor: we become the table's sequencer. Nothing
+        is sealed until the others have handed over what they hold (``finish_takeover``)."""
+        assert self.settings is not None
+        self.taking_over = self.seat_of(self.host_key)
+        self.host_table = (self.table_name, self.settings, self.seat_count)
+        self.dropped, self.resuming, self.answered = "", False, True
+        self.in_flight, self.known, self.checked, self.log_read = b"", 0, 0, True
+
+    def finish_takeover(self, window: int, now: float) -> None:
+        """Every peer that came has handed over its log: ``takeover`` goes in first."""
+        old, self.taking_over = self.taking_over, -1
+        if old >= 0 and not self.ended and not self.game_over:
+            self.urgent = ("takeover", {"seat": old, "window": window})
+        self.flush(now)
+
+    def host_endpoint(self) -> str:
+        """Where the table's host listens, if it is a joiner that took the table over."""
+        return self.endpoints.get(self.host_key, "")
+
     def say(self, text: str) -> None:
         self.chat.append(text[:200])
 
@@ -370,7 +420,7 @@ class PeerSession(TableState):
 
     def flush(self, now: float) -> None:
         """Seal the next intent if nothing is in flight."""
-        if self.in_flight or self.ended:
+        if self.in_flight or self.ended or self.taking_over >= 0:
             return
         if self.chain is None and not self.host_table:
             self._send_hello()
@@ -395,7 +445,8 @@ class PeerSession(TableState):
             return
         table, head, seq = self.welcome
         self.table_id = table
-        hello = {"name": self.name, "proto": PROTOCOL_VERSION, "client": "pageone"}
+        hello = {"name": self.name, "proto": PROTOCOL_VERSION, "client": "pageone",
+                 "endpoint": self.endpoint}
         self.hello_sent = self.in_flight = seal(self.identity, table, 0, seq, head, "hello", hello)
         self.outgoing.append(self.in_flight)
 

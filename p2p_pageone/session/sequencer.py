@@ -48,6 +48,7 @@ RECONNECT_WINDOW = 60  # seconds a seat whose connection dropped mid-game is kep
 FIRST_WORDS = ("hello", "back")  # what a connection may say before it speaks for a seat
 LOST_ALL = 3  # every remote player silent this many silent_after periods: our network is down
 LINGER = 10.0  # after the game, how long the host waits for every peer's ``done``
+GATHER = 8.0  # a new host waits this long at most for the others to hand over their logs
 
 
 def _refusal(seq: int, reason: str) -> bytes:
@@ -90,8 +91,13 @@ class Sequencer:
                  step_timeout: float = 30.0, heartbeat: float = 1.0,
                  catch_window: float = 0.0, min_players: int = 0,
                  lobby_timeout: float = LOBBY_TIMEOUT, start_after: float = START_AFTER,
-                 reconnect_window: int = RECONNECT_WINDOW) -> None:
+                 reconnect_window: int = RECONNECT_WINDOW, gather: float = GATHER) -> None:
         self.host = host
+        # A takeover (the host went, we are its successor): until ``gather_until`` the others
+        # hand over the entries we lack and say ``back``, held (conn -> envelope) until our
+        # ``takeover`` is in the log.
+        self.gather_until = now + gather if host.taking_over >= 0 else -1.0
+        self.gathered: dict[int, Envelope] = {}
         self.reconnect_window = reconnect_window  # 0: a dropped seat is timed out at once
         self.away_since: dict[int, tuple[float, str]] = {}  # seats kept for their return:
         # since when, and why
@@ -165,9 +171,11 @@ class Sequencer:
             for payload in link.decoder.feed(data):
                 value = unpack(payload)
                 if isinstance(value, dict):
-                    kind = validate_control(value, ("ping", "intro", "done"))
+                    kind = validate_control(value, ("ping", "intro", "done", "entry"))
                     if kind == "intro":
                         self._welcome(conn, link, value["from"])
+                    elif kind == "entry":
+                        self._handed_over(link, value["index"], value["raw"], now)
                     elif kind == "done":
                         self._done(conn, link, value["index"])
                     appended = False
@@ -200,7 +208,8 @@ class Sequencer:
             self._last_ping = now
             self.out += [(conn, PING) for conn, link in self.links.items()
                          if link.key or link.introduced]
-        quiet = self._all_quiet(now)  # was it me? then nobody is timed out for it
+        # was it me? then nobody is timed out for it; nor while a new host gathers the table
+        quiet = self._gathering(now) or self._all_quiet(now)
         for conn, link in list(self.links.items()):
             if link.key and now - link.last_seen > self.silent_after and not quiet:
                 self._drop(conn, f"sent nothing for {self.silent_after:.0f} s", now, True)
@@ -234,7 +243,8 @@ class Sequencer:
             return
         link.keeps = seated
         welcome = {"control": "welcome", "table": host.table_id, "head": chain.head,
-                   "seq": chain.next_seq(key), "hand": chain.hand, "seated": seated}
+                   "seq": chain.next_seq(key), "hand": chain.hand, "index": len(self.log),
+                   "seated": seated}
         self.out.append((conn, frame(pack(welcome))))
 
     # --- the end of the game delivered ---------------------------------------------------------
@@ -375,6 +385,8 @@ class Sequencer:
         """Open the envelope once; refuse it with the reason, or append it (True)."""
         env: Envelope | None = None
         reason: str | None
+        if self.gather_until >= 0 and not link.key:
+            return self._gather_back(conn, link, raw)
         try:
             env = open_envelope(raw, link.key)  # a seated link's key, verified before decoding
             if not link.key and env.kind == "back":
@@ -390,9 +402,7 @@ class Sequencer:
                 elif any(other.key == env.sender for other in self.links.values()):
                     reason = "this identity is already at the table: each user sits once"
                 else:  # seated now (the host seats a hello at once): the log so far
-                    self.out += [(conn, frame(raw)) for raw in self.log]
-                    link.key = env.sender
-                    link.decoder.max_frame = MAX_FRAME
+                    self._seat_link(conn, link, env)
             elif env.kind == "say" and not link.chat_allowed(now):
                 reason = (f"chat is limited to {CHAT_LINES} lines every {CHAT_WINDOW:.0f} s; "
                           "wait a moment and say it again")
@@ -411,6 +421,66 @@ class Sequencer:
             return True
         self._append(env, now)
         return True
+
+    def _seat_link(self, conn: int, link: Link, env: Envelope) -> None:
+        """The connection speaks for ``env``'s author from now on: the log so far goes out."""
+        self.out += [(conn, frame(raw)) for raw in self.log]
+        link.key = env.sender
+        link.decoder.max_frame = MAX_FRAME
+
+    # --- a takeover (protocol/SPEC.md §7, "Failover") -----------------------------------------
+
+    def _expected(self) -> set[bytes]:
+        """Who is to come to the new host: every seat still in the game that listens."""
+        host = self.host
+        return {host.keys[seat] for seat in host.active if seat != host.taking_over
+                and seat != host.me and host.endpoints.get(host.keys[seat])}
+
+    def _handed_over(self, link: Link, index: int, raw: bytes, now: float) -> None:
+        """An entry of the old host's log that a peer has and we lack."""
+        host, chain = self.host, self.host.chain
+        if self.gather_until < 0 or not link.introduced or chain is None:
+            raise ProtocolError("log entries are handed over only to a new host, after the intro")
+        if index != len(self.log):
+            return  # another peer handed it over first, or it skipped one: its back says
+        chain.check(raw)  # signed by its author, in its place, or the peer is dropped for it
+        host.on_log(raw, now)
+
+    def _gather_back(self, conn: int, link: Link, raw: bytes) -> bool:
+        env = open_envelope(raw)
+        if env.kind != "back" or env.sender not in self._expected():
+            raise ProtocolError("to a new host a peer says back, once it handed over its log")
+        self.gathered[conn] = env
+        return True
+
+    def _gathering(self, now: float) -> bool:
+        """Still waiting for the others to hand over their logs (True), or the takeover done."""
+        if self.gather_until < 0:
+            return False
+        came = {env.sender for conn, env in self.gathered.items() if conn in self.links}
+        if now < self.gather_until and came < self._expected() and not self.host.ended:
+            return True
+        self.gather_until = -1.0
+        host = self.host
+        host.finish_takeover(self.reconnect_window or RECONNECT_WINDOW, now)
+        self._pump(now)
+        for seat in host.away:
+            self.away_since[seat] = (now, "reconnecting to the new host")
+        self.last_progress = now
+        for conn, env in self.gathered.items():
+            link = self.links.get(conn)
+            if link is None:
+                continue
+            reason = host.admissible(env)
+            if reason is None:
+                self._seat_link(conn, link, env)
+                self._append(env, now)
+            else:
+                self.out.append((conn, _refusal(env.seq, reason)))
+                self.to_close.append(conn)
+                self.links.pop(conn, None)
+        self.gathered.clear()
+        return False
 
     def _append(self, env: Envelope, now: float) -> None:
         raw = env.raw

@@ -63,6 +63,7 @@ class TableState:
         self.seat_count = 0
         self.keys: list[bytes] = []  # public key per seat
         self.names: list[str] = []
+        self.endpoints: dict[bytes, str] = {}  # where each joiner listens for a takeover
         self.me = -1
         self.waiting_hellos: list[tuple[bytes, str]] = []
         self.ready: set[int] = set()
@@ -150,6 +151,12 @@ class TableState:
 
     def hand_over(self) -> bool:
         return handlers.hand_over(self)
+
+    def successor(self) -> int:
+        """The seat that takes over if the host goes: the lowest still in the game, after the
+        host's, that listens (-1: none)."""
+        return next((seat for seat in self.active if self.keys[seat] != self.host_key
+                     and self.endpoints.get(self.keys[seat])), -1)
 
     def seat_of(self, key: bytes) -> int:
         return self.keys.index(key) if key in self.keys else -1

@@ -14,6 +14,7 @@ from .codec import ProtocolError
 MAX_CARDS = 170
 MAX_SEATS = 6
 MAX_EVIDENCE = 64 * 1024  # one refused envelope: a 170-card shuffle with its proof is ~29 KB
+MAX_ENTRY = 200 * 1024  # one log entry sent again in a takeover, inside a frame of 256 KiB
 MAX_PROOF = 2 * 33 * MAX_CARDS + 32 * (6 + MAX_CARDS)  # a shuffle proof of MAX_CARDS cards
 
 
@@ -96,7 +97,8 @@ DECK = text(32)
 
 SCHEMAS: dict[str, dict[str, Check]] = {
     # lobby
-    "hello": {"name": text(32), "proto": integer(0, 2**16), "client": text(64)},
+    "hello": {"name": text(32), "proto": integer(0, 2**16), "client": text(64),
+              "endpoint": text(64)},
     "table": {"name": text(48), "rules": text(16), "options": option_map,
               "seats": integer(2, MAX_SEATS)},
     "seat": {"seat": integer(0, MAX_SEATS - 1), "key": PUBKEY, "name": text(32)},
@@ -126,7 +128,8 @@ SCHEMAS: dict[str, dict[str, Check]] = {
               "evidence": blob_upto(MAX_EVIDENCE)},
     "bye": {"reason": text(200)},
     "away": {"seat": integer(0, MAX_SEATS - 1), "why": text(100), "window": integer(1, 3600)},
-    "back": {},
+    "back": {"endpoint": text(64)},
+    "takeover": {"seat": integer(0, MAX_SEATS - 1), "window": integer(1, 3600)},
 }
 
 MOVE_KINDS = ("play", "draw", "call", "catch")
@@ -166,8 +169,9 @@ CONTROLS: dict[str, dict[str, Check]] = {
     "ping": {},
     "intro": {"from": blob(32)},
     "welcome": {"table": blob(16), "head": blob(32), "seq": integer(0, 2**32 - 1),
-                "hand": integer(0, 2**32 - 1),
+                "hand": integer(0, 2**32 - 1), "index": integer(0, 2**32 - 1),
                 "seated": Check(lambda v: type(v) is bool, "true or false")},
+    "entry": {"index": integer(0, 2**32 - 1), "raw": blob_upto(MAX_ENTRY)},
     "done": {"index": integer(0, 2**32 - 1)},
     "refused": {"seq": integer(-1, 2**32 - 1), "reason": Check(
         lambda v: type(v) is str and len(v) <= 1000, "text of at most 1000 characters")},

@@ -1,0 +1,63 @@
+"""A new sequencer when the host goes (protocol/SPEC.md §7, "Failover").
+
+Every joiner listens, and says where in its ``hello`` (or its ``back``). When the host's pageone
+stops, the next seat (the lowest still in the game, after the host's, that listens) becomes the
+sequencer: the others connect to it, hand it whatever log entries it lacks, and it appends
+``takeover``. In every log that entry does what a leaver does for the old host (and for the seats
+that cannot follow it, such as the CPU players the host ran): the hand in play is void, its
+secrets died with the host. Every other seat is kept ``away`` for its return to the new host,
+which each makes with ``back``, as after any dropped connection.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..crypto.envelope import Envelope
+from ..crypto.identity import fingerprint
+from ..wire.codec import ProtocolError
+from .common import Event
+
+if TYPE_CHECKING:
+    from .table import TableState
+
+
+def takeover_refusal(s: TableState, sender: bytes, old_host: int) -> str | None:
+    """Why ``sender`` may not take the table over from the host at ``old_host`` now."""
+    if s.game is None or s.game_over:
+        return "a takeover is for a running game"
+    if not 0 <= old_host < len(s.keys) or s.keys[old_host] != s.host_key:
+        return "a takeover names the seat of the table's host"
+    if s.seat_of(sender) < 0 or s.seat_of(sender) != s.successor():
+        return ("only the next sequencer takes over: the lowest seat still in the game, after "
+                "the host's, that listens")
+    return None
+
+
+def on_takeover(s: TableState, env: Envelope, seat: int, now: float) -> None:
+    from .handlers import _leave, start_hand
+
+    old, window = env.data["seat"], env.data["window"]
+    refusal = takeover_refusal(s, env.sender, old)
+    if refusal is not None:
+        raise ProtocolError(refusal, fingerprint(env.sender))
+    s.host_key = env.sender
+    host_name, name = s.names[old], s.names[seat]
+    s.events.append(Event("takeover", f"{host_name}'s pageone (the host) stopped: {name} "
+                          f"(seat {seat}) is the table's host now", {
+                              "seat": seat, "old": old, "position": len(s.log) - 1}))
+    stranded = [p for p in s.active if p not in (old, seat) and not s.endpoints.get(s.keys[p])]
+    assert s.game is not None
+    hand = s.hand
+    for gone, why in [(old, "left with its pageone, the host's, which stopped"),
+                      *[(p, "could not follow the table to its new host (it does not listen)")
+                        for p in stranded]]:
+        _leave(s, gone, why, restart=False)
+    if s.hand == hand and s.hand_end is None and not s.game.over and not s.game_over:
+        start_hand(s)
+    for p in s.active:
+        if p != seat:
+            s.away[p] = window
+            s.events.append(Event("away", f"{s.names[p]} (seat {p}) is to reconnect to the new "
+                                  f"host: the seat is kept for {window} s; the table waits",
+                                  {"seat": p, "window": window, "position": len(s.log) - 1}))

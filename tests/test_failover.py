@@ -1,0 +1,86 @@
+"""Failover (protocol/SPEC.md §7, "Failover"): the host's pageone stops mid-hand; the next seat
+takes the table over, the others reconnect to it, the hand in play is void, the old host leaves
+as a leaver, and the game finishes with every log the same."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from p2p_pageone.audit.check import audit_bytes
+from p2p_pageone.crypto.envelope import open_envelope
+from p2p_pageone.engine import make_settings
+from p2p_pageone.net.logwriter import LogWriter
+from p2p_pageone.net.runner import HostRunner, run_joiner
+from p2p_pageone.session.common import Event
+from p2p_pageone.session.memory import make_peer
+from p2p_pageone.session.peer import PeerSession
+
+
+def kinds(session: PeerSession) -> list[str]:
+    return [open_envelope(raw).kind for raw in session.log]
+
+
+async def _host_dies(tmp_path: Path, players: int, moves: int,
+                     ) -> tuple[list[PeerSession], list[Path], list[list[Event]]]:
+    """A table of ``players`` on loopback; the host's process stops (every socket closed at
+    once, nothing listening on its port) once hand 1 has ``moves`` moves."""
+    settings = make_settings("classic", {"deals": 2})
+    peers = [make_peer(f"fo/{i}", f"p{i}", host_table=("t", settings, players) if i == 0
+                       else None) for i in range(players)]
+    paths = [tmp_path / f"p{i}.log" for i in range(players)]
+    logs = [LogWriter(path) for path in paths]
+    runner = HostRunner(peers[0], "127.0.0.1", 0, lambda s, e: None, logs[0])
+    port = await runner.start()
+    mid = asyncio.get_running_loop().create_future()
+    heard: list[list[Event]] = [[] for _ in peers]
+
+    def watch(i: int):  # type: ignore[no-untyped-def]
+        def show(session: PeerSession, events: list[Event]) -> None:
+            heard[i].extend(events)
+            game = session.game
+            if not mid.done() and game is not None and game.deal.moves >= moves:
+                mid.set_result(None)
+        return show
+
+    joiners = [asyncio.create_task(run_joiner(peer, "127.0.0.1", port, watch(i), log,
+                                              listen=True))
+               for i, (peer, log) in enumerate(zip(peers[1:], logs[1:], strict=True), 1)]
+    host = asyncio.create_task(runner.run())
+    await asyncio.wait_for(mid, 120)
+    host.cancel()  # kill -9: no bye, every connection closed, the port refuses
+    await runner.close()
+    logs[0].close()
+    await asyncio.wait_for(asyncio.gather(*joiners), 240)
+    for log in logs[1:]:
+        log.close()
+    return peers, paths, heard
+
+
+def test_the_host_stops_mid_hand_the_next_seat_takes_over_and_the_game_finishes(
+        tmp_path: Path) -> None:
+    peers, paths, heard = asyncio.run(_host_dies(tmp_path, 4, 3))
+    old, survivors = peers[0], peers[1:]
+    assert all(s.game_over and not s.ended for s in survivors), [s.ended for s in survivors]
+    new_host = survivors[0]
+    assert new_host.is_host and all(s.host_key == new_host.identity.public for s in survivors)
+    log = kinds(new_host)
+    assert log.count("takeover") == 1 and log.count("back") == 2
+    assert "timeout" not in log[:log.index("takeover")]
+    data = [path.read_bytes() for path in paths]
+    assert data[1] == data[2] == data[3]  # every survivor's log the same, byte for byte
+    assert data[1].startswith(data[0]) and len(data[0]) < len(data[1])
+    report = audit_bytes(data[1])
+    assert report.ok, report.fault
+    assert old.seat_of(old.identity.public) not in new_host.active  # the old host left
+    assert new_host.history and new_host.hand >= 2  # the game went on after the void hand
+    told = [e.text for e in heard[2]]
+    assert any("is the table's host now" in text for text in told), told
+
+
+def test_every_joiner_listens_and_says_where_in_its_hello(tmp_path: Path) -> None:
+    peers, _, _ = asyncio.run(_host_dies(tmp_path, 3, 2))
+    endpoints = peers[1].endpoints
+    for peer in peers[1:]:
+        address, _, port = endpoints[peer.identity.public].rpartition(":")
+        assert address == "127.0.0.1" and int(port) > 0
