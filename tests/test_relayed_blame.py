@@ -23,7 +23,8 @@ def test_a_back_the_host_let_in_without_away_names_the_host_live_and_in_the_audi
     victim.resume()  # the host closed its connection; it comes back, told it holds a seat
     key = victim.identity.public
     victim.welcomed({"control": "welcome", "table": host.table_id, "head": host.chain.head,
-                     "seq": host.chain.next_seq(key), "hand": host.hand, "index": len(host.log), "seated": True}, t.now)
+                     "seq": host.chain.next_seq(key), "hand": host.hand,
+                     "index": len(host.log), "seated": True}, t.now)
     back = victim.take_outgoing()[-1]
     assert open_envelope(back).kind == "back"
     t.kill(2)
@@ -165,13 +166,15 @@ def test_a_back_refused_in_a_race_is_tried_again_on_a_new_connection() -> None:
     victim.resume()
     victim.in_flight = victim.back_sent = b""
     victim.welcomed({"control": "welcome", "table": victim.table_id, "head": b"\x00" * 32,
-                     "seq": 0, "hand": victim.hand, "index": len(victim.log), "seated": True}, t.now)
+                     "seq": 0, "hand": victim.hand,
+                     "index": len(victim.log), "seated": True}, t.now)
     victim.refused("sequence number 0 was used already", t.now)  # its old connection's last
     assert victim.dropped and not victim.ended  # message went in first: it connects again
     victim.may_resume = False
     victim.resume()
     victim.welcomed({"control": "welcome", "table": victim.table_id, "head": b"\x00" * 32,
-                     "seq": 0, "hand": victim.hand, "index": len(victim.log), "seated": True}, t.now)
+                     "seq": 0, "hand": victim.hand,
+                     "index": len(victim.log), "seated": True}, t.now)
     victim.refused("back is for a seat kept away for its return", t.now)
     assert victim.ended == "the host did not take us back: back is for a seat kept away for " \
                            "its return"
