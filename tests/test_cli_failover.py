@@ -1,6 +1,7 @@
 """Failover with real processes over loopback (no mDNS): `pageone host` killed with SIGKILL
-mid-hand; the next seat's `pageone join` takes the table over, the others reconnect to it, and the game
-finishes; every survivor's log is the same, the host's is a prefix of it, and the audit is clean."""
+mid-hand; the next seat's `pageone join` takes the table over, the others reconnect to it, and
+the game finishes; every survivor's log is the same, the host's is a prefix of it, and the audit
+is clean."""
 
 from __future__ import annotations
 
