@@ -72,6 +72,7 @@ def test_the_host_stops_mid_hand_the_next_seat_takes_over_and_the_game_finishes(
     assert data[1].startswith(data[0]) and len(data[0]) < len(data[1])
     report = audit_bytes(data[1])
     assert report.ok, report.fault
+    assert report.hands[0].status == "void" and "took the table over" in report.hands[0].text
     assert old.seat_of(old.identity.public) not in new_host.active  # the old host left
     assert new_host.history and new_host.hand >= 2  # the game went on after the void hand
     told = [e.text for e in heard[2]]

@@ -201,6 +201,10 @@ def _note_events(audit: Audit, state: TableState, position: int, events: list[Ev
         elif event.kind == "back" and audit.hands:
             audit.hands[-1].returns.append(f"{state.who(int(data['seat']))} dropped and "
                                            f"returned at entry {position}")
+        elif event.kind == "takeover" and audit.hands:  # the old host's leave follows
+            _void_current(audit, state, position, f"{state.who(int(data['seat']))} took the "
+                          f"table over as its host at entry {position} (the host's pageone "
+                          "stopped)")
         elif event.kind == "left" and audit.hands:  # comes before the next hand's event
             line, why = audit.hands[-1], f"{state.who(int(data['seat']))} {data['why']}"
             if line.status == "unfinished":
