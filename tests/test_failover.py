@@ -8,13 +8,15 @@ import asyncio
 from pathlib import Path
 
 from p2p_pageone.audit.check import audit_bytes
-from p2p_pageone.crypto.envelope import open_envelope
+from p2p_pageone.audit.compare import compare
+from p2p_pageone.crypto.envelope import open_envelope, seal
 from p2p_pageone.engine import make_settings
 from p2p_pageone.net.logwriter import LogWriter
 from p2p_pageone.net.runner import HostRunner, run_joiner
 from p2p_pageone.session.common import Event
 from p2p_pageone.session.memory import make_peer
 from p2p_pageone.session.peer import PeerSession
+from p2p_pageone.wire.codec import frame
 
 
 def kinds(session: PeerSession) -> list[str]:
@@ -85,3 +87,20 @@ def test_every_joiner_listens_and_says_where_in_its_hello(tmp_path: Path) -> Non
     for peer in peers[1:]:
         address, _, port = endpoints[peer.identity.public].rpartition(":")
         assert address == "127.0.0.1" and int(port) > 0
+
+
+def test_a_host_cut_off_from_its_players_and_their_takeover_split_the_table_naming_nobody(
+        tmp_path: Path) -> None:
+    """The old host lived on, cut off, and logged one more entry of its own where the others
+    logged the takeover: the comparison says the table split, and names nobody."""
+    peers, paths, _ = asyncio.run(_host_dies(tmp_path, 3, 2))
+    old, survivor = peers[0], peers[1]
+    at = kinds(survivor).index("takeover")
+    assert old.chain is not None and len(old.log) == at
+    alone = seal(old.identity, old.table_id, old.hand, old.chain.next_seq(old.identity.public),
+                 old.chain.head, "say", {"text": "anyone there?"})
+    logs = [list(survivor.log), [*old.log, alone]]
+    files = [b"".join(frame(raw) for raw in log) for log in logs]
+    result = compare(["new.log", "old.log"], logs, [audit_bytes(data) for data in files])
+    assert result.relation == "split" and result.ok and result.fork_entry == at, result.text
+    assert "nobody is to blame" in result.text and "taken over by p1" in result.text

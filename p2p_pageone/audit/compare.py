@@ -32,7 +32,7 @@ class Comparison:
 
     @property
     def ok(self) -> bool:
-        return self.relation in ("identical", "prefix")
+        return self.relation in ("identical", "prefix", "split")
 
 
 def describe_entry(raw: bytes, names: dict[bytes, str]) -> dict[str, Any]:
@@ -60,6 +60,8 @@ def compare(paths: list[str], logs: list[list[bytes]], audits: list[Audit]) -> C
         at = next((i for i, (a, b) in enumerate(zip(log, base, strict=False)) if a != b), -1)
         if at >= 0:
             first, second = describe_entry(base[at], names), describe_entry(log[at], names)
+            if "takeover" in (first["type"], second["type"]):
+                return _split(at, [(paths[longest], first), (path, second)])
             who = state.who(host) if state else "the host"
             key = state.host_key if state else b""
             receipts = [r for r in (_receipt(paths[longest], base, at, key),
@@ -79,6 +81,18 @@ def compare(paths: list[str], logs: list[list[bytes]], audits: list[Audit]) -> C
         return Comparison("prefix", f"the logs agree; {', '.join(shorter)} of "
                           f"{len(base)} (its peer stopped early)")
     return Comparison("identical", f"the {len(logs)} logs are identical ({len(base)} entries)")
+
+
+def _split(at: int, forks: list[tuple[str, dict[str, Any]]]) -> Comparison:
+    """A takeover where one log goes on without it: the host was cut off from the table (its
+    players took the table on with a new host) or the successor from the host. Each side played
+    on honestly with whom it could reach: nobody is named (SPEC §7, "Failover")."""
+    (took, entry), (stayed, _) = sorted(forks, key=lambda f: f[1]["type"] != "takeover")
+    return Comparison("split", f"the logs agree up to entry {at}; there {took} has the table "
+                      f"taken over by {entry['author'] or '?'} ({entry['fingerprint']}), and "
+                      f"{stayed} goes on without it: one side lost the other (a host cut off, "
+                      "or a successor cut off from a live host), and nobody is to blame", at,
+                      [{"log": path, **e} for path, e in forks])
 
 
 def _entry_text(entry: dict[str, Any]) -> str:

@@ -249,15 +249,16 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
     session.may_resume = retry_for > 0
     standby = Standby(session) if listen else None
     first = (host, port)
-    deadline, refused = -1.0, False
+    deadline, outcome = -1.0, ""
     try:
         while True:
-            target = _next_host(session, first, refused, standby)
+            target = _next_host(session, first, outcome, standby)
             if target is None:  # we are the successor, and the host is gone: we take over
                 await _take_over(session, standby, on_events, log, silent_after)
                 return
-            refused = await _take_part(session, *target, on_events, log, silent_after,
-                                       standby) and target == _current_host(session, first)
+            outcome = await _take_part(session, *target, on_events, log, silent_after, standby)
+            if target != _current_host(session, first):
+                outcome = ""  # only the host's own address tells whether the host is gone
             if not session.dropped or _finished(session):
                 return
             if session.log_read:  # that connection got back in: this drop has its own retry_for
@@ -279,10 +280,11 @@ def _current_host(session: PeerSession, first: tuple[str, int]) -> tuple[str, in
     return parse_endpoint(session.host_endpoint()) or first
 
 
-def _next_host(session: PeerSession, first: tuple[str, int], host_refused: bool,
+def _next_host(session: PeerSession, first: tuple[str, int], outcome: str,
                standby: Standby | None) -> tuple[str, int] | None:
-    """Where to connect next: the host; once its machine refuses connections (its pageone
-    stopped), the successor, or None if that is us (with a peer's word, or the refusal)."""
+    """Where to connect next: the host; once it cannot be reached (``outcome`` of the last try
+    at it: "refused", its pageone stopped; "unreachable", no answer), the successor, or None
+    if that is us: we take over on the refusal, or with a peer's word that it lost the host."""
     current = _current_host(session, first)
     if session.game is None or session.me not in session.active:
         return current
@@ -290,10 +292,10 @@ def _next_host(session: PeerSession, first: tuple[str, int], host_refused: bool,
     if successor < 0:
         return current
     if successor == session.me:
-        gone = host_refused or (standby is not None and standby.witnessed)
+        gone = outcome == "refused" or (standby is not None and standby.witnessed)
         return None if gone and standby is not None and standby.listener else current
     endpoint = parse_endpoint(session.endpoints[session.keys[successor]])
-    return endpoint if host_refused and endpoint else current
+    return endpoint if outcome and endpoint else current  # there, we are its witness
 
 
 async def _take_over(session: PeerSession, standby: Standby | None, on_events: EventSink,
@@ -313,10 +315,11 @@ async def _take_over(session: PeerSession, standby: Standby | None, on_events: E
 
 async def _take_part(session: PeerSession, host: str, port: int, on_events: EventSink,
                      log: LogWriter | None, silent_after: float,
-                     standby: Standby | None = None) -> bool:
+                     standby: Standby | None = None) -> str:
     """One connection to the host, until the game ends, the table is lost, or the link drops
-    while the seat may be resumed (``session.dropped``). True if the host's machine refused the
-    connection (nothing listens there: its pageone stopped)."""
+    while the seat may be resumed (``session.dropped``). "refused" if the host's machine refused
+    the connection (nothing listens there: its pageone stopped), "unreachable" if nothing
+    answered, else ""."""
     loop = asyncio.get_running_loop()
     try:
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 5.0)
@@ -324,7 +327,7 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
         why = error.strerror if isinstance(error, OSError) else "no answer"
         session.lost_host(f"could not connect to {host}:{port} ({why or error})")
         on_events(session, session.take_events())
-        return isinstance(error, ConnectionRefusedError)
+        return "refused" if isinstance(error, ConnectionRefusedError) else "unreachable"
     if standby is not None and not session.endpoint:
         session.endpoint = standby.open(writer.get_extra_info("sockname")[0])
     client = Client(session, loop.time(), silent_after)
@@ -362,4 +365,4 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
     finally:
         reading.cancel()
         writer.close()
-    return False
+    return ""
