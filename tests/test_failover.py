@@ -93,7 +93,7 @@ def test_a_host_cut_off_from_its_players_and_their_takeover_split_the_table_nami
         tmp_path: Path) -> None:
     """The old host lived on, cut off, and logged one more entry of its own where the others
     logged the takeover: the comparison says the table split, and names nobody."""
-    peers, paths, _ = asyncio.run(_host_dies(tmp_path, 3, 2))
+    peers, _, _ = asyncio.run(_host_dies(tmp_path, 3, 2))
     old, survivor = peers[0], peers[1]
     at = kinds(survivor).index("takeover")
     assert old.chain is not None and len(old.log) == at
