@@ -12,7 +12,8 @@ reshuffles cost more (a 4-peer classic hand holds 2 to 6 deck rounds), so compar
 deals (--deals 20) or with one --seed.
 Target: under 0.8 s per 4-peer classic hand on an idle 2-core machine.
 
-With --delay/--loss every joiner's connection goes through an in-process proxy (net/proxy.py)
+With --delay/--loss every joiner's connection goes through an in-process proxy (net/proxy.py),
+and so does every connection to a joiner's own listener (keys sent to their owner directly),
 that delays each direction by MS milliseconds and models TCP retransmission of lost segments; the
 figure to watch is then round trips per move: the hand's time over its moves, in units of the
 link's round trip (target at 50 ms: at most 1.5).
@@ -62,12 +63,23 @@ async def table(settings: Settings, peers: int,
     proxy = DelayProxy(("127.0.0.1", port), link, seed=1)
     if slow:
         port = await proxy.start()
+    relays: list[DelayProxy] = []
+
+    async def relay(address: str, listening: int) -> int:
+        """Each joiner's own listener (other joiners send it keys directly) is behind a
+        delaying proxy too, so every link between two machines has the same delay."""
+        relays.append(DelayProxy((address, listening), link, seed=len(relays) + 2))
+        return await relays[-1].start()
+
     joiners = [asyncio.create_task(run_joiner(peer(f"cpu{i}"), "127.0.0.1", port,
-                                              lambda s, e: None, None, silent_after=silent))
+                                              lambda s, e: None, None, silent_after=silent,
+                                              listen=True, relay=relay if slow else None))
                for i in range(1, peers)]
     await runner.run()
     await asyncio.gather(*joiners)
     await proxy.close()
+    for proxy in relays:
+        await proxy.close()
     return host, time.perf_counter() - start, time.process_time() - cpu
 
 

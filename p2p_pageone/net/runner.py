@@ -17,7 +17,8 @@ from ..session.common import Event
 from ..session.peer import PeerSession
 from ..session.sequencer import LOBBY_TIMEOUT, RECONNECT_WINDOW, START_AFTER, Sequencer
 from .logwriter import LocalFault, LogWriter
-from .standby import Standby, parse_endpoint
+from .mesh import Mesh
+from .standby import Relay, Standby, parse_endpoint
 
 __all__ = ["HostRunner", "LocalFault", "LogWriter", "run_joiner"]
 
@@ -237,17 +238,21 @@ class HostRunner:
 
 async def run_joiner(session: PeerSession, host: str, port: int, on_events: EventSink,
                      log: LogWriter | None, silent_after: float = 10.0,
-                     retry_for: float = RETRY_FOR, listen: bool = False) -> None:
+                     retry_for: float = RETRY_FOR, listen: bool = False,
+                     relay: Relay | None = None) -> None:
     """Connect to a host and take part until the game ends or the table is lost.
 
     A connection lost mid-game (a Wi-Fi drop, the host's link) is tried again every second for
     ``retry_for`` seconds: the host keeps the seat for its return (SPEC §7, "Reconnect"). With
     ``listen``, this joiner listens for a takeover: if the host's pageone stops, the next seat
-    takes the table over and the others follow it there (SPEC §7, "Failover")."""
+    takes the table over and the others follow it there (SPEC §7, "Failover"), and the others'
+    keys for its cards come to it directly too. ``relay``: a benchmark's delaying proxy in front
+    of the listener."""
     on_events = _guarded(on_events)
     loop = asyncio.get_running_loop()
     session.may_resume = retry_for > 0
-    standby = Standby(session) if listen else None
+    standby = Standby(session, relay) if listen else None
+    mesh = Mesh(session.identity.public)
     first = (host, port)
     deadline, outcome = -1.0, ""
     try:
@@ -256,7 +261,8 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
             if target is None:  # we are the successor, and the host is gone: we take over
                 await _take_over(session, standby, on_events, log, silent_after)
                 return
-            outcome = await _take_part(session, *target, on_events, log, silent_after, standby)
+            outcome = await _take_part(session, *target, on_events, log, silent_after,
+                                       standby, mesh)
             if target != _current_host(session, first):
                 outcome = ""  # only the host's own address tells whether the host is gone
             if not session.dropped or _finished(session):
@@ -272,6 +278,7 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
             await asyncio.sleep(RETRY_EVERY)
             session.resume()
     finally:
+        mesh.close()
         if standby is not None:
             standby.close()
 
@@ -315,7 +322,7 @@ async def _take_over(session: PeerSession, standby: Standby | None, on_events: E
 
 async def _take_part(session: PeerSession, host: str, port: int, on_events: EventSink,
                      log: LogWriter | None, silent_after: float,
-                     standby: Standby | None = None) -> str:
+                     standby: Standby | None = None, mesh: Mesh | None = None) -> str:
     """One connection to the host, until the game ends, the table is lost, or the link drops
     while the seat may be resumed (``session.dropped``). "refused" if the host's machine refused
     the connection (nothing listens there: its pageone stopped), "unreachable" if nothing
@@ -329,7 +336,7 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
         on_events(session, session.take_events())
         return "refused" if isinstance(error, ConnectionRefusedError) else "unreachable"
     if standby is not None and not session.endpoint:
-        session.endpoint = standby.open(writer.get_extra_info("sockname")[0])
+        session.endpoint = await standby.open(writer.get_extra_info("sockname")[0])
     client = Client(session, loop.time(), silent_after)
 
     def flush() -> None:
@@ -342,7 +349,15 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
         if client.out and not writer.is_closing():
             writer.write(b"".join(client.out))
         client.out.clear()
+        if mesh is not None:
+            for endpoint, raw in session.direct_out:
+                mesh.send(endpoint, raw)
+        session.direct_out.clear()
         on_events(session, session.take_events())
+
+    def wake() -> None:  # a peer's keys, sent to us directly, let us act
+        client.collect()
+        flush()
 
     async def read() -> None:
         while data := await _read(reader):
@@ -354,6 +369,8 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
             flush()
 
     reading = asyncio.create_task(read())
+    if standby is not None:
+        standby.wake = wake
     try:
         while not client.finished(loop.time()) and not session.dropped:
             await asyncio.sleep(TICK)
@@ -365,4 +382,6 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
     finally:
         reading.cancel()
         writer.close()
+        if standby is not None:
+            standby.wake = None
     return ""

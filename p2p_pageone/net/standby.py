@@ -1,24 +1,28 @@
-"""A joiner's listener for a takeover (protocol/SPEC.md §7, "Failover").
+"""A joiner's listener (protocol/SPEC.md §7, "Failover" and "Keys to their owner, directly").
 
 Every joiner listens on the address it reaches the host from, and says where in its ``hello``.
-While its host is alive the listener turns every connection away. Once this joiner has lost the
-host too, a seated peer's intro there is a second witness that the host is gone: if this joiner
-is the successor, it takes the table over and the listener becomes its sequencer's.
+Two things come there. Other joiners' ``keys`` envelopes for this joiner's cards, sent straight
+to it as well as to the host, so it opens a drawn card sooner. And, once this joiner has lost
+the host too, a seated peer's intro: a second witness that the host is gone, so if this joiner
+is the successor it takes the table over, and the listener becomes its sequencer's.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import socket
+from collections.abc import Awaitable, Callable
 
 from ..session.peer import PeerSession
-from ..wire.codec import FrameDecoder, ProtocolError, unpack
+from ..wire.codec import MAX_FRAME, FrameDecoder, ProtocolError, unpack
 from ..wire.messages import validate_control
 
-__all__ = ["Standby", "parse_endpoint"]
+__all__ = ["Relay", "Standby", "parse_endpoint"]
 
-INTRO_WITHIN = 2.0  # seconds a connection to the standby listener has to introduce itself
+INTRO_WITHIN = 2.0  # seconds a connection to the listener has to introduce itself
+MAX_PEERS = 8  # connections served at once (a table has at most 6 seats)
+
+Relay = Callable[[str, int], Awaitable[int]]  # (address, port) -> the port others reach it at
 
 
 def parse_endpoint(endpoint: str) -> tuple[str, int] | None:
@@ -31,15 +35,18 @@ def parse_endpoint(endpoint: str) -> tuple[str, int] | None:
 
 
 class Standby:
-    """The listening socket of a joiner that may become the table's sequencer."""
+    """The listening socket of a joiner: direct keys in, a takeover's witnesses."""
 
-    def __init__(self, session: PeerSession) -> None:
+    def __init__(self, session: PeerSession, relay: Relay | None = None) -> None:
         self.session = session
+        self.relay = relay  # a benchmark's delaying proxy in front of the listener
         self.listener: socket.socket | None = None
         self.witnessed = False  # a seated peer came here having lost the host, as we did
+        self.wake: Callable[[], None] | None = None  # sends what a direct envelope made us say
         self._task: asyncio.Task[None] | None = None
+        self._serving: set[asyncio.Task[None]] = set()
 
-    def open(self, address: str) -> str:
+    async def open(self, address: str) -> str:
         """Listen on ``address`` (the one the host is reached from); the endpoint, or "" if this
         machine will not let us listen (then this seat cannot take a table over)."""
         if self.listener is not None:
@@ -52,6 +59,8 @@ class Standby:
         self.listener = listener
         self._task = asyncio.create_task(self._accept(listener))
         port = listener.getsockname()[1]
+        if self.relay is not None:
+            port = await self.relay(address, port)
         return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
 
     async def _accept(self, listener: socket.socket) -> None:
@@ -62,32 +71,57 @@ class Standby:
             except OSError:
                 await asyncio.sleep(1.0)
                 continue
-            with contextlib.suppress(OSError, TimeoutError, ProtocolError):
-                await asyncio.wait_for(self._witness(client), INTRO_WITHIN)
-            client.close()
+            if len(self._serving) >= MAX_PEERS:
+                client.close()
+                continue
+            task = asyncio.create_task(self._serve(client))
+            self._serving.add(task)
+            task.add_done_callback(self._serving.discard)
 
-    async def _witness(self, client: socket.socket) -> None:
-        """Read one intro: a seated peer of the running game, while we have lost the host too."""
-        loop = asyncio.get_running_loop()
-        decoder = FrameDecoder(4096)
-        payloads: list[bytes] = []
-        while not payloads:
-            data = await loop.sock_recv(client, 4096)
-            if not data:
-                return
-            payloads = decoder.feed(data)
-        value = unpack(payloads[0])
-        if not isinstance(value, dict) or validate_control(value, ("intro",)) != "intro":
+    async def _serve(self, client: socket.socket) -> None:
+        """A peer's ``direct`` frame, then its keys envelopes; or a peer's ``intro``, which it
+        sends a host: a witness, if we lost the host too."""
+        try:
+            reader, writer = await asyncio.open_connection(sock=client)
+        except OSError:
+            client.close()
             return
-        s = self.session
-        if s.dropped and s.game is not None and s.seat_of(value["from"]) in s.active:
-            self.witnessed = True
+        decoder = FrameDecoder(MAX_FRAME)
+        try:
+            payloads = await asyncio.wait_for(_frames(reader, decoder), INTRO_WITHIN)
+            value = unpack(payloads.pop(0))
+            if not isinstance(value, dict):
+                return
+            kind = validate_control(value, ("intro", "direct"))
+            s = self.session
+            if s.game is None or s.seat_of(value["from"]) not in s.active:
+                return
+            if kind == "intro":  # a peer that lost the host: if we have too, a witness
+                self.witnessed = self.witnessed or bool(s.dropped)
+                return
+            while not s.ended and not s.is_host:
+                for payload in payloads:
+                    self._direct(payload)
+                payloads = await _frames(reader, decoder)
+        except (OSError, TimeoutError, ProtocolError, EOFError):
+            pass
+        finally:
+            writer.close()
+
+    def _direct(self, payload: bytes) -> None:
+        if not isinstance(unpack(payload), list):
+            raise ProtocolError("a peer sends us only its keys envelopes")
+        self.session.direct(payload, asyncio.get_running_loop().time())
+        if self.wake is not None:
+            self.wake()
 
     def release(self) -> socket.socket | None:
-        """Stop turning connections away: the listener is handed to our sequencer."""
+        """Stop serving: the listener is handed to our sequencer, or closed."""
         if self._task is not None:
             self._task.cancel()
             self._task = None
+        for task in list(self._serving):
+            task.cancel()
         listener, self.listener = self.listener, None
         return listener
 
@@ -95,3 +129,14 @@ class Standby:
         listener = self.release()
         if listener is not None:
             listener.close()
+
+
+async def _frames(reader: asyncio.StreamReader, decoder: FrameDecoder) -> list[bytes]:
+    """The next whole frames; EOFError once the connection is gone."""
+    while True:
+        data = await reader.read(65536)
+        if not data:
+            raise EOFError
+        payloads = decoder.feed(data)
+        if payloads:
+            return payloads

@@ -330,9 +330,19 @@ class HandSecrets:
         label = deck.locate(slots[0])[0]
         return label, list(slots), [self.key_for(deck, slot) for slot in slots]
 
-    def open_own(self, deck: HandDeck, slot: int) -> int:
-        """A card dealt to this peer: every other peer's logged key and its own."""
+    def open_own(self, deck: HandDeck, slot: int,
+                 early: Mapping[tuple[str, int, int], int] | None = None) -> int:
+        """A card dealt to this peer: every other peer's logged key (or one it sent us
+        directly and we checked, ``early``) and its own."""
         label, position = deck.locate(slot)
         keys = [self.secrets(deck, label).unlock_key(position) if i == self.index
-                else deck.keys[(label, position, i)] for i in range(deck.peers)]
+                else deck.keys.get((label, position, i)) or (early or {})[(label, position, i)]
+                for i in range(deck.peers)]
         return deck.open_with(slot, keys, -1)
+
+    def can_open(self, deck: HandDeck, slot: int,
+                 early: Mapping[tuple[str, int, int], int]) -> bool:
+        """Every other peer's key for ``slot`` is logged or was sent to us and checked."""
+        label, position = deck.locate(slot)
+        return all(i == self.index or (label, position, i) in deck.keys
+                   or (label, position, i) in early for i in range(deck.peers))

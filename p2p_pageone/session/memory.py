@@ -31,7 +31,7 @@ class MemoryTable:
     def __init__(self, settings: Settings, players: int, seed: int = 0,
                  levels: list[str] | None = None, silent_after: float = 10.0,
                  step_timeout: float = 30.0, peers: list[PeerSession] | None = None,
-                 catch_window: float = 0.0, now: float = 0.0) -> None:
+                 catch_window: float = 0.0, now: float = 0.0, direct: bool = False) -> None:
         levels = levels or ["normal"] * players
         self.now = now
         if peers is None:
@@ -43,6 +43,13 @@ class MemoryTable:
                                    catch_window=catch_window)
         self.clients = [Client(peer, self.now, silent_after) for peer in peers[1:]]
         self.dead: set[int] = set()
+        # ``direct``: every joiner "listens", and the keys envelopes it sends to another
+        # joiner's endpoint reach that joiner at once, ahead of the sequencer's relay.
+        self.by_endpoint: dict[str, Client] = {}
+        if direct:
+            for index, client in enumerate(self.clients, start=1):
+                client.session.endpoint = f"127.0.0.1:{40000 + index}"
+                self.by_endpoint[client.session.endpoint] = client
         for conn in range(1, players):
             self.sequencer.connect(conn, self.now)
 
@@ -64,6 +71,7 @@ class MemoryTable:
                 moved = True
         self.dead.update(self.sequencer.to_close)  # closed after what was sent before
         self.sequencer.to_close.clear()
+        moved = self._direct() or moved
         for index, client in enumerate(self.clients, start=1):
             chunks, client.out = client.out, []
             if index in self.dead:
@@ -71,6 +79,18 @@ class MemoryTable:
             for chunk in chunks:
                 self.sequencer.receive(index, chunk, self.now)
                 moved = True
+        return moved
+
+    def _direct(self) -> bool:
+        moved = False
+        for index, client in enumerate(self.clients, start=1):
+            sent, client.session.direct_out = client.session.direct_out, []
+            for endpoint, raw in sent if index not in self.dead else []:
+                owner = self.by_endpoint.get(endpoint)
+                if owner is not None and self.clients.index(owner) + 1 not in self.dead:
+                    owner.session.direct(raw, self.now)
+                    owner.collect()
+                    moved = True
         return moved
 
     def finished(self) -> bool:

@@ -10,6 +10,7 @@ is in flight at a time; it is sealed against the latest log head just before it 
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -26,6 +27,7 @@ from ..engine.view import SeatView
 from ..wire.codec import ProtocolError
 from . import intents
 from .common import BUSY, DID_NOT_OPEN, PROTOCOL_VERSION, Event, TableEnded
+from .early import EarlyKeys
 from .hand import HandSecrets
 from .table import FOLD_ERRORS, TableState
 
@@ -87,6 +89,9 @@ class PeerSession(TableState):
         self.resuming = False
         self.known, self.checked = 0, 0  # on a new connection: our entries the host sends again
         self.endpoint = ""  # where this joiner listens for a takeover ("": it does not)
+        self.early = EarlyKeys()  # keys for our cards their authors sent us directly
+        self.opened_early = 0  # cards we opened with such keys, before the log had them
+        self.direct_out: list[tuple[str, bytes]] = []  # (endpoint, our keys envelope) to send
         self.resend = -1  # a new host lacks our log from this entry on: the client sends it
         self.taking_over = -1  # we are the new sequencer, gathering the others: the old host's
         # seat, until our ``takeover`` is sealed
@@ -202,6 +207,7 @@ class PeerSession(TableState):
         active = self.me in self.active
         self.secrets = HandSecrets(self.crypto, self.me, self._hand_seed()) if active else None
         self.pass_cache = None
+        self.early.new_hand(self.hand)
 
     def _hand_seed(self) -> bytes:
         """A fresh seed for this hand, kept on disk first; or the one kept (a return)."""
@@ -228,14 +234,52 @@ class PeerSession(TableState):
         if self._seed_lost():  # a return without our seed: the reveals open a finished
             self.secrets, self.lost_secrets = None, self.hand  # hand's cards; a hand in play
             return  # is lost to us
+        early = self.early
+        if early.pending:
+            early.absorb(deck, self.seat_of, self.me)
         for slot in deal.hands[self.me]:
-            if deal.known[slot] == UNKNOWN and deck.keys_complete(slot, but=self.me):
+            if deal.known[slot] != UNKNOWN:
+                continue
+            if deck.keys_complete(slot, but=self.me):
                 try:
                     deal.reveal(slot, secrets.open_own(deck, slot))
                 except DeckError as error:
                     if error.peer >= 0:
                         raise
                     raise TableEnded(DID_NOT_OPEN.format(error)) from None
+            elif early.keys and secrets.can_open(deck, slot, early.keys):
+                with contextlib.suppress(DeckError):  # the log's keys will tell, and name
+                    deal.reveal(slot, secrets.open_own(deck, slot, early.keys))
+                    self.opened_early += 1
+
+    def direct(self, raw: bytes, now: float) -> None:
+        """A ``keys`` envelope its author sent us directly, ahead of the log: checked like the
+        fold checks it, and used only to open our own cards sooner (SPEC §7)."""
+        try:
+            env = open_envelope(raw)
+        except ProtocolError:
+            return
+        if (env.kind != "keys" or env.table != self.table_id or self.ended or self.game is None
+                or self.seat_of(env.sender) not in self.active):
+            return
+        self.early.add(env)
+        self._open_private()
+        self._after_advance(now)
+        self.flush(now)
+
+    def _send_direct(self, raw: bytes, slots: list[int]) -> None:
+        """Our keys go straight to each joiner whose cards they open, as well as to the host."""
+        deck = self.crypto
+        if deck is None:
+            return
+        owners = {deck.owner_of(slot) for slot in slots}
+        for seat in sorted(owner for owner in owners if owner is not None):
+            if seat not in self.active or seat == self.me or seat in self.away:
+                continue
+            key = self.keys[seat]
+            endpoint = self.endpoints.get(key, "")
+            if endpoint and key != self.host_key:
+                self.direct_out.append((endpoint, raw))
 
     def _seed_lost(self) -> bool:
         """Our seed is not the one our seat committed to in this hand (its file is gone)."""
@@ -437,6 +481,8 @@ class PeerSession(TableState):
         raw = seal(self.identity, self.table_id, self.hand, seq, prev, kind, data)
         self.in_flight = raw
         self.outgoing.append(raw)
+        if kind == "keys" and not self.is_host:
+            self._send_direct(raw, data["positions"])
         if kind == "hello":
             self.hello_sent = raw
 

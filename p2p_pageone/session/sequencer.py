@@ -98,6 +98,9 @@ class Sequencer:
         # ``takeover`` is in the log.
         self.gather_until = now + gather if host.taking_over >= 0 else -1.0
         self.gathered: dict[int, Envelope] = {}
+        # Moves of a seat whose cards' keys are not all in the log yet (it opened them from
+        # keys sent to it directly): held until they are, at most ``step_timeout``.
+        self.early: list[tuple[int, Envelope, float]] = []
         self.reconnect_window = reconnect_window  # 0: a dropped seat is timed out at once
         self.away_since: dict[int, tuple[float, str]] = {}  # seats kept for their return:
         # since when, and why
@@ -225,6 +228,7 @@ class Sequencer:
         self.host.tick(now)
         self._pump(now)
         self._release(now)
+        self._release_early(now)
         self._check_end(now)
 
     def _welcome(self, conn: int, link: Link, key: bytes) -> None:
@@ -389,6 +393,9 @@ class Sequencer:
             return self._gather_back(conn, link, raw)
         try:
             env = open_envelope(raw, link.key)  # a seated link's key, verified before decoding
+            if link.key and self._lacks_keys(env):
+                self.early.append((conn, env, now))
+                return True
             if not link.key and env.kind == "back":
                 self._came_back(env, now)
             reason = self.host.admissible(env)
@@ -492,8 +499,48 @@ class Sequencer:
         self.host.on_log(raw, now, env)
         self._note_window(now)
         self._pump(now)
+        self._release_early(now)
         if self.host.game_over and self.final is None:
             self.final = (len(self.log), now)
+
+    # --- moves ahead of the keys they need (protocol/SPEC.md §7, "Keys to their owner") ------
+
+    def _lacks_keys(self, env: Envelope) -> bool:
+        """A move of a seat that some key for a card dealt to it is not in the log for yet."""
+        host = self.host
+        game, deck = host.game, host.crypto
+        seat = host.seat_of(env.sender)
+        if env.kind != "move" or game is None or deck is None or seat not in host.active:
+            return False
+        try:
+            return any(not deck.keys_complete(slot, but=seat) for slot in game.deal.hands[seat])
+        except KeyError:
+            return False  # not dealt: the move is refused as usual
+
+    def _release_early(self, now: float) -> None:
+        """Held moves go in once their keys are in the log (or are refused after a while)."""
+        if not self.early:
+            return
+        held, self.early = self.early, []
+        for conn, env, since in held:
+            link = self.links.get(conn)
+            if link is None or link.key != env.sender:
+                continue
+            waited = now - since
+            if self._lacks_keys(env) and waited < self.step_timeout:
+                self.early.append((conn, env, since))
+                continue
+            reason = ("the keys for your cards are not all in the log yet: try again"
+                      if self._lacks_keys(env) else self.host.admissible(env))
+            if reason is not None:
+                self.out.append((conn, _refusal(env.seq, reason)))
+                if self.host.urgent is not None:
+                    self.host.flush(now)
+                    self._pump(now)
+            elif self._must_wait(env, now):
+                self.held.append((conn, env))
+            else:
+                self._append(env, now)
 
     def _pump(self, now: float) -> None:
         for raw in self.host.take_outgoing():

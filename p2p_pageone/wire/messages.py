@@ -168,6 +168,7 @@ def validate(kind: Any, data: Any) -> dict[str, Any]:
 CONTROLS: dict[str, dict[str, Check]] = {
     "ping": {},
     "intro": {"from": blob(32)},
+    "direct": {"from": blob(32)},
     "welcome": {"table": blob(16), "head": blob(32), "seq": integer(0, 2**32 - 1),
                 "hand": integer(0, 2**32 - 1), "index": integer(0, 2**32 - 1),
                 "seated": Check(lambda v: type(v) is bool, "true or false")},
