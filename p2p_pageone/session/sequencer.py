@@ -24,8 +24,10 @@ from ..wire.messages import validate_control
 from .away import away_refusal
 from .client import PING, STALL, Client
 from .common import BUSY, Event
+from .early import lacks_keys
 from .entrylog import EntryLog
 from .peer import PeerSession
+from .takeover import expected_at_takeover
 from .waiting import MOVE
 
 __all__ = ["PING", "Client", "Sequencer"]
@@ -437,12 +439,6 @@ class Sequencer:
 
     # --- a takeover (protocol/SPEC.md §7, "Failover") -----------------------------------------
 
-    def _expected(self) -> set[bytes]:
-        """Who is to come to the new host: every seat still in the game that listens."""
-        host = self.host
-        return {host.keys[seat] for seat in host.active if seat != host.taking_over
-                and seat != host.me and host.endpoints.get(host.keys[seat])}
-
     def _handed_over(self, link: Link, index: int, raw: bytes, now: float) -> None:
         """An entry of the old host's log that a peer has and we lack."""
         host, chain = self.host, self.host.chain
@@ -455,7 +451,8 @@ class Sequencer:
 
     def _gather_back(self, conn: int, link: Link, raw: bytes) -> bool:
         env = open_envelope(raw)
-        if env.kind != "back" or env.sender not in self._expected():
+        expected = expected_at_takeover(self.host, self.host.taking_over)
+        if env.kind != "back" or env.sender not in expected:
             raise ProtocolError("to a new host a peer says back, once it handed over its log")
         self.gathered[conn] = env
         return True
@@ -465,7 +462,8 @@ class Sequencer:
         if self.gather_until < 0:
             return False
         came = {env.sender for conn, env in self.gathered.items() if conn in self.links}
-        if now < self.gather_until and came < self._expected() and not self.host.ended:
+        expected = expected_at_takeover(self.host, self.host.taking_over)
+        if now < self.gather_until and came < expected and not self.host.ended:
             return True
         self.gather_until = -1.0
         host = self.host
@@ -506,16 +504,7 @@ class Sequencer:
     # --- moves ahead of the keys they need (protocol/SPEC.md §7, "Keys to their owner") ------
 
     def _lacks_keys(self, env: Envelope) -> bool:
-        """A move of a seat that some key for a card dealt to it is not in the log for yet."""
-        host = self.host
-        game, deck = host.game, host.crypto
-        seat = host.seat_of(env.sender)
-        if env.kind != "move" or game is None or deck is None or seat not in host.active:
-            return False
-        try:
-            return any(not deck.keys_complete(slot, but=seat) for slot in game.deal.hands[seat])
-        except KeyError:
-            return False  # not dealt: the move is refused as usual
+        return env.kind == "move" and lacks_keys(self.host, self.host.seat_of(env.sender))
 
     def _release_early(self, now: float) -> None:
         """Held moves go in once their keys are in the log (or are refused after a while)."""

@@ -34,6 +34,13 @@ def takeover_refusal(s: TableState, sender: bytes, old_host: int) -> str | None:
     return None
 
 
+def expected_at_takeover(s: TableState, old: int) -> set[bytes]:
+    """Who is to come to a new host (``s`` its own session; ``old`` the old host's seat): every
+    seat still in the game that listens, but the old host and the new."""
+    return {s.keys[seat] for seat in s.active if seat not in (old, s.me)
+            and s.endpoints.get(s.keys[seat])}
+
+
 def on_takeover(s: TableState, env: Envelope, seat: int, now: float) -> None:
     from .handlers import _leave, start_hand
 
