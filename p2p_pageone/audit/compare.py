@@ -54,16 +54,18 @@ def compare(paths: list[str], logs: list[list[bytes]], audits: list[Audit]) -> C
                           "description: they are not of one table")
     state = audits[longest].state
     names = dict(zip(state.keys, state.names, strict=False)) if state else {}
-    host = state.seat_of(state.host_key) if state else -1
     shorter: list[str] = []
     for path, log in zip(paths, logs, strict=True):
         at = next((i for i, (a, b) in enumerate(zip(log, base, strict=False)) if a != b), -1)
         if at >= 0:
             first, second = describe_entry(base[at], names), describe_entry(log[at], names)
-            if "takeover" in (first["type"], second["type"]):
+            if (first["type"] == "takeover") != (second["type"] == "takeover"):
                 return _split(at, [(paths[longest], first), (path, second)])
+            key = _host_at(base, at)  # the sequencer then: a takeover hands the order on
+            if first["type"] == second["type"] == "takeover":  # its successor, signing twice
+                key = open_envelope(base[at]).sender
+            host = state.seat_of(key) if state else -1
             who = state.who(host) if state else "the host"
-            key = state.host_key if state else b""
             receipts = [r for r in (_receipt(paths[longest], base, at, key),
                                     _receipt(path, log, at, key)) if r is not None]
             twice = (first["fingerprint"] == second["fingerprint"] == fingerprint(key)
@@ -81,6 +83,19 @@ def compare(paths: list[str], logs: list[list[bytes]], audits: list[Audit]) -> C
         return Comparison("prefix", f"the logs agree; {', '.join(shorter)} of "
                           f"{len(base)} (its peer stopped early)")
     return Comparison("identical", f"the {len(logs)} logs are identical ({len(base)} entries)")
+
+
+def _host_at(log: list[bytes], at: int) -> bytes:
+    """The key of the table's sequencer when entry ``at`` was appended."""
+    host = b""
+    for raw in log[:at]:
+        try:
+            env = open_envelope(raw)
+        except ProtocolError:
+            continue
+        if env.kind in ("table", "takeover"):
+            host = env.sender
+    return host
 
 
 def _split(at: int, forks: list[tuple[str, dict[str, Any]]]) -> Comparison:

@@ -51,7 +51,7 @@ async def _join(args: argparse.Namespace) -> int:
     if interactive:
         print("waiting to be seated… (type help; quit to leave)", flush=True)
     table = run_joiner(session, address, port, terminal.show, log, args.silent_after,
-                       listen=True)
+                       listen=True, catch_window=args.catch_window)
     code = await play_seat(session, terminal, table, [log])
     if session.dropped and not terminal.quitting:
         again = " ".join(sys.argv[1:]) or "join"

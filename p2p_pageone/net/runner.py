@@ -239,7 +239,7 @@ class HostRunner:
 async def run_joiner(session: PeerSession, host: str, port: int, on_events: EventSink,
                      log: LogWriter | None, silent_after: float = 10.0,
                      retry_for: float = RETRY_FOR, listen: bool = False,
-                     relay: Relay | None = None) -> None:
+                     relay: Relay | None = None, catch_window: float = 0.0) -> None:
     """Connect to a host and take part until the game ends or the table is lost.
 
     A connection lost mid-game (a Wi-Fi drop, the host's link) is tried again every second for
@@ -247,7 +247,8 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
     ``listen``, this joiner listens for a takeover: if the host's pageone stops, the next seat
     takes the table over and the others follow it there (SPEC §7, "Failover"), and the others'
     keys for its cards come to it directly too. ``relay``: a benchmark's delaying proxy in front
-    of the listener."""
+    of the listener; ``catch_window``: the Page One window this joiner keeps if it takes the
+    table over (SPEC §7)."""
     on_events = _guarded(on_events)
     loop = asyncio.get_running_loop()
     session.may_resume = retry_for > 0
@@ -259,8 +260,9 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
         while True:
             target = _next_host(session, first, outcome, standby)
             if target is None:  # we are the successor, and the host is gone: we take over
-                await _take_over(session, standby, on_events, log, silent_after)
+                await _take_over(session, standby, on_events, log, silent_after, catch_window)
                 return
+            session.via_successor = target != _current_host(session, first)
             outcome = await _take_part(session, *target, on_events, log, silent_after,
                                        standby, mesh)
             if target != _current_host(session, first):
@@ -306,7 +308,7 @@ def _next_host(session: PeerSession, first: tuple[str, int], outcome: str,
 
 
 async def _take_over(session: PeerSession, standby: Standby | None, on_events: EventSink,
-                     log: LogWriter | None, silent_after: float) -> None:
+                     log: LogWriter | None, silent_after: float, catch_window: float) -> None:
     """The host is gone and we are next: our listener becomes the table's sequencer."""
     assert standby is not None
     listener = standby.release()
@@ -317,6 +319,8 @@ async def _take_over(session: PeerSession, standby: Standby | None, on_events: E
     runner = HostRunner(session, "", 0, on_events, log, silent_after=silent_after,
                         listener=listener)
     await runner.start()
+    assert runner.sequencer is not None
+    runner.sequencer.catch_window = catch_window
     await runner.run()
 
 
@@ -335,8 +339,10 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
         session.lost_host(f"could not connect to {host}:{port} ({why or error})")
         on_events(session, session.take_events())
         return "refused" if isinstance(error, ConnectionRefusedError) else "unreachable"
-    if standby is not None and not session.endpoint:
-        session.endpoint = await standby.open(writer.get_extra_info("sockname")[0])
+    if standby is not None:
+        standby.witnessed = False  # a host answers: whatever a peer said of it is old news
+        if not session.endpoint:
+            session.endpoint = await standby.open(writer.get_extra_info("sockname")[0])
     client = Client(session, loop.time(), silent_after)
 
     def flush() -> None:

@@ -13,6 +13,7 @@ import asyncio
 import socket
 from collections.abc import Awaitable, Callable
 
+from ..session.common import parse_endpoint
 from ..session.peer import PeerSession
 from ..wire.codec import MAX_FRAME, FrameDecoder, ProtocolError, unpack
 from ..wire.messages import validate_control
@@ -23,15 +24,6 @@ INTRO_WITHIN = 2.0  # seconds a connection to the listener has to introduce itse
 MAX_PEERS = 8  # connections served at once (a table has at most 6 seats)
 
 Relay = Callable[[str, int], Awaitable[int]]  # (address, port) -> the port others reach it at
-
-
-def parse_endpoint(endpoint: str) -> tuple[str, int] | None:
-    """``host:port`` (``[v6]:port``) as a pair; None if it is not one."""
-    address, _, port = endpoint.rpartition(":")
-    address = address.strip("[]")
-    if not address or not port.isdigit() or not 0 < int(port) < 65536:
-        return None
-    return address, int(port)
 
 
 class Standby:
@@ -45,6 +37,7 @@ class Standby:
         self.wake: Callable[[], None] | None = None  # sends what a direct envelope made us say
         self._task: asyncio.Task[None] | None = None
         self._serving: set[asyncio.Task[None]] = set()
+        self._by_peer: dict[bytes, asyncio.Task[None]] = {}  # one connection per peer
 
     async def open(self, address: str) -> str:
         """Listen on ``address`` (the one the host is reached from); the endpoint, or "" if this
@@ -52,7 +45,8 @@ class Standby:
         if self.listener is not None:
             return self.session.endpoint
         try:
-            listener = socket.create_server((address, 0), backlog=64)
+            family = socket.AF_INET6 if ":" in address else socket.AF_INET
+            listener = socket.create_server((address, 0), family=family, backlog=64)
         except OSError:
             return ""
         listener.setblocking(False)
@@ -99,6 +93,7 @@ class Standby:
             if kind == "intro":  # a peer that lost the host: if we have too, a witness
                 self.witnessed = self.witnessed or bool(s.dropped)
                 return
+            self._one_per_peer(value["from"])
             while not s.ended and not s.is_host:
                 for payload in payloads:
                     self._direct(payload)
@@ -107,6 +102,15 @@ class Standby:
             pass
         finally:
             writer.close()
+
+    def _one_per_peer(self, key: bytes) -> None:
+        """A peer's new direct connection replaces its old one (it cannot hold all slots)."""
+        task = asyncio.current_task()
+        old = self._by_peer.get(key)
+        if old is not None and old is not task:
+            old.cancel()
+        if task is not None:
+            self._by_peer[key] = task
 
     def _direct(self, payload: bytes) -> None:
         if not isinstance(unpack(payload), list):

@@ -36,8 +36,10 @@ def admissible(s: PeerSession, env: Envelope) -> str | None:
         return error.reason
     if env.kind in ("table", "seat", "start", "timeout", "away") and env.sender != s.host_key:
         return f"only the host sends {env.kind}"
-    if env.kind == "takeover":
-        return takeover_refusal(s, env.sender, env.data["seat"])
+    if env.kind == "takeover":  # a live sequencer never gives its table away
+        return ("only a new host appends takeover, as its own first entry"
+                if env.sender != s.identity.public else
+                takeover_refusal(s, env.sender, env.data["seat"]))
     if s.game is not None and s.seat_of(env.sender) not in s.active:
         return "that seat has left the game"
     if env.kind in ("away", "back"):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ..crypto.envelope import Envelope
 from ..crypto.identity import fingerprint
 from ..wire.codec import ProtocolError
-from .common import Event, TableEnded
+from .common import Event, TableEnded, checked_endpoint
 
 if TYPE_CHECKING:
     from .table import TableState
@@ -56,6 +56,6 @@ def on_back(s: TableState, env: Envelope, seat: int, now: float) -> None:
         raise TableEnded(f"relayed a back the sequencer must refuse ({refusal}): its author "
                          "is not to blame", s.seat_of(s.host_key))
     del s.away[seat]
-    s.endpoints[env.sender] = env.data["endpoint"]
+    s.endpoints[env.sender] = checked_endpoint(env.data["endpoint"])
     s.events.append(Event("back", f"{s.names[seat]} (seat {seat}) returned: the game goes on",
                           {"seat": seat, "position": len(s.log) - 1}))

@@ -13,6 +13,23 @@ BUSY = "too many connections are waiting to sit down at this table; try again in
 
 PROTOCOL_VERSION = 6
 
+
+def parse_endpoint(endpoint: str) -> tuple[str, int] | None:
+    """``host:port`` (``[v6]:port``) as a pair; None if it is not one."""
+    address, _, port = endpoint.rpartition(":")
+    if address.startswith("[") and address.endswith("]"):
+        address = address[1:-1]
+    elif ":" in address:
+        return None  # a v6 address is written in brackets
+    if not address or not port.isdigit() or not 0 < int(port) < 65536:
+        return None
+    return address, int(port)
+
+
+def checked_endpoint(endpoint: str) -> str:
+    """An announced endpoint as the table keeps it: "" (does not listen) unless well formed."""
+    return endpoint if parse_endpoint(endpoint) is not None else ""
+
 # Every pass and key is proven on receipt, so a card whose keys all checked out always opens
 # (SPEC §5.5): if one does not, no peer can be shown to be wrong, and nobody is named.
 DID_NOT_OPEN = ("a card did not open although every pass and key checked out ({}): this "

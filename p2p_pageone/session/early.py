@@ -33,8 +33,9 @@ class EarlyKeys:
         self.hand = 0
 
     def add(self, env: Envelope) -> None:
-        if env.kind == "keys" and len(self.pending) < PENDING:
-            self.pending.append(env)
+        """Keep it to check (for this hand or the next only; the oldest give way)."""
+        if env.kind == "keys" and self.hand <= env.hand <= self.hand + 1:
+            self.pending = [*self.pending[-(PENDING - 1):], env]
 
     def new_hand(self, hand: int) -> None:
         self.hand, self.keys = hand, {}

@@ -26,6 +26,7 @@ from .common import (
     Event,
     TableClosed,
     TableEnded,
+    checked_endpoint,
     coin_commitment,
     coin_result,
 )
@@ -106,7 +107,7 @@ def on_hello(s: TableState, env: Envelope, seat: int, now: float) -> None:
     if env.data["proto"] != PROTOCOL_VERSION:
         raise ProtocolError("speaks another protocol version", fingerprint(env.sender))
     s._hello(env)
-    s.endpoints[env.sender] = env.data["endpoint"]
+    s.endpoints[env.sender] = checked_endpoint(env.data["endpoint"])
     s.waiting_hellos.append((env.sender, env.data["name"]))
 
 
@@ -378,7 +379,8 @@ def _leave(s: TableState, seat: int, why: str, restart: bool = True) -> None:
         s.events.append(Event("left", f"{name} (seat {seat}) {why}" + (
             "" if over else f": the game goes on without {name}"), {
                 "seat": seat, "hand": s.hand, "why": why, "position": len(s.log) - 1}))
-        _heads_agree(s)
+        if restart:
+            _heads_agree(s)
         return
     s.events.append(Event("left", f"{name} (seat {seat}) {why}: hand {s.hand} is void and the "
                           f"game goes on without {name}",

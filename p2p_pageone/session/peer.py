@@ -93,6 +93,7 @@ class PeerSession(TableState):
         self.opened_early = 0  # cards we opened with such keys, before the log had them
         self.direct_out: list[tuple[str, bytes]] = []  # (endpoint, our keys envelope) to send
         self.resend = -1  # a new host lacks our log from this entry on: the client sends it
+        self.via_successor = False  # this connection is to the successor, not to the host
         self.taking_over = -1  # we are the new sequencer, gathering the others: the old host's
         # seat, until our ``takeover`` is sealed
 
@@ -134,6 +135,10 @@ class PeerSession(TableState):
                       "had from the old host (it came back too late to hand them over): this "
                       "log ends here, and nobody is to blame", -1)
             return
+        if self.via_successor:  # not our host's log: what it says is no evidence of anything
+            self._end("the peer taking the table over sent a log that differs from ours; this "
+                      "pageone leaves, naming nobody", -1)
+            return
         self._end("sent on our new connection a log that differs from the one it sent before "
                   "(a fork)", self.seat_of(self.host_key))
 
@@ -153,8 +158,10 @@ class PeerSession(TableState):
         """The host's answer to our intro, what our first envelope is sealed against: a
         ``hello`` to sit down, or, when our identity holds a seat in the running game (a drop,
         or this user's earlier pageone), a ``back`` to take it again. The host sends the log only
-        once that envelope is in it."""
-        if self.is_host or self.answered:
+        once that envelope is in it. A new host that gathered us after a takeover welcomes us
+        again once its ``takeover`` is in (a new hand): our back, held so far, is sealed anew."""
+        again = bool(self.back_sent) and self.in_flight == self.back_sent and not self.log_read
+        if self.is_host or (self.answered and not again):
             return
         self.answered = True
         table, head, seq, hand = welcome["table"], welcome["head"], welcome["seq"], welcome["hand"]

@@ -177,13 +177,13 @@ class Sequencer:
                 value = unpack(payload)
                 if isinstance(value, dict):
                     kind = validate_control(value, ("ping", "intro", "done", "entry"))
+                    appended = False
                     if kind == "intro":
                         self._welcome(conn, link, value["from"])
                     elif kind == "entry":
-                        self._handed_over(link, value["index"], value["raw"], now)
+                        appended = self._handed_over(link, value["index"], value["raw"], now)
                     elif kind == "done":
                         self._done(conn, link, value["index"])
-                    appended = False
                 elif isinstance(value, list):
                     appended = self._submit(conn, link, payload, now)
                 else:
@@ -248,7 +248,14 @@ class Sequencer:
                             if seat >= 0 else "the table is full")
             return
         link.keeps = seated
-        welcome = {"control": "welcome", "table": host.table_id, "head": chain.head,
+        if seated and self.gather_until >= 0:  # it may hand over entries: a pass is ~8 KB
+            link.decoder.max_frame = MAX_FRAME
+        self._send_welcome(conn, key, seated)
+
+    def _send_welcome(self, conn: int, key: bytes, seated: bool) -> None:
+        chain = self.host.chain
+        assert chain is not None
+        welcome = {"control": "welcome", "table": self.host.table_id, "head": chain.head,
                    "seq": chain.next_seq(key), "hand": chain.hand, "index": len(self.log),
                    "seated": seated}
         self.out.append((conn, frame(pack(welcome))))
@@ -395,7 +402,7 @@ class Sequencer:
             return self._gather_back(conn, link, raw)
         try:
             env = open_envelope(raw, link.key)  # a seated link's key, verified before decoding
-            if link.key and self._lacks_keys(env):
+            if link.key and self._lacks_keys(env) and self._may_hold(conn, env):
                 self.early.append((conn, env, now))
                 return True
             if not link.key and env.kind == "back":
@@ -439,15 +446,28 @@ class Sequencer:
 
     # --- a takeover (protocol/SPEC.md §7, "Failover") -----------------------------------------
 
-    def _handed_over(self, link: Link, index: int, raw: bytes, now: float) -> None:
-        """An entry of the old host's log that a peer has and we lack."""
-        host, chain = self.host, self.host.chain
-        if self.gather_until < 0 or not link.introduced or chain is None:
+    def _handed_over(self, link: Link, index: int, raw: bytes, now: float) -> bool:
+        """An entry of the old host's log that a peer has and we lack: folded (True) only if
+        an honest sequencer would have appended it here, so no one is named for what a peer
+        hands over; one that differs from ours at its place drops that peer."""
+        host = self.host
+        if self.gather_until < 0 or not link.introduced or not link.keeps:
             raise ProtocolError("log entries are handed over only to a new host, after the intro")
-        if index != len(self.log):
-            return  # another peer handed it over first, or it skipped one: its back says
-        chain.check(raw)  # signed by its author, in its place, or the peer is dropped for it
-        host.on_log(raw, now)
+        if index < len(self.log):
+            if raw != self.log[index]:
+                raise ProtocolError("handed over an entry that differs from ours at its place")
+            return False
+        if index > len(self.log):
+            return False  # it skipped one: its back says where it stands
+        env = open_envelope(raw)
+        urgent, host.urgent = host.urgent, None
+        reason = "a takeover comes from the new host" if env.kind == "takeover" else (
+            host.admissible(env))
+        host.urgent = urgent  # what a peer hands over never makes us name anyone
+        if reason is not None:
+            raise ProtocolError(f"handed over an entry no sequencer appends here ({reason})")
+        host.on_log(raw, now, env)
+        return True
 
     def _gather_back(self, conn: int, link: Link, raw: bytes) -> bool:
         env = open_envelope(raw)
@@ -472,18 +492,9 @@ class Sequencer:
         for seat in host.away:
             self.away_since[seat] = (now, "reconnecting to the new host")
         self.last_progress = now
-        for conn, env in self.gathered.items():
-            link = self.links.get(conn)
-            if link is None:
-                continue
-            reason = host.admissible(env)
-            if reason is None:
-                self._seat_link(conn, link, env)
-                self._append(env, now)
-            else:
-                self.out.append((conn, _refusal(env.seq, reason)))
-                self.to_close.append(conn)
-                self.links.pop(conn, None)
+        for conn, env in self.gathered.items():  # its back was sealed for the hand before:
+            if conn in self.links:  # a new welcome, and it seals its back again
+                self._send_welcome(conn, env.sender, True)
         self.gathered.clear()
         return False
 
@@ -504,7 +515,20 @@ class Sequencer:
     # --- moves ahead of the keys they need (protocol/SPEC.md §7, "Keys to their owner") ------
 
     def _lacks_keys(self, env: Envelope) -> bool:
-        return env.kind == "move" and lacks_keys(self.host, self.host.seat_of(env.sender))
+        """A play or draw of a seat whose cards' keys are not all in the log yet."""
+        return (env.kind == "move" and env.data["kind"] in ("play", "draw")
+                and lacks_keys(self.host, self.host.seat_of(env.sender)))
+
+    def _may_hold(self, conn: int, env: Envelope) -> bool:
+        """One move held per connection, and only one the chain takes next from its author."""
+        chain = self.host.chain
+        if chain is None or any(held == conn for held, _, _ in self.early):
+            return False
+        try:
+            chain.check(env.raw, env)
+        except ProtocolError:
+            return False
+        return True
 
     def _release_early(self, now: float) -> None:
         """Held moves go in once their keys are in the log (or are refused after a while)."""

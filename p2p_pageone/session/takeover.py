@@ -42,7 +42,7 @@ def expected_at_takeover(s: TableState, old: int) -> set[bytes]:
 
 
 def on_takeover(s: TableState, env: Envelope, seat: int, now: float) -> None:
-    from .handlers import _leave, start_hand
+    from .handlers import _heads_agree, _leave, start_hand
 
     old, window = env.data["seat"], env.data["window"]
     refusal = takeover_refusal(s, env.sender, old)
@@ -54,13 +54,15 @@ def on_takeover(s: TableState, env: Envelope, seat: int, now: float) -> None:
                           f"(seat {seat}) is the table's host now", {
                               "seat": seat, "old": old, "position": len(s.log) - 1}))
     stranded = [p for p in s.active if p not in (old, seat) and not s.endpoints.get(s.keys[p])]
-    assert s.game is not None
-    hand = s.hand
+    game = s.game
+    assert game is not None
     for gone, why in [(old, "left with its pageone, the host's, which stopped"),
                       *[(p, "could not follow the table to its new host (it does not listen)")
                         for p in stranded]]:
-        _leave(s, gone, why, restart=False)
-    if s.hand == hand and s.hand_end is None and not s.game.over and not s.game_over:
+        _leave(s, gone, why, restart=False)  # all of them first: then one next hand
+    if s.hand_end is not None:
+        _heads_agree(s)
+    elif not game.over and not s.game_over:
         start_hand(s)
     for p in s.active:
         if p != seat:
