@@ -185,3 +185,41 @@ def test_each_side_echoes_the_others_ping_at_once() -> None:
     t.sequencer.out.clear()
     t.sequencer.receive(1, ping(78), t.now)
     assert t.sequencer.out == [(1, pong(78))]
+
+
+def test_was_it_me_still_holds_when_the_links_thresholds_differ() -> None:
+    """The host's own network goes down while one player is on a slow link: the players on fast
+    links pass their threshold first, but all are silent at once, so nobody is dropped; the
+    table closes naming nobody once every link is past its own threshold."""
+    t = MemoryTable(make_settings("classic", {"deals": 1}), 4, seed=45)
+    until_playing(t)
+    slow = t.sequencer.links[1]
+    slow.rtt.srtt, slow.rtt.rttvar = 1.25, 0.0  # as measured on a slow link
+    assert t.sequencer.silent_after_for(slow) == pytest.approx(40.0)
+    assert t.sequencer.silent_after_for(t.sequencer.links[2]) == 10.0
+    host = t.sessions[0]
+    host.take_events()
+    for _ in range(70):  # 35 s: every link is down at the host's end; only the host runs
+        t.now += 0.5
+        t.sequencer.tick(t.now)
+    kinds = [open_envelope(raw).kind for raw in host.log]
+    assert "timeout" not in kinds and "away" not in kinds and not host.ended
+    assert any("no player has been heard for 1" in e.text for e in host.take_events())
+    for _ in range(12):  # past 40 s: the slow link too is past its own threshold
+        t.now += 0.5
+        t.sequencer.tick(t.now)
+    assert "this machine's network is most likely down" in host.local
+    assert "timeout" not in [open_envelope(raw).kind for raw in host.log]
+
+
+def test_a_silent_player_is_still_dropped_while_a_slow_one_is_heard() -> None:
+    t = MemoryTable(make_settings("classic", {"deals": 1}), 4, seed=45)
+    until_playing(t)
+    slow = t.sequencer.links[1].rtt
+    slow.srtt, slow.rttvar = 1.25, 0.0  # a slow link, heard
+    t.kill(2)  # a fast link that died
+    host = t.sessions[0]
+    while 2 not in host.away and t.now < 60:
+        t.advance(t.now + 0.5)
+    away = [open_envelope(raw).data for raw in host.log if open_envelope(raw).kind == "away"]
+    assert away and away[0]["seat"] == 2 and away[0]["why"] == "sent nothing for 10 s"
