@@ -223,3 +223,18 @@ def test_a_silent_player_is_still_dropped_while_a_slow_one_is_heard() -> None:
         t.advance(t.now + 0.5)
     away = [open_envelope(raw).data for raw in host.log if open_envelope(raw).kind == "away"]
     assert away and away[0]["seat"] == 2 and away[0]["why"] == "sent nothing for 10 s"
+
+
+def test_the_floor_is_a_visible_option_of_host_and_join(capsys: pytest.CaptureFixture[str]) -> None:
+    from p2p_pageone.cli.main import build_parser
+
+    parser = build_parser()
+    for command in ("host", "join"):
+        assert parser.parse_args([command, "--silent-after", "25"]).silent_after == 25.0
+        assert parser.parse_args([command]).silent_after == 10.0
+        with pytest.raises(SystemExit):
+            parser.parse_args([command, "--silent-after", "0.5"])
+        assert "at least 2 seconds" in capsys.readouterr().err
+        with pytest.raises(SystemExit):
+            parser.parse_args([command, "--help"])
+        assert "--silent-after S" in capsys.readouterr().out
