@@ -20,7 +20,8 @@ back-offs in a row and the time between two pings. The samples do not remember l
 second, RFC 6298's gains), so a factor that covers only what the latest samples show drops live
 links: scripts/silence_sim.py plays whole tables over the proxy's loss model, and at 50 ms and
 30 % loss the fixed 10 s dropped a live seat in 19 games of 24, a factor of 16 in 3, and 32 in
-none for silence (2 gave up on a step when a burst was lost eight times running, a 51 s wait).
+none for silence (2 timed a step out when a burst was lost eight times running or more,
+a wait of 51 s or more). At 30 % loss the threshold so sits at the cap; at 10 %, near 20 s.
 A LAN link keeps the floor (32 round trips of a few ms); one of 300 ms one way that loses
 nothing waits about 20 s (32 × 0.6 s); the cap of 60 s keeps a dead peer noticed within a
 minute however lossy its link looked.
