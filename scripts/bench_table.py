@@ -16,7 +16,10 @@ With --delay/--loss every joiner's connection goes through an in-process proxy (
 and so does every connection to a joiner's own listener (keys sent to their owner directly),
 that delays each direction by MS milliseconds and models TCP retransmission of lost segments; the
 figure to watch is then round trips per move: the hand's time over its moves, in units of the
-link's round trip (target at 50 ms: at most 1.5).
+link's round trip (target at 50 ms: at most 1.5). Every peer keeps the default silence floor
+(10 s) and step timeout (30 s); a slow or lossy link widens its silence threshold by itself
+(session/rtt.py). "drops" counts the seats taken for gone meanwhile (each `away` and `timeout`
+in the log): on a lossy link, 0 is the target. --silent-factor 0 shows the fixed 10 s of before.
 """
 
 from __future__ import annotations
@@ -30,11 +33,13 @@ import time
 
 from p2p_pageone.bots import make_bot
 from p2p_pageone.crypto import group
+from p2p_pageone.crypto.envelope import open_envelope
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import make_settings
 from p2p_pageone.engine.settings import Settings
 from p2p_pageone.net.proxy import DelayProxy, Link
 from p2p_pageone.net.runner import HostRunner, run_joiner
+from p2p_pageone.session import rtt
 from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.session.records import replay_hand
 
@@ -55,9 +60,7 @@ async def table(settings: Settings, peers: int,
                 link: Link) -> tuple[PeerSession, float, float]:
     host = peer("host", ("bench", settings, peers))
     slow = link != NO_DELAY
-    silent = 10.0 + 20 * link.delay + (30.0 if link.loss else 0.0)
-    runner = HostRunner(host, "127.0.0.1", 0, lambda s, e: None, None, silent_after=silent,
-                        step_timeout=max(30.0, 3 * silent))
+    runner = HostRunner(host, "127.0.0.1", 0, lambda s, e: None, None)
     start, cpu = time.perf_counter(), time.process_time()
     port = await runner.start()
     proxy = DelayProxy(("127.0.0.1", port), link, seed=1)
@@ -72,14 +75,14 @@ async def table(settings: Settings, peers: int,
         return await relays[-1].start()
 
     joiners = [asyncio.create_task(run_joiner(peer(f"cpu{i}"), "127.0.0.1", port,
-                                              lambda s, e: None, None, silent_after=silent,
-                                              listen=True, relay=relay if slow else None))
+                                              lambda s, e: None, None, listen=True,
+                                              relay=relay if slow else None))
                for i in range(1, peers)]
     await runner.run()
     await asyncio.gather(*joiners)
     await proxy.close()
-    for proxy in relays:
-        await proxy.close()
+    for relayed in relays:
+        await relayed.close()
     return host, time.perf_counter() - start, time.process_time() - cpu
 
 
@@ -95,6 +98,7 @@ def measure(rules: str, peers: int, options: dict[str, object],
     engine = time.perf_counter() - start
     hands = len(host.history)
     moves = sum(len(record.moves) for record in host.history)
+    drops = sum(open_envelope(raw).kind in ("away", "timeout") for raw in host.log)
     row: dict[str, object] = {
         "rules": rules, "peers": peers, "hands": hands,
         "seconds_per_hand": round(seconds / hands, 4),
@@ -102,7 +106,7 @@ def measure(rules: str, peers: int, options: dict[str, object],
         "engine_seconds_per_hand": round(engine / hands, 6),
         "log_entries": len(host.log), "moves_per_hand": round(moves / hands, 1)}
     if link != NO_DELAY:
-        row.update(delay_ms=round(link.delay * 1000), loss=link.loss,
+        row.update(delay_ms=round(link.delay * 1000), loss=link.loss, drops=drops,
                    round_trips_per_move=round(seconds / moves / (2 * link.delay), 2)
                    if link.delay else None)
     return row
@@ -118,6 +122,9 @@ def main() -> None:
                         help="one-way delay of every joiner's link, in milliseconds")
     parser.add_argument("--loss", type=float, default=0.0, metavar="P",
                         help="chance that a chunk's first transmission is lost (0-1)")
+    parser.add_argument("--silent-factor", type=float, default=rtt.SILENT_FACTOR, metavar="K",
+                        help="the silence threshold's factor on SRTT + 4 RTTVAR (default "
+                        f"{rtt.SILENT_FACTOR:g}; 0: the fixed 10 s floor alone)")
     parser.add_argument("--rules", choices=("classic", "qdan", "both"), default="both")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a table setting for every table (repeatable), e.g. exhausted=drawn")
@@ -133,6 +140,7 @@ def main() -> None:
     if args.delay < 0 or not 0 <= args.loss < 1:
         parser.error("--delay must be >= 0 and --loss in [0, 1)")
     link = Link(args.delay / 1000, args.loss)
+    rtt.SILENT_FACTOR = args.silent_factor
     SEED[0] = args.seed
     rows = []
     if args.rules in ("classic", "both"):
@@ -143,18 +151,19 @@ def main() -> None:
         print(json.dumps(rows))
         return
     print(f"{'rules':8} {'peers':>5} {'hands':>5} {'s/hand':>8} {'cpu s/hand':>10} "
-          f"{'engine s/hand':>14} {'log entries':>11} {'moves/hand':>10} {'RTT/move':>8}")
+          f"{'engine s/hand':>14} {'log entries':>11} {'moves/hand':>10} {'RTT/move':>8} "
+          f"{'drops':>5}")
     for row in rows:
         print(f"{row['rules']:8} {row['peers']:>5} {row['hands']:>5} "
               f"{row['seconds_per_hand']:>8} {row['cpu_seconds_per_hand']:>10} "
               f"{row['engine_seconds_per_hand']:>14} "
               f"{row['log_entries']:>11} {row['moves_per_hand']:>10} "
-              f"{row.get('round_trips_per_move') or '-':>8}")
+              f"{row.get('round_trips_per_move') or '-':>8} {row.get('drops', '-'):>5}")
     if link == NO_DELAY:
         print("target: under 0.8 s per 4-peer classic hand (idle 2-core machine)")
     else:
         print(f"link: {args.delay:g} ms one way, loss {args.loss:g}; "
-              "target at 50 ms: at most 1.5 round trips per move")
+              "target at 50 ms: at most 1.5 round trips per move; drops: 0")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,13 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _silence(text: str) -> float:
+    value = _seconds(text)
+    if value < 2:  # pings come every second: a shorter floor drops a link on any hiccup
+        raise argparse.ArgumentTypeError("--silent-after must be at least 2 seconds")
+    return value
+
+
 def _count(low: int, high: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
         if not text.lstrip("-").isdigit() or not low <= int(text) <= high:
@@ -121,7 +128,10 @@ def add_host(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                       help="seconds a player whose connection drops mid-game keeps the seat to "
                       "come back by running the same join again (default 60; 0: no return)")
     _fairness(host)
-    host.add_argument("--silent-after", type=float, default=10.0, help=argparse.SUPPRESS)
+    host.add_argument("--silent-after", type=_silence, default=10.0, metavar="S",
+                      help="seconds a player's connection may stay silent before it counts as "
+                      "dropped, at the least: on a slow or lossy link the wait grows with the "
+                      "measured round trip, up to 60 s (default 10)")
     host.set_defaults(run=_run_host)
 
 
@@ -141,7 +151,11 @@ def add_join(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     join.add_argument("--wait", type=_seconds, default=10.0, metavar="S",
                       help="seconds to look for a table (default 10)")
     _fairness(join)
-    join.add_argument("--silent-after", type=float, default=10.0, help=argparse.SUPPRESS)
+    join.add_argument("--silent-after", type=_silence, default=10.0, metavar="S",
+                      help="seconds the host may stay silent before this pageone counts the "
+                      "connection as lost (and tries to reconnect), at the least: on a slow or "
+                      "lossy link the wait grows with the measured round trip, up to 60 s "
+                      "(default 10)")
     join.set_defaults(run=_run_join)
 
 

@@ -16,9 +16,10 @@ from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .common import Event
 from .peer import PeerSession
+from .rtt import PING as PING  # the plain ping, for those that send one by hand
+from .rtt import RoundTrip, ping, pong
 from .waiting import MOVE
 
-PING = frame(pack({"control": "ping"}))
 STALL = 2.0  # seconds between two ticks (they come every 0.1 s) that only a stall explains
 NOTICE_STALL = 5.0  # a stall this long is told to the player
 WELCOME_WITHIN = 10.0  # the host answers an intro at once; the host seats within 10 s too
@@ -31,6 +32,7 @@ class Client:
                  heartbeat: float = 1.0, step_limit: float = STEP_LIMIT) -> None:
         self.session = session
         self.silent_after, self.heartbeat, self.step_limit = silent_after, heartbeat, step_limit
+        self.rtt = RoundTrip()  # the link to the host: its silence threshold adapts to it
         self.decoder = FrameDecoder()
         self.last_seen = now
         self.progress = now  # when the log last grew
@@ -57,8 +59,13 @@ class Client:
                 elif not isinstance(value, dict):
                     raise ProtocolError("a frame is an envelope or a control map")
                 else:
-                    kind = validate_control(value, ("ping", "refused", "welcome", "done"))
-                    if kind == "refused":
+                    kind = validate_control(value, ("ping", "pong", "refused", "welcome",
+                                                    "done"))
+                    if kind == "ping" and "n" in value:
+                        self.out.append(pong(value["n"]))
+                    elif kind == "pong":
+                        self.rtt.echoed(value["n"], now)
+                    elif kind == "refused":
                         self.session.refused(value["reason"], now)
                     elif kind == "welcome":
                         self.session.welcomed(value, now)
@@ -82,8 +89,9 @@ class Client:
         gap, self._last_tick = now - self._last_tick, now
         if gap > STALL:
             self._stalled(gap, now)
-        if now - self.last_seen > self.silent_after:
-            self.session.lost_host(f"the host sent nothing for {self.silent_after:.0f} s: it, "
+        silent_after = self.rtt.silent_after(self.silent_after)
+        if now - self.last_seen > silent_after:
+            self.session.lost_host(f"the host sent nothing for {silent_after:.0f} s: it, "
                                    "or the network between us (this machine's included), is "
                                    "down")
         if not self.session.answered and now - self.opened > WELCOME_WITHIN:
@@ -91,8 +99,9 @@ class Client:
                                    f"{WELCOME_WITHIN:.0f} s: it is stuck, or not a pageone table")
         self._check_steps(now)
         if now - self._last_ping >= self.heartbeat:
-            self._last_ping = now
-            self.out.append(PING)
+            self._last_ping = now  # echoes are asked once seated: an older host that refuses
+            # our hello (another protocol version) never sees one
+            self.out.append(ping(self.rtt.probe(now) if self.session.log_read else None))
         self.session.tick(now)
         self.collect()
         self._acknowledge(now)
@@ -134,6 +143,7 @@ class Client:
         self.last_seen = max(self.last_seen, now)
         self.progress = max(self.progress, now)
         self.opened += gap
+        self.rtt.forget_probe()
         if gap >= NOTICE_STALL:
             self.session.events.append(Event("stall", f"this machine stalled for {gap:.0f} s "
                                              "(pageone did not run): nobody is blamed for it"))

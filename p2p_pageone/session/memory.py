@@ -6,6 +6,7 @@ Used by the tests and to check the protocol without sockets. Deterministic for a
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from ..bots import make_bot
 from ..crypto.identity import Identity
@@ -115,3 +116,60 @@ class MemoryTable:
             self.advance(self.now + dt)
         while self.step():
             pass
+
+
+class SlowLinkTable(MemoryTable):
+    """A ``MemoryTable`` whose ``slow`` connections pass through a model of a slow, lossy TCP
+    link (as net/proxy.py's): what one side writes in one go arrives ``delay`` seconds later
+    plus ``wait()``, the time its lost transmissions took to be retransmitted; in order, so a
+    late burst holds back everything behind it. ``longest``: the longest such wait drawn."""
+
+    def __init__(self, settings: Settings, players: int, seed: int, slow: set[int],
+                 delay: float, wait: Callable[[], float], silent_after: float = 10.0,
+                 step_timeout: float = 30.0) -> None:
+        super().__init__(settings, players, seed=seed, silent_after=silent_after,
+                         step_timeout=step_timeout)
+        self.slow, self.delay, self.wait = slow, delay, wait
+        self.queues: dict[tuple[bool, int], list[tuple[float, bytes]]] = {}  # (down?, conn)
+        self.longest = 0.0
+
+    def _send(self, down: bool, conn: int, data: bytes) -> None:
+        queue = self.queues.setdefault((down, conn), [])
+        wait = self.wait() if conn in self.slow else 0.0
+        self.longest = max(self.longest, wait)
+        due = self.now + (self.delay + wait if conn in self.slow else 0.0)
+        queue.append((max([due] + [last for last, _ in queue[-1:]]), data))
+
+    def step(self) -> bool:
+        out, self.sequencer.out = self.sequencer.out, []
+        bursts: dict[int, list[bytes]] = {}
+        for conn, data in out:
+            bursts.setdefault(conn, []).append(data)
+        for conn, chunks in bursts.items():
+            self._send(True, conn, b"".join(chunks))
+        self.dead.update(self.sequencer.to_close)
+        self.sequencer.to_close.clear()
+        for conn, client in enumerate(self.clients, start=1):
+            chunks, client.out = client.out, []
+            if chunks:
+                self._send(False, conn, b"".join(chunks))
+        moved = False
+        for (down, conn), queue in self.queues.items():
+            while queue and queue[0][0] <= self.now:
+                data = queue.pop(0)[1]
+                if conn in self.dead:
+                    continue
+                moved = True
+                if down:
+                    self.clients[conn - 1].receive(data, self.now)
+                else:
+                    self.sequencer.receive(conn, data, self.now)
+        return moved
+
+    def advance(self, now: float) -> None:
+        while self.step():
+            pass
+        self.now = now
+        while self.step():  # what is due by now arrives before any timer looks
+            pass
+        super().advance(now)

@@ -7,10 +7,12 @@ close the window (another player's move that is not a catch) and, from the CPU p
 call, however fast the CPU peers are and whatever the clients' clocks say.
 
 Frames carry either an envelope (a msgpack array, §3) or a control map that is never logged:
-``{"control": "ping"}`` (liveness), a joiner's ``intro`` and the host's ``welcome`` (what its hello
-is sealed against) and ``{"control": "refused", "seq": n, "reason": text}`` (the sequencer did
-not append an envelope; its author may send a new one with the same ``seq``). Nothing of the log
-goes to a connection before its hello is in the log: then the log so far, and every entry after.
+``{"control": "ping"}`` (liveness; with ``n`` it asks for ``{"control": "pong", "n": n}`` at once,
+which times the link's round trip, session/rtt.py), a joiner's ``intro`` and the host's
+``welcome`` (what its hello is sealed against) and ``{"control": "refused", "seq": n, "reason":
+text}`` (the sequencer did not append an envelope; its author may send a new one with the same
+``seq``). Nothing of the log goes to a connection before its hello is in the log: then the log so
+far, and every entry after.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from .common import BUSY, Event
 from .early import lacks_keys
 from .entrylog import EntryLog
 from .peer import PeerSession
+from .rtt import RoundTrip, ping, pong
 from .takeover import expected_at_takeover
 from .waiting import MOVE
 
@@ -48,7 +51,7 @@ START_AFTER = 30.0  # with min_players: start with those seated once the lobby i
 NOTICE_STALL = 5.0  # a stall of this machine this long is told to the player
 RECONNECT_WINDOW = 60  # seconds a seat whose connection dropped mid-game is kept for its return
 FIRST_WORDS = ("hello", "back")  # what a connection may say before it speaks for a seat
-LOST_ALL = 3  # every remote player silent this many silent_after periods: our network is down
+LOST_ALL = 3  # every remote player silent this many silence thresholds: our network is down
 LINGER = 10.0  # after the game, how long the host waits for every peer's ``done``
 GATHER = 8.0  # a new host waits this long at most for the others to hand over their logs
 
@@ -69,6 +72,7 @@ class Link:
     window_start: float = 0.0
     frames: int = 0
     chat: deque[float] = field(default_factory=deque)
+    rtt: RoundTrip = field(default_factory=RoundTrip)  # its silence threshold adapts to it
 
     def count_idle(self, now: float) -> bool:
         """Count a frame that moved nothing on; False once this connection floods the table."""
@@ -176,9 +180,13 @@ class Sequencer:
             for payload in link.decoder.feed(data):
                 value = unpack(payload)
                 if isinstance(value, dict):
-                    kind = validate_control(value, ("ping", "intro", "done", "entry"))
+                    kind = validate_control(value, ("ping", "pong", "intro", "done", "entry"))
                     appended = False
-                    if kind == "intro":
+                    if kind == "ping" and "n" in value and (link.key or link.introduced):
+                        self.out.append((conn, pong(value["n"])))
+                    elif kind == "pong":
+                        link.rtt.echoed(value["n"], now)
+                    elif kind == "intro":
                         self._welcome(conn, link, value["from"])
                     elif kind == "entry":
                         appended = self._handed_over(link, value["index"], value["raw"], now)
@@ -211,13 +219,14 @@ class Sequencer:
             self._stalled(gap, now)
         if now - self._last_ping >= self.heartbeat:
             self._last_ping = now
-            self.out += [(conn, PING) for conn, link in self.links.items()
-                         if link.key or link.introduced]
+            self.out += [(conn, ping(link.rtt.probe(now) if link.key else None))
+                         for conn, link in self.links.items() if link.key or link.introduced]
         # was it me? then nobody is timed out for it; nor while a new host gathers the table
         quiet = self._gathering(now) or self._all_quiet(now)
         for conn, link in list(self.links.items()):
-            if link.key and now - link.last_seen > self.silent_after and not quiet:
-                self._drop(conn, f"sent nothing for {self.silent_after:.0f} s", now, True)
+            silent_after = self.silent_after_for(link)
+            if link.key and now - link.last_seen > silent_after and not quiet:
+                self._drop(conn, f"sent nothing for {silent_after:.0f} s", now, True)
             elif not link.key and now - link.opened > SIT_WITHIN:
                 self._drop(conn, f"was not seated within {SIT_WITHIN:.0f} s", now)
         self._lobby(now)
@@ -309,11 +318,17 @@ class Sequencer:
         it caused is ours, so every wait starts again instead of naming anyone."""
         for link in self.links.values():
             link.last_seen = max(link.last_seen, now)
+            link.rtt.forget_probe()
         self.last_progress = max(self.last_progress, now)
         self.lobby_changed += gap
         if gap >= NOTICE_STALL:
             self.host.events.append(Event("stall", f"this machine stalled for {gap:.0f} s "
                                           "(pageone did not run): nobody is timed out for it"))
+
+    def silent_after_for(self, link: Link) -> float:
+        """How long ``link`` may be silent: the configured floor, or longer on a slow or lossy
+        link (its measured round trip, session/rtt.py)."""
+        return link.rtt.silent_after(self.silent_after)
 
     def _all_quiet(self, now: float) -> bool:
         """Every remote player silent at once is this machine's network, most likely: nobody
@@ -323,7 +338,8 @@ class Sequencer:
         if len(remote) < 2 or self.host.ended or self.host.game_over:
             return False
         quiet = min(now - link.last_seen for link in remote)
-        if quiet <= self.silent_after:
+        limits = [self.silent_after_for(link) for link in remote]
+        if quiet <= min(limits):  # not even the link with the shortest threshold is given up
             self._quiet_told = False
             return False
         if not self._quiet_told:
@@ -331,7 +347,7 @@ class Sequencer:
             self.host.events.append(Event("quiet", f"no player has been heard for "
                                           f"{quiet:.0f} s: this machine's network is most "
                                           "likely down; nobody is timed out for it"))
-        if quiet > LOST_ALL * self.silent_after:
+        if quiet > max(LOST_ALL * min(limits), max(limits)):  # and every link past its own
             self.local_fault(f"heard from no player for {quiet:.0f} s: this machine's network "
                              "is most likely down (check its cable, Wi-Fi or firewall). This is a "
                              "problem of this machine; the table is closed and nobody is blamed",

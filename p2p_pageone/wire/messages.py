@@ -161,12 +161,13 @@ def validate(kind: Any, data: Any) -> dict[str, Any]:
     return data
 
 
-# Control frames are never logged or signed (protocol/SPEC.md §7): a ping; a joiner's intro (the
-# key it will sit with) and the host's welcome (what its hello, or its back to a seat it holds, is
-# sealed against: nothing of the log goes to a connection before that is in); the sequencer's
-# refusal of an envelope.
+# Control frames are never logged or signed (protocol/SPEC.md §7): a ping (with ``n``, it asks for
+# a pong echoing ``n``: the round trip); a joiner's intro (the key it will sit with) and the host's
+# welcome (what its hello, or its back to a seat it holds, is sealed against: nothing of the log
+# goes to a connection before that is in); the sequencer's refusal of an envelope.
 CONTROLS: dict[str, dict[str, Check]] = {
     "ping": {},
+    "pong": {"n": integer(0, 2**32 - 1)},
     "intro": {"from": blob(32)},
     "direct": {"from": blob(32)},
     "welcome": {"table": blob(16), "head": blob(32), "seq": integer(0, 2**32 - 1),
@@ -177,6 +178,7 @@ CONTROLS: dict[str, dict[str, Check]] = {
     "refused": {"seq": integer(-1, 2**32 - 1), "reason": Check(
         lambda v: type(v) is str and len(v) <= 1000, "text of at most 1000 characters")},
 }
+OPTIONAL: dict[str, dict[str, Check]] = {"ping": {"n": integer(0, 2**32 - 1)}}
 
 
 def validate_control(value: dict[str, Any], allowed: tuple[str, ...]) -> str:
@@ -184,13 +186,14 @@ def validate_control(value: dict[str, Any], allowed: tuple[str, ...]) -> str:
     kind = value.get("control")
     if type(kind) is not str or kind not in allowed:
         raise ProtocolError(f"unknown control frame {shown(kind)}")
-    schema = CONTROLS[kind]
+    schema, optional = CONTROLS[kind], OPTIONAL.get(kind, {})
     fields = set(value) - {"control"}
-    if fields != set(schema):
+    if not set(schema) <= fields <= set(schema) | set(optional):
+        also = f" (and may carry {', '.join(optional)})" if optional else ""
         raise ProtocolError(f"a {kind} control frame has exactly the fields "
-                            f"{', '.join(['control', *schema])}")
-    for name, check in schema.items():
-        if not check(value[name]):
+                            f"{', '.join(['control', *schema])}{also}")
+    for name, check in {**schema, **optional}.items():
+        if name in value and not check(value[name]):
             raise ProtocolError(f"field {name!r} of a {kind} control frame must be {check.what}, "
                                 f"not {shown(value[name])}")
     return kind
