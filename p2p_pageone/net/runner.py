@@ -15,6 +15,7 @@ from collections.abc import Callable
 from ..session.client import Client
 from ..session.common import Event
 from ..session.peer import PeerSession
+from ..session.rtt import RoundTrip
 from ..session.sequencer import LOBBY_TIMEOUT, RECONNECT_WINDOW, START_AFTER, Sequencer
 from .logwriter import LocalFault, LogWriter
 from .mesh import Mesh
@@ -254,6 +255,7 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
     session.may_resume = retry_for > 0
     standby = Standby(session, relay) if listen else None
     mesh = Mesh(session.identity.public)
+    round_trip = RoundTrip()  # kept across connections: a drop does not reset what we learnt
     first = (host, port)
     deadline, outcome = -1.0, ""
     try:
@@ -264,7 +266,7 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
                 return
             session.via_successor = target != _current_host(session, first)
             outcome = await _take_part(session, *target, on_events, log, silent_after,
-                                       standby, mesh)
+                                       standby, mesh, round_trip)
             if target != _current_host(session, first):
                 outcome = ""  # only the host's own address tells whether the host is gone
             if not session.dropped or _finished(session):
@@ -326,7 +328,8 @@ async def _take_over(session: PeerSession, standby: Standby | None, on_events: E
 
 async def _take_part(session: PeerSession, host: str, port: int, on_events: EventSink,
                      log: LogWriter | None, silent_after: float,
-                     standby: Standby | None = None, mesh: Mesh | None = None) -> str:
+                     standby: Standby | None = None, mesh: Mesh | None = None,
+                     round_trip: RoundTrip | None = None) -> str:
     """One connection to the host, until the game ends, the table is lost, or the link drops
     while the seat may be resumed (``session.dropped``). "refused" if the host's machine refused
     the connection (nothing listens there: its pageone stopped), "unreachable" if nothing
@@ -344,6 +347,9 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
         if not session.endpoint:
             session.endpoint = await standby.open(writer.get_extra_info("sockname")[0])
     client = Client(session, loop.time(), silent_after)
+    if round_trip is not None:
+        round_trip.forget_probe()  # an echo on the old connection will never come
+        client.rtt = round_trip
 
     def flush() -> None:
         if log is not None:
