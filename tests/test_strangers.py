@@ -11,7 +11,7 @@ from pathlib import Path
 
 from p2p_pageone.crypto.envelope import open_envelope
 from p2p_pageone.engine import make_settings
-from p2p_pageone.session import sequencer as seq
+from p2p_pageone.session import links as seq
 from p2p_pageone.session.client import Client
 from p2p_pageone.session.memory import MemoryTable, make_peer
 from p2p_pageone.wire.codec import frame, pack, unpack

@@ -14,9 +14,10 @@ from collections.abc import Callable
 
 from ..session.client import Client
 from ..session.common import Event
+from ..session.links import LOBBY_TIMEOUT, RECONNECT_WINDOW, START_AFTER
 from ..session.peer import PeerSession
 from ..session.rtt import RoundTrip
-from ..session.sequencer import LOBBY_TIMEOUT, RECONNECT_WINDOW, START_AFTER, Sequencer
+from ..session.sequencer import Sequencer
 from .logwriter import LocalFault, LogWriter
 from .mesh import Mesh
 from .standby import Relay, Standby, parse_endpoint

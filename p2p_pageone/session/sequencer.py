@@ -17,77 +17,37 @@ far, and every entry after.
 
 from __future__ import annotations
 
-from collections import deque
-from dataclasses import dataclass, field
-
 from ..crypto.envelope import Envelope, open_envelope
-from ..wire.codec import MAX_FRAME, FrameDecoder, ProtocolError, frame, pack, unpack
+from ..wire.codec import MAX_FRAME, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .away import away_refusal
 from .client import PING, STALL, Client
 from .common import BUSY, Event
 from .early import lacks_keys
 from .entrylog import EntryLog
+from .links import (
+    CHAT_LINES,
+    CHAT_WINDOW,
+    FIRST_WORDS,
+    GATHER,
+    LINGER,
+    LOBBY_TIMEOUT,
+    LOST_ALL,
+    MAKE_ROOM_AFTER,
+    MAX_UNSEATED,
+    NOTICE_STALL,
+    RECONNECT_WINDOW,
+    SIT_WITHIN,
+    START_AFTER,
+    Link,
+    refusal,
+)
 from .peer import PeerSession
-from .rtt import RoundTrip, ping, pong
-from .takeover import expected_at_takeover
+from .rtt import ping, pong
+from .takeover import back_to_new_host, expected_at_takeover, fold_handed_over
 from .waiting import MOVE
 
-__all__ = ["PING", "Client", "Sequencer"]
-
-
-# Bounds on strangers and floods (protocol/SPEC.md §7, "Strangers and floods").
-SIT_WITHIN = 10.0  # seconds a connection has to say hello and be seated
-MAX_UNSEATED = 8  # connections waiting to be seated at one time
-MAKE_ROOM_AFTER = 2.0  # past this, the oldest waiting connection makes room for a new one
-UNSEATED_FRAME = 4096  # the largest frame before a connection is seated (a hello is ~200 bytes)
-FLOOD_WINDOW = 5.0
-IDLE_FRAMES = 50  # pings and refused envelopes per window from one connection (a peer pings once
-# a second and is refused now and then; envelopes that enter the log are paced by the protocol)
-CHAT_WINDOW = 10.0
-CHAT_LINES = 5  # chat lines per window from one seat; more are refused
-LOBBY_TIMEOUT = 600.0  # a lobby where nobody sits down or leaves for this long is closed
-START_AFTER = 30.0  # with min_players: start with those seated once the lobby is this still
-NOTICE_STALL = 5.0  # a stall of this machine this long is told to the player
-RECONNECT_WINDOW = 60  # seconds a seat whose connection dropped mid-game is kept for its return
-FIRST_WORDS = ("hello", "back")  # what a connection may say before it speaks for a seat
-LOST_ALL = 3  # every remote player silent this many silence thresholds: our network is down
-LINGER = 10.0  # after the game, how long the host waits for every peer's ``done``
-GATHER = 8.0  # a new host waits this long at most for the others to hand over their logs
-
-
-def _refusal(seq: int, reason: str) -> bytes:
-    return frame(pack({"control": "refused", "seq": seq, "reason": reason[:1000]}))
-
-
-@dataclass
-class Link:
-    opened: float
-    last_seen: float
-    decoder: FrameDecoder = field(default_factory=lambda: FrameDecoder(UNSEATED_FRAME))
-    key: bytes = b""
-    introduced: bool = False
-    done: int = -1  # the log length it said it has folded, after the game (``done``)
-    keeps: bool = False  # its intro named a key that holds a seat in the running game
-    window_start: float = 0.0
-    frames: int = 0
-    chat: deque[float] = field(default_factory=deque)
-    rtt: RoundTrip = field(default_factory=RoundTrip)  # its silence threshold adapts to it
-
-    def count_idle(self, now: float) -> bool:
-        """Count a frame that moved nothing on; False once this connection floods the table."""
-        if now - self.window_start >= FLOOD_WINDOW:
-            self.window_start, self.frames = now, 0
-        self.frames += 1
-        return self.frames <= IDLE_FRAMES
-
-    def chat_allowed(self, now: float) -> bool:
-        while self.chat and now - self.chat[0] >= CHAT_WINDOW:
-            self.chat.popleft()
-        if len(self.chat) >= CHAT_LINES:
-            return False
-        self.chat.append(now)
-        return True
+__all__ = ["LINGER", "MAX_UNSEATED", "PING", "Client", "Sequencer"]
 
 
 class Sequencer:
@@ -159,7 +119,7 @@ class Sequencer:
                                   and now - self.links[oldest].opened < MAKE_ROOM_AFTER):
                 self._turn_away(conn, BUSY)
                 return
-            self.out.append((oldest, _refusal(-1, BUSY)))  # it had its chance to say hello
+            self.out.append((oldest, refusal(-1, BUSY)))  # it had its chance to say hello
             self._drop(oldest, "was not seated in time", now)
         # It is sent nothing until it introduces itself, and nothing of the log until its hello
         # (or its back to a seat kept for it) is in the log.
@@ -167,7 +127,7 @@ class Sequencer:
 
     def _turn_away(self, conn: int, reason: str) -> None:
         """Refuse a connection that is not seated, and forget it at once."""
-        self.out.append((conn, _refusal(-1, reason)))
+        self.out.append((conn, refusal(-1, reason)))
         self.to_close.append(conn)
         self.links.pop(conn, None)
 
@@ -406,7 +366,7 @@ class Sequencer:
                 self.host.refused(reason, now)
                 self._pump(now)
             else:
-                self.out.append((conn, _refusal(env.seq, reason)))
+                self.out.append((conn, refusal(env.seq, reason)))
 
     # --- sequencing ---------------------------------------------------------------------------
 
@@ -440,7 +400,7 @@ class Sequencer:
                           "wait a moment and say it again")
         if reason is not None or env is None:
             seq = env.seq if env is not None else -1
-            self.out.append((conn, _refusal(seq, reason or "")))
+            self.out.append((conn, refusal(seq, reason or "")))
             if not link.key:  # a joiner that cannot sit down has nothing more to say
                 self.to_close.append(conn)
                 self.links.pop(conn, None)
@@ -463,34 +423,12 @@ class Sequencer:
     # --- a takeover (protocol/SPEC.md §7, "Failover") -----------------------------------------
 
     def _handed_over(self, link: Link, index: int, raw: bytes, now: float) -> bool:
-        """An entry of the old host's log that a peer has and we lack: folded (True) only if
-        an honest sequencer would have appended it here, so no one is named for what a peer
-        hands over; one that differs from ours at its place drops that peer."""
-        host = self.host
         if self.gather_until < 0 or not link.introduced or not link.keeps:
             raise ProtocolError("log entries are handed over only to a new host, after the intro")
-        if index < len(self.log):
-            if raw != self.log[index]:
-                raise ProtocolError("handed over an entry that differs from ours at its place")
-            return False
-        if index > len(self.log):
-            return False  # it skipped one: its back says where it stands
-        env = open_envelope(raw)
-        urgent, host.urgent = host.urgent, None
-        reason = "a takeover comes from the new host" if env.kind == "takeover" else (
-            host.admissible(env))
-        host.urgent = urgent  # what a peer hands over never makes us name anyone
-        if reason is not None:
-            raise ProtocolError(f"handed over an entry no sequencer appends here ({reason})")
-        host.on_log(raw, now, env)
-        return True
+        return fold_handed_over(self.host, index, raw, now)
 
     def _gather_back(self, conn: int, link: Link, raw: bytes) -> bool:
-        env = open_envelope(raw)
-        expected = expected_at_takeover(self.host, self.host.taking_over)
-        if env.kind != "back" or env.sender not in expected:
-            raise ProtocolError("to a new host a peer says back, once it handed over its log")
-        self.gathered[conn] = env
+        self.gathered[conn] = back_to_new_host(self.host, raw)
         return True
 
     def _gathering(self, now: float) -> bool:
@@ -562,7 +500,7 @@ class Sequencer:
             reason = ("the keys for your cards are not all in the log yet: try again"
                       if self._lacks_keys(env) else self.host.admissible(env))
             if reason is not None:
-                self.out.append((conn, _refusal(env.seq, reason)))
+                self.out.append((conn, refusal(env.seq, reason)))
                 if self.host.urgent is not None:
                     self.host.flush(now)
                     self._pump(now)

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..crypto.envelope import Envelope
+from ..crypto.envelope import Envelope, open_envelope
 from ..crypto.identity import fingerprint
 from ..wire.codec import ProtocolError
 from .common import Event
 
 if TYPE_CHECKING:
+    from .peer import PeerSession
     from .table import TableState
 
 
@@ -70,3 +71,32 @@ def on_takeover(s: TableState, env: Envelope, seat: int, now: float) -> None:
             s.events.append(Event("away", f"{s.names[p]} (seat {p}) is to reconnect to the new "
                                   f"host: the seat is kept for {window} s; the table waits",
                                   {"seat": p, "window": window, "position": len(s.log) - 1}))
+
+
+def fold_handed_over(s: PeerSession, index: int, raw: bytes, now: float) -> bool:
+    """An entry of the old host's log that a peer has and the new host ``s`` lacks: folded
+    (True) only if an honest sequencer would have appended it here, so no one is named for what
+    a peer hands over; one that differs from ours at its place is refused like it."""
+    if index < len(s.log):
+        if raw != s.log[index]:
+            raise ProtocolError("handed over an entry that differs from ours at its place")
+        return False
+    if index > len(s.log):
+        return False  # it skipped one: its back says where it stands
+    env = open_envelope(raw)
+    urgent, s.urgent = s.urgent, None
+    reason = ("a takeover comes from the new host" if env.kind == "takeover" else
+              s.admissible(env))
+    s.urgent = urgent  # what a peer hands over never makes us name anyone
+    if reason is not None:
+        raise ProtocolError(f"handed over an entry no sequencer appends here ({reason})")
+    s.on_log(raw, now, env)
+    return True
+
+
+def back_to_new_host(s: PeerSession, raw: bytes) -> Envelope:
+    """A gathered peer's ``back``: held by the new host ``s`` until its takeover is in."""
+    env = open_envelope(raw)
+    if env.kind != "back" or env.sender not in expected_at_takeover(s, s.taking_over):
+        raise ProtocolError("to a new host a peer says back, once it handed over its log")
+    return env

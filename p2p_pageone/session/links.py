@@ -1,0 +1,63 @@
+"""The sequencer's view of one connection: what it said, when, and how much (protocol/SPEC.md
+§7, "Strangers and floods")."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from ..wire.codec import FrameDecoder, frame, pack
+from .rtt import RoundTrip
+
+# Bounds on strangers and floods (protocol/SPEC.md §7, "Strangers and floods").
+SIT_WITHIN = 10.0  # seconds a connection has to say hello and be seated
+MAX_UNSEATED = 8  # connections waiting to be seated at one time
+MAKE_ROOM_AFTER = 2.0  # past this, the oldest waiting connection makes room for a new one
+UNSEATED_FRAME = 4096  # the largest frame before a connection is seated (a hello is ~200 bytes)
+FLOOD_WINDOW = 5.0
+IDLE_FRAMES = 50  # pings and refused envelopes per window from one connection (a peer pings once
+# a second and is refused now and then; envelopes that enter the log are paced by the protocol)
+CHAT_WINDOW = 10.0
+CHAT_LINES = 5  # chat lines per window from one seat; more are refused
+LOBBY_TIMEOUT = 600.0  # a lobby where nobody sits down or leaves for this long is closed
+START_AFTER = 30.0  # with min_players: start with those seated once the lobby is this still
+NOTICE_STALL = 5.0  # a stall of this machine this long is told to the player
+RECONNECT_WINDOW = 60  # seconds a seat whose connection dropped mid-game is kept for its return
+FIRST_WORDS = ("hello", "back")  # what a connection may say before it speaks for a seat
+LOST_ALL = 3  # every remote player silent this many silence thresholds: our network is down
+LINGER = 10.0  # after the game, how long the host waits for every peer's ``done``
+GATHER = 8.0  # a new host waits this long at most for the others to hand over their logs
+
+
+def refusal(seq: int, reason: str) -> bytes:
+    return frame(pack({"control": "refused", "seq": seq, "reason": reason[:1000]}))
+
+
+@dataclass
+class Link:
+    opened: float
+    last_seen: float
+    decoder: FrameDecoder = field(default_factory=lambda: FrameDecoder(UNSEATED_FRAME))
+    key: bytes = b""
+    introduced: bool = False
+    done: int = -1  # the log length it said it has folded, after the game (``done``)
+    keeps: bool = False  # its intro named a key that holds a seat in the running game
+    window_start: float = 0.0
+    frames: int = 0
+    chat: deque[float] = field(default_factory=deque)
+    rtt: RoundTrip = field(default_factory=RoundTrip)  # its silence threshold adapts to it
+
+    def count_idle(self, now: float) -> bool:
+        """Count a frame that moved nothing on; False once this connection floods the table."""
+        if now - self.window_start >= FLOOD_WINDOW:
+            self.window_start, self.frames = now, 0
+        self.frames += 1
+        return self.frames <= IDLE_FRAMES
+
+    def chat_allowed(self, now: float) -> bool:
+        while self.chat and now - self.chat[0] >= CHAT_WINDOW:
+            self.chat.popleft()
+        if len(self.chat) >= CHAT_LINES:
+            return False
+        self.chat.append(now)
+        return True
