@@ -171,3 +171,30 @@ def test_at_most_one_move_is_held_per_connection() -> None:
                                 host.chain.head, "move", draw)) for i in range(200))
     t.sequencer.receive(2, flood, t.now)
     assert len(t.sequencer.early) <= 1 and 2 not in t.sequencer.links  # dropped for flooding
+
+
+def test_a_host_that_stops_when_its_reveal_is_due_is_recorded_so() -> None:
+    t = MemoryTable(make_settings("classic", {"deals": 3}), 4, seed=3, direct=True)
+    s = t.sessions
+    host = s[0]
+    plain = intents.next_intent
+
+    def no_reveal(session: PeerSession, now: float):  # type: ignore[no-untyped-def]
+        intent = plain(session, now)
+        return None if session is host and intent and intent[0] == "seed_reveal" else intent
+
+    intents.next_intent = no_reveal
+    try:
+        run_until(t, lambda: host.hand_over() and len(host.seed_reveals) == 3, limit=300)
+    finally:
+        intents.next_intent = plain
+    while t.step():
+        pass
+    new = NewHost(s, t.now)
+    for peer in s[2:]:
+        new.join(peer)
+    new.run(s[1:])
+    report = audit_bytes(b"".join(frame(raw) for raw in new.host.log))
+    assert report.ok, report.fault
+    assert report.hands[0].status == "void"
+    assert "seed reveal was due: its moves of that hand cannot be checked" in report.hands[0].text

@@ -43,7 +43,7 @@ def expected_at_takeover(s: TableState, old: int) -> set[bytes]:
 
 
 def on_takeover(s: TableState, env: Envelope, seat: int, now: float) -> None:
-    from .handlers import _heads_agree, _leave, start_hand
+    from .handlers import _heads_agree, _leave, _reveal_due, start_hand
 
     old, window = env.data["seat"], env.data["window"]
     refusal = takeover_refusal(s, env.sender, old)
@@ -57,7 +57,11 @@ def on_takeover(s: TableState, env: Envelope, seat: int, now: float) -> None:
     stranded = [p for p in s.active if p not in (old, seat) and not s.endpoints.get(s.keys[p])]
     game = s.game
     assert game is not None
-    for gone, why in [(old, "left with its pageone, the host's, which stopped"),
+    left = "left with its pageone, the host's, which stopped"
+    if _reveal_due(s, old):  # the hand stays void; the log says what could not be checked
+        left += (f" when its hand {s.hand} seed reveal was due: its moves of that hand cannot be "
+                 "checked")
+    for gone, why in [(old, left),
                       *[(p, "could not follow the table to its new host (it does not listen)")
                         for p in stranded]]:
         _leave(s, gone, why, restart=False)  # all of them first: then one next hand
