@@ -23,10 +23,11 @@ def kinds(session: PeerSession) -> list[str]:
     return [open_envelope(raw).kind for raw in session.log]
 
 
-async def _host_dies(tmp_path: Path, players: int, moves: int,
+async def _host_dies(tmp_path: Path, players: int, moves: int, with_it: int = 0,
                      ) -> tuple[list[PeerSession], list[Path], list[list[Event]]]:
     """A table of ``players`` on loopback; the host's process stops (every socket closed at
-    once, nothing listening on its port) once hand 1 has ``moves`` moves."""
+    once, nothing listening on its port) once hand 1 has ``moves`` moves; and with it, the
+    first ``with_it`` joiners' (so the successors after them take over)."""
     settings = make_settings("classic", {"deals": 2})
     peers = [make_peer(f"fo/{i}", f"p{i}", host_table=("t", settings, players) if i == 0
                        else None) for i in range(players)]
@@ -46,14 +47,16 @@ async def _host_dies(tmp_path: Path, players: int, moves: int,
         return show
 
     joiners = [asyncio.create_task(run_joiner(peer, "127.0.0.1", port, watch(i), log,
-                                              listen=True))
+                                              listen=True, reconnect_window=4))
                for i, (peer, log) in enumerate(zip(peers[1:], logs[1:], strict=True), 1)]
     host = asyncio.create_task(runner.run())
     await asyncio.wait_for(mid, 120)
     host.cancel()  # kill -9: no bye, every connection closed, the port refuses
     await runner.close()
+    for task in joiners[:with_it]:
+        task.cancel()
     logs[0].close()
-    await asyncio.wait_for(asyncio.gather(*joiners), 240)
+    await asyncio.wait_for(asyncio.gather(*joiners, return_exceptions=True), 240)
     for log in logs[1:]:
         log.close()
     return peers, paths, heard
@@ -104,3 +107,20 @@ def test_a_host_cut_off_from_its_players_and_their_takeover_split_the_table_nami
     result = compare(["new.log", "old.log"], logs, [audit_bytes(data) for data in files])
     assert result.relation == "split" and result.ok and result.fork_entry == at, result.text
     assert "nobody is to blame" in result.text and "taken over by p1" in result.text
+
+
+def test_when_the_successor_stopped_with_the_host_the_next_seat_takes_over(
+        tmp_path: Path) -> None:
+    peers, paths, heard = asyncio.run(_host_dies(tmp_path, 4, 3, with_it=1))
+    survivors = peers[2:]
+    assert all(s.game_over and not s.ended for s in survivors), [s.ended for s in survivors]
+    new_host = peers[2]
+    assert new_host.is_host and peers[3].host_key == new_host.identity.public
+    log = kinds(new_host)
+    assert log.count("takeover") == 1 and log.count("back") == 1
+    assert log[log.index("takeover"):].count("timeout") == 1  # p1 did not come back in time
+    data = [path.read_bytes() for path in paths[2:]]
+    assert data[0] == data[1]
+    report = audit_bytes(data[0])
+    assert report.ok, report.fault
+    assert any("p2 (seat 2) is the table's host now" in e.text for e in heard[3])

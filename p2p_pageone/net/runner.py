@@ -241,7 +241,8 @@ class HostRunner:
 async def run_joiner(session: PeerSession, host: str, port: int, on_events: EventSink,
                      log: LogWriter | None, silent_after: float = 10.0,
                      retry_for: float = RETRY_FOR, listen: bool = False,
-                     relay: Relay | None = None, catch_window: float = 0.0) -> None:
+                     relay: Relay | None = None, catch_window: float = 0.0,
+                     reconnect_window: int = RECONNECT_WINDOW) -> None:
     """Connect to a host and take part until the game ends or the table is lost.
 
     A connection lost mid-game (a Wi-Fi drop, the host's link) is tried again every second for
@@ -249,8 +250,8 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
     ``listen``, this joiner listens for a takeover: if the host's pageone stops, the next seat
     takes the table over and the others follow it there (SPEC §7, "Failover"), and the others'
     keys for its cards come to it directly too. ``relay``: a benchmark's delaying proxy in front
-    of the listener; ``catch_window``: the Page One window this joiner keeps if it takes the
-    table over (SPEC §7)."""
+    of the listener; ``catch_window`` and ``reconnect_window``: what this joiner keeps if it
+    takes the table over (SPEC §7)."""
     on_events = _guarded(on_events)
     loop = asyncio.get_running_loop()
     session.may_resume = retry_for > 0
@@ -258,22 +259,23 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
     mesh = Mesh(session.identity.public)
     round_trip = RoundTrip()  # kept across connections: a drop does not reset what we learnt
     first = (host, port)
-    deadline, outcome = -1.0, ""
+    route, deadline = _Route(first), -1.0
     try:
         while True:
-            target = _next_host(session, first, outcome, standby)
-            if target is None:  # we are the successor, and the host is gone: we take over
-                await _take_over(session, standby, on_events, log, silent_after, catch_window)
+            target = route.next(session, standby)
+            if target is None:  # the host is gone and we are next: we take the table over
+                await _take_over(session, standby, on_events, log, silent_after, catch_window,
+                                 reconnect_window)
                 return
             session.via_successor = target != _current_host(session, first)
             outcome = await _take_part(session, *target, on_events, log, silent_after,
                                        standby, mesh, round_trip)
-            if target != _current_host(session, first):
-                outcome = ""  # only the host's own address tells whether the host is gone
+            route.note(target, outcome)
             if not session.dropped or _finished(session):
                 return
             if session.log_read:  # that connection got back in: this drop has its own retry_for
                 deadline = -1.0
+                route.failed.clear()
             deadline = loop.time() + retry_for if deadline < 0 else deadline
             if loop.time() >= deadline:
                 session.may_resume = False
@@ -292,26 +294,47 @@ def _current_host(session: PeerSession, first: tuple[str, int]) -> tuple[str, in
     return parse_endpoint(session.host_endpoint()) or first
 
 
-def _next_host(session: PeerSession, first: tuple[str, int], outcome: str,
-               standby: Standby | None) -> tuple[str, int] | None:
-    """Where to connect next: the host; once it cannot be reached (``outcome`` of the last try
-    at it: "refused", its pageone stopped; "unreachable", no answer), the successor, or None
-    if that is us: we take over on the refusal, or with a peer's word that it lost the host."""
-    current = _current_host(session, first)
-    if session.game is None or session.me not in session.active:
+class _Route:
+    """Where a joiner whose host is lost connects next (SPEC §7, "Failover"): the host, and
+    while it cannot be reached, by turns the host again and the first of the successors that
+    has not failed us; or nobody (None) once every successor before us has failed and the host
+    is gone: then we take over."""
+
+    def __init__(self, first: tuple[str, int]) -> None:
+        self.first = first
+        self.failed: dict[tuple[str, int], str] = {}  # address -> "refused" or "unreachable"
+        self.last: tuple[str, int] | None = None
+
+    def note(self, target: tuple[str, int], outcome: str) -> None:
+        if outcome:
+            self.failed[target] = outcome
+        else:
+            self.failed.pop(target, None)
+
+    def next(self, session: PeerSession, standby: Standby | None) -> tuple[str, int] | None:
+        current = _current_host(session, self.first)
+        host = self.failed.get(current, "")
+        if (not host or self.last != current or session.game is None
+                or session.me not in session.active):
+            self.last = current
+            return current  # the host first, and again between two tries elsewhere
+        for seat in session.successors():
+            if seat == session.me:
+                gone = host == "refused" or (standby is not None and standby.witnessed)
+                if gone and standby is not None and standby.listener is not None:
+                    return None
+                break
+            endpoint = parse_endpoint(session.endpoints[session.keys[seat]])
+            if endpoint is not None and endpoint not in self.failed:
+                self.last = endpoint  # there, we are its witness
+                return endpoint
+        self.last = current
         return current
-    successor = session.successor()
-    if successor < 0:
-        return current
-    if successor == session.me:
-        gone = outcome == "refused" or (standby is not None and standby.witnessed)
-        return None if gone and standby is not None and standby.listener else current
-    endpoint = parse_endpoint(session.endpoints[session.keys[successor]])
-    return endpoint if outcome and endpoint else current  # there, we are its witness
 
 
 async def _take_over(session: PeerSession, standby: Standby | None, on_events: EventSink,
-                     log: LogWriter | None, silent_after: float, catch_window: float) -> None:
+                     log: LogWriter | None, silent_after: float, catch_window: float,
+                     reconnect_window: int) -> None:
     """The host is gone and we are next: our listener becomes the table's sequencer."""
     assert standby is not None
     listener = standby.release()
@@ -320,7 +343,7 @@ async def _take_over(session: PeerSession, standby: Standby | None, on_events: E
     session.events.append(Event("takeover", f"{old}'s pageone (the host) stopped: this pageone "
                                 "takes the table over, and the others reconnect to it…"))
     runner = HostRunner(session, "", 0, on_events, log, silent_after=silent_after,
-                        listener=listener)
+                        lobby={"reconnect_window": reconnect_window}, listener=listener)
     await runner.start()
     assert runner.sequencer is not None
     runner.sequencer.catch_window = catch_window

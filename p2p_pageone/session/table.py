@@ -152,11 +152,16 @@ class TableState:
     def hand_over(self) -> bool:
         return handlers.hand_over(self)
 
+    def successors(self) -> list[int]:
+        """The seats that may take over if the host goes, in order: those still in the game,
+        but the host's, that listen. The first takes over; if it cannot be reached either, the
+        next, and so on (SPEC §7, "Failover")."""
+        return [seat for seat in self.active if self.keys[seat] != self.host_key
+                and self.endpoints.get(self.keys[seat])]
+
     def successor(self) -> int:
-        """The seat that takes over if the host goes: the lowest still in the game, after the
-        host's, that listens (-1: none)."""
-        return next((seat for seat in self.active if self.keys[seat] != self.host_key
-                     and self.endpoints.get(self.keys[seat])), -1)
+        """The first of ``successors`` (-1: none)."""
+        return next(iter(self.successors()), -1)
 
     def seat_of(self, key: bytes) -> int:
         return self.keys.index(key) if key in self.keys else -1

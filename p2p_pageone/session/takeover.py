@@ -29,9 +29,9 @@ def takeover_refusal(s: TableState, sender: bytes, old_host: int) -> str | None:
         return "a takeover is for a running game"
     if not 0 <= old_host < len(s.keys) or s.keys[old_host] != s.host_key:
         return "a takeover names the seat of the table's host"
-    if s.seat_of(sender) < 0 or s.seat_of(sender) != s.successor():
-        return ("only the next sequencer takes over: the lowest seat still in the game, after "
-                "the host's, that listens")
+    if s.seat_of(sender) not in s.successors():
+        return ("only a seat still in the game that listens takes over (the first of them that "
+                "can be reached)")
     return None
 
 
