@@ -70,6 +70,21 @@ class NewHost:
                 client.tick(self.now)
 
 
+def _host_withholds(t: MemoryTable, kind: str, until) -> None:  # type: ignore[no-untyped-def]
+    """Play on while the host never says ``kind`` (it is about to die), until ``until()``."""
+    host, plain = t.sessions[0], intents.next_intent
+
+    def withheld(session: PeerSession, now: float):  # type: ignore[no-untyped-def]
+        intent = plain(session, now)
+        return None if session is host and intent and intent[0] == kind else intent
+
+    intents.next_intent = withheld
+    try:
+        run_until(t, until, limit=300)
+    finally:
+        intents.next_intent = plain
+
+
 def _mid_hand(seed: int = 3) -> MemoryTable:
     t = MemoryTable(make_settings("classic", {"deals": 2}), 4, seed=seed, direct=True)
     s = t.sessions
@@ -129,18 +144,8 @@ def test_a_takeover_between_hands_with_a_seat_that_cannot_follow() -> None:
     t = MemoryTable(make_settings("classic", {"deals": 3}), 4, seed=3, direct=True)
     t.clients[2].session.endpoint = ""  # seat 3 ran in the host's process: it does not listen
     s = t.sessions
-    host = s[0]
-    plain = intents.next_intent
-
-    def silent_host(session: PeerSession, now: float):  # type: ignore[no-untyped-def]
-        intent = plain(session, now)
-        return None if session is host and intent and intent[0] == "head" else intent
-
-    intents.next_intent = silent_host  # the host dies before it signs hand 1's head
-    try:
-        run_until(t, lambda: host.hand_end is not None and len(host.heads) == 3, limit=300)
-    finally:
-        intents.next_intent = plain
+    host = s[0]  # it dies before it signs hand 1's head
+    _host_withholds(t, "head", lambda: host.hand_end is not None and len(host.heads) == 3)
     new = NewHost(s, t.now)
     new.join(s[2])
     new.run(s[1:3])
@@ -177,17 +182,7 @@ def test_a_host_that_stops_when_its_reveal_is_due_is_recorded_so() -> None:
     t = MemoryTable(make_settings("classic", {"deals": 3}), 4, seed=3, direct=True)
     s = t.sessions
     host = s[0]
-    plain = intents.next_intent
-
-    def no_reveal(session: PeerSession, now: float):  # type: ignore[no-untyped-def]
-        intent = plain(session, now)
-        return None if session is host and intent and intent[0] == "seed_reveal" else intent
-
-    intents.next_intent = no_reveal
-    try:
-        run_until(t, lambda: host.hand_over() and len(host.seed_reveals) == 3, limit=300)
-    finally:
-        intents.next_intent = plain
+    _host_withholds(t, "seed_reveal", lambda: host.hand_over() and len(host.seed_reveals) == 3)
     while t.step():
         pass
     new = NewHost(s, t.now)
