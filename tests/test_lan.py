@@ -174,6 +174,58 @@ def test_a_joiner_whose_link_drops_comes_back_by_itself(tmp_path: Path) -> None:
                 proc.stop()
 
 
+def test_the_host_killed_the_next_seat_takes_over_and_a_returning_joiner_finds_it_by_name(
+        tmp_path: Path) -> None:
+    """Over mDNS: the host is killed mid-hand; the next seat takes the table over and advertises
+    it; another joiner, killed after that, runs the same `pageone join NAME` again, finds the
+    table where it is now and returns; the game finishes and every log agrees."""
+    with netns.lan(4, "f") as hosts:
+        table, pace = "lan-failover", ("--think", "0.1", "--catch-window", "0")
+        server = Watched("host", pageone(
+            hosts[0], tmp_path / "h0", "host", "--rules", "classic", "--deals", "3", "--seats",
+            "4", "--autoplay", "--table", table, *pace, "--interface", hosts[0].address))
+        procs = [server]
+
+        def join(i: int, name: str) -> Watched:
+            return Watched(name, pageone(hosts[i], tmp_path / f"j{i}", "join", table, "--bot",
+                                         "--name", name, *pace, "--interface", hosts[i].address))
+
+        try:
+            server.wait_for("advertised on the LAN", 60)
+            joins = {i: join(i, name) for i, name in ((1, "ann"), (2, "bob"), (3, "cat"))}
+            procs += joins.values()
+            joins[1].wait_for(" plays ", 120)
+            server.stop()  # SIGKILL: no bye, no mDNS goodbye
+            deadline = time.monotonic() + 60
+            while not any("takes the table over" in "\n".join(p.lines) for p in joins.values()):
+                assert time.monotonic() < deadline, "\n".join(p.output() for p in procs)
+                time.sleep(0.1)
+            new_host = next(i for i, p in joins.items() if "takes the table over" in
+                            "\n".join(p.lines))
+            gone = next(i for i in joins if i != new_host)
+            joins[gone].wait_for("is the table's host now", 60)
+            joins[gone].stop()
+            again = join(gone, joins[gone].name)  # the same command, the same HOME
+            procs.append(again)
+            again.wait_for(f"back at the table as {joins[gone].name}", 120)
+            players = [p for i, p in joins.items() if i != gone] + [again]
+            codes = [p.proc.wait(240) for p in players]
+            shown = "\n".join(p.output() for p in procs)
+            assert codes == [0, 0, 0], shown
+            assert "advertised on the LAN" in "\n".join(joins[new_host].lines), shown
+            logs = [next((tmp_path / f"j{i}" / "data" / "pageone" / "logs").glob("*"))
+                    for i in joins if i != gone] + [max(
+                        (tmp_path / f"j{gone}" / "data" / "pageone" / "logs").glob("*"),
+                        key=lambda path: path.stat().st_size)]
+            assert len({log.read_bytes() for log in logs}) == 1, shown
+            audit = subprocess.run([sys.executable, "-m", "p2p_pageone.cli.main", "audit",
+                                    *map(str, logs)], capture_output=True, text=True, timeout=300)
+            assert audit.returncode == 0 and "verdict: OK" in audit.stdout, audit.stdout
+        finally:
+            for proc in procs:
+                proc.stop()
+
+
 class Watched:
     """A process whose output is read as it comes, so a test can wait for a line and show it all."""
 

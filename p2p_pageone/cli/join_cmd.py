@@ -15,7 +15,15 @@ from .cpu import cpu_bot, cpu_name
 from .playing import EXIT_ENDED, play_seat
 from .repl import Terminal
 from .seed_file import SeedFile, sweep
-from .table_cmds import Refusal, _run, default_log, default_nick, identity, log_place
+from .table_cmds import (
+    Refusal,
+    TakeoverAdvert,
+    _run,
+    default_log,
+    default_nick,
+    identity,
+    log_place,
+)
 
 
 def parse_connect(text: str) -> tuple[str, int]:
@@ -50,8 +58,10 @@ async def _join(args: argparse.Namespace) -> int:
     terminal = Terminal(session, interactive=interactive, log=log, catch_window=args.catch_window)
     if interactive:
         print("waiting to be seated… (type help; quit to leave)", flush=True)
+    # Found over mDNS: if this pageone takes the table over, it advertises it in turn.
+    announcer = None if args.connect else TakeoverAdvert(args, session, me)
     table = run_joiner(session, address, port, terminal.show, log, args.silent_after,
-                       listen=True, catch_window=args.catch_window)
+                       listen=True, catch_window=args.catch_window, announcer=announcer)
     code = await play_seat(session, terminal, table, [log])
     if session.dropped and not terminal.quitting:
         again = " ".join(sys.argv[1:]) or "join"

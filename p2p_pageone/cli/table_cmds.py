@@ -178,7 +178,7 @@ def listen_problem(args: argparse.Namespace, error: OSError) -> str:
 
 async def _advertise(args: argparse.Namespace, port: int, me: Identity,
                      session: PeerSession) -> Advertiser | None:
-    if args.no_mdns:
+    if getattr(args, "no_mdns", False):
         return None
     advertiser = Advertiser(args.interface, port, me.fingerprint)
     try:
@@ -189,6 +189,27 @@ async def _advertise(args: argparse.Namespace, port: int, me: Identity,
         return None
     print(f"advertised on the LAN as {service.removesuffix('.' + SERVICE)!r}", flush=True)
     return advertiser
+
+
+class TakeoverAdvert:
+    """A joiner that took its table over advertises it from here, as its host did, so that a
+    player coming back with ``pageone join NAME`` finds the table where it is now."""
+
+    def __init__(self, args: argparse.Namespace, session: PeerSession, me: Identity) -> None:
+        self.args, self.session, self.me = args, session, me
+        self.advertiser: Advertiser | None = None
+
+    async def start(self, port: int) -> None:
+        self.advertiser = await _advertise(self.args, port, self.me, self.session)
+
+    async def tick(self) -> None:
+        if self.advertiser is not None:
+            await self.advertiser.update(advert_fields(self.session, self.args.name))
+
+    async def stop(self) -> None:
+        if self.advertiser is not None:
+            await self.advertiser.stop()
+            self.advertiser = None
 
 
 def advert_fields(session: PeerSession, nick: str) -> dict[str, object]:

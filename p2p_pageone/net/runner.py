@@ -11,6 +11,7 @@ import errno
 import itertools
 import socket
 from collections.abc import Callable
+from typing import Protocol
 
 from ..session.client import Client
 from ..session.common import Event
@@ -25,6 +26,19 @@ from .standby import Relay, Standby, parse_endpoint
 __all__ = ["HostRunner", "LocalFault", "LogWriter", "run_joiner"]
 
 EventSink = Callable[[PeerSession, list[Event]], None]
+
+
+class Announcer(Protocol):
+    """What a joiner that takes a table over tells the LAN (the CLI's mDNS advert)."""
+
+    async def start(self, port: int) -> None:
+        """Begin announcing the table at ``port``, where this pageone now listens as host."""
+
+    async def tick(self) -> None:
+        """Bring the announcement up to date (seats taken and free)."""
+
+    async def stop(self) -> None:
+        """Withdraw it."""
 TICK = 0.1
 MAX_CONNECTIONS = 64  # beyond this a new connection is closed before the sequencer sees it
 # Per connection, what is not yet sent is bounded: past PAUSE_READING its frames are not read (a
@@ -242,7 +256,8 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
                      log: LogWriter | None, silent_after: float = 10.0,
                      retry_for: float = RETRY_FOR, listen: bool = False,
                      relay: Relay | None = None, catch_window: float = 0.0,
-                     reconnect_window: int = RECONNECT_WINDOW) -> None:
+                     reconnect_window: int = RECONNECT_WINDOW,
+                     announcer: Announcer | None = None) -> None:
     """Connect to a host and take part until the game ends or the table is lost.
 
     A connection lost mid-game (a Wi-Fi drop, the host's link) is tried again every second for
@@ -251,7 +266,7 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
     takes the table over and the others follow it there (SPEC §7, "Failover"), and the others'
     keys for its cards come to it directly too. ``relay``: a benchmark's delaying proxy in front
     of the listener; ``catch_window`` and ``reconnect_window``: what this joiner keeps if it
-    takes the table over (SPEC §7)."""
+    takes the table over (SPEC §7), and ``announcer`` tells the LAN where the table is then."""
     on_events = _guarded(on_events)
     loop = asyncio.get_running_loop()
     session.may_resume = retry_for > 0
@@ -265,7 +280,7 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
             target = route.next(session, standby)
             if target is None:  # the host is gone and we are next: we take the table over
                 await _take_over(session, standby, on_events, log, silent_after, catch_window,
-                                 reconnect_window)
+                                 reconnect_window, announcer)
                 return
             session.via_successor = target != _current_host(session, first)
             outcome = await _take_part(session, *target, on_events, log, silent_after,
@@ -334,7 +349,7 @@ class _Route:
 
 async def _take_over(session: PeerSession, standby: Standby | None, on_events: EventSink,
                      log: LogWriter | None, silent_after: float, catch_window: float,
-                     reconnect_window: int) -> None:
+                     reconnect_window: int, announcer: Announcer | None) -> None:
     """The host is gone and we are next: our listener becomes the table's sequencer."""
     assert standby is not None
     listener = standby.release()
@@ -344,10 +359,17 @@ async def _take_over(session: PeerSession, standby: Standby | None, on_events: E
                                 "takes the table over, and the others reconnect to it…"))
     runner = HostRunner(session, "", 0, on_events, log, silent_after=silent_after,
                         lobby={"reconnect_window": reconnect_window}, listener=listener)
-    await runner.start()
+    port = await runner.start()
     assert runner.sequencer is not None
     runner.sequencer.catch_window = catch_window
-    await runner.run()
+    if announcer is None:
+        await runner.run()
+        return
+    await announcer.start(port)
+    try:
+        await runner.run(announcer.tick)
+    finally:
+        await announcer.stop()
 
 
 async def _take_part(session: PeerSession, host: str, port: int, on_events: EventSink,
