@@ -10,14 +10,19 @@ import time
 from pathlib import Path
 
 from .test_cli_lobby import LOOPBACK, Proc, free_port
-from .test_cli_reconnect import _audit, _join, _logs
+from .test_cli_reconnect import _audit, _logs
+
+
+def _join(home: Path, port: int, name: str) -> Proc:
+    return Proc(home, "join", "--bot", "--name", name, "--connect", f"127.0.0.1:{port}",
+                "--think", "0.05", "--catch-window", "0")
 
 
 def test_the_host_killed_mid_hand_the_next_seat_takes_over_and_the_game_finishes(
         tmp_path: Path) -> None:
     port = free_port()
     host = Proc(tmp_path / "h", "host", "--name", "hal", "--seats", "4", "--autoplay",
-                "--deals", "2", "--port", str(port), "--think", "0.2", "--catch-window", "0",
+                "--deals", "1", "--port", str(port), "--think", "0.05", "--catch-window", "0",
                 *LOOPBACK)
     procs = [host]
     try:
