@@ -16,7 +16,7 @@ from .test_cli_lobby import LOOPBACK, Proc, free_port
 
 def _join(home: Path, port: int, name: str) -> Proc:
     return Proc(home, "join", "--bot", "--name", name, "--connect", f"127.0.0.1:{port}",
-                "--think", "0.2", "--catch-window", "0")
+                "--think", "0.1", "--catch-window", "0")
 
 
 def _logs(home: Path) -> list[Path]:
@@ -31,7 +31,7 @@ def _audit(*logs: Path) -> subprocess.CompletedProcess[str]:
 def test_a_joiner_killed_mid_hand_runs_the_same_join_again_and_plays_on(tmp_path: Path) -> None:
     port = free_port()
     host = Proc(tmp_path / "h", "host", "--name", "hal", "--seats", "3", "--autoplay",
-                "--deals", "2", "--port", str(port), "--think", "0.2", "--catch-window", "0",
+                "--deals", "1", "--port", str(port), "--think", "0.1", "--catch-window", "0",
                 *LOOPBACK)
     procs = [host]
     try:

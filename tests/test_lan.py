@@ -139,7 +139,7 @@ def test_a_joiner_whose_link_drops_comes_back_by_itself(tmp_path: Path) -> None:
     with netns.lan(3, "w") as hosts:
         address = f"{hosts[0].address}:7420"
         server = Watched("host", pageone(
-            hosts[0], tmp_path / "h0", "host", "--rules", "classic", "--deals", "4", "--seats",
+            hosts[0], tmp_path / "h0", "host", "--rules", "classic", "--deals", "3", "--seats",
             "3", "--autoplay", "--no-mdns", "--think", "0.05", "--catch-window", "0",
             "--port", "7420", "--interface", hosts[0].address, "--silent-after", "3"))
         procs = [server]
@@ -180,9 +180,9 @@ def test_the_host_killed_the_next_seat_takes_over_and_a_returning_joiner_finds_i
     it; another joiner, killed after that, runs the same `pageone join NAME` again, finds the
     table where it is now and returns; the game finishes and every log agrees."""
     with netns.lan(4, "f") as hosts:
-        table, pace = "lan-failover", ("--think", "0.1", "--catch-window", "0")
+        table, pace = "lan-failover", ("--think", "0.05", "--catch-window", "0")
         server = Watched("host", pageone(
-            hosts[0], tmp_path / "h0", "host", "--rules", "classic", "--deals", "3", "--seats",
+            hosts[0], tmp_path / "h0", "host", "--rules", "classic", "--deals", "2", "--seats",
             "4", "--autoplay", "--table", table, *pace, "--interface", hosts[0].address))
         procs = [server]
 
