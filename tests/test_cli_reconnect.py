@@ -28,6 +28,15 @@ def _audit(*logs: Path) -> subprocess.CompletedProcess[str]:
                            *map(str, logs)], capture_output=True, text=True, timeout=300)
 
 
+def one_table(killed: Path, full: list[Path]) -> None:
+    """Every full log the same, the killed process's a prefix of it, and the audit OK."""
+    assert len({log.read_bytes() for log in full}) == 1
+    assert full[0].read_bytes().startswith(killed.read_bytes())
+    audit = _audit(*full)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    assert "verdict: OK" in audit.stdout
+
+
 def test_a_joiner_killed_mid_hand_runs_the_same_join_again_and_plays_on(tmp_path: Path) -> None:
     port = free_port()
     host = Proc(tmp_path / "h", "host", "--name", "hal", "--seats", "3", "--autoplay",
@@ -63,12 +72,7 @@ def test_a_joiner_killed_mid_hand_runs_the_same_join_again_and_plays_on(tmp_path
         logs = [*_logs(tmp_path / "h"), *_logs(tmp_path / "ann"), *_logs(tmp_path / "bob")]
         assert len(logs) == 4  # bob's first visit left its log too: a prefix of the others
         killed = min(_logs(tmp_path / "bob"), key=lambda p: p.stat().st_size)
-        full = [log for log in logs if log != killed]
-        assert len({log.read_bytes() for log in full}) == 1
-        assert full[0].read_bytes().startswith(killed.read_bytes())
-        audit = _audit(*full)
-        assert audit.returncode == 0, audit.stdout + audit.stderr
-        assert "verdict: OK" in audit.stdout
+        one_table(killed, [log for log in logs if log != killed])
     finally:
         for proc in procs:
             if proc.proc.poll() is None:

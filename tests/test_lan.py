@@ -165,10 +165,7 @@ def test_a_joiner_whose_link_drops_comes_back_by_itself(tmp_path: Path) -> None:
             assert "trying to reconnect" in "\n".join(cut.lines), shown
             logs = [next((tmp_path / home / "data" / "pageone" / "logs").glob("*"))
                     for home in ("h0", "j1", "j2")]
-            assert len({log.read_bytes() for log in logs}) == 1, shown
-            audit = subprocess.run([sys.executable, "-m", "p2p_pageone.cli.main", "audit",
-                                    *map(str, logs)], capture_output=True, text=True, timeout=300)
-            assert audit.returncode == 0 and "verdict: OK" in audit.stdout, audit.stdout
+            logs_agree_and_audit(logs, shown)
         finally:
             for proc in procs:
                 proc.stop()
@@ -217,13 +214,18 @@ def test_the_host_killed_the_next_seat_takes_over_and_a_returning_joiner_finds_i
                     for i in joins if i != gone] + [max(
                         (tmp_path / f"j{gone}" / "data" / "pageone" / "logs").glob("*"),
                         key=lambda path: path.stat().st_size)]
-            assert len({log.read_bytes() for log in logs}) == 1, shown
-            audit = subprocess.run([sys.executable, "-m", "p2p_pageone.cli.main", "audit",
-                                    *map(str, logs)], capture_output=True, text=True, timeout=300)
-            assert audit.returncode == 0 and "verdict: OK" in audit.stdout, audit.stdout
+            logs_agree_and_audit(logs, shown)
         finally:
             for proc in procs:
                 proc.stop()
+
+
+def logs_agree_and_audit(logs: list[Path], shown: str) -> None:
+    """Every log byte-identical, and `pageone audit` of them all OK."""
+    assert len({log.read_bytes() for log in logs}) == 1, shown
+    audit = subprocess.run([sys.executable, "-m", "p2p_pageone.cli.main", "audit",
+                            *map(str, logs)], capture_output=True, text=True, timeout=300)
+    assert audit.returncode == 0 and "verdict: OK" in audit.stdout, audit.stdout
 
 
 class Watched:
