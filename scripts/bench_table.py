@@ -2,21 +2,28 @@
 """Per-hand wall time of whole tables over loopback TCP with the real deck, beside the
 engine-only time of the very same deals (replayed from the revealed cards and the moves).
 
-    python scripts/bench_table.py [--json] [--deals N] [--seed S] [--delay MS] [--loss P]
+    python scripts/bench_table.py [--json] [--deals N] [--tables N] [--seed S] [--delay MS]
+                                  [--loss P] [--processes]
 
-Every peer (the host and its CPU peers) runs in this one process on one event loop, each with
-its own identity, secrets and TCP connection, as `pageone host --bots N --autoplay` does. Beside
-the wall time per hand, the process time per hand (comparable on a shared machine; every peer
-is in this process, so it is all the table's work). The deals are random: hands with more
-reshuffles cost more (a 4-peer classic hand holds 2 to 6 deck rounds), so compare runs over many
-deals (--deals 20) or with one --seed.
+A 4-peer classic table of --deals deals, and --tables 6-peer qdan tables (a qdan game is one
+hand), one after another. Every peer (the host and its CPU peers) runs in this one process on one
+event loop, each with its own identity, secrets and TCP connection, as `pageone host --bots N
+--autoplay` does; with --processes each CPU peer runs in a process of its own, as each player
+has a machine of their own (their work then runs side by side on this machine's cores instead of
+taking turns on one loop). Beside the wall time per hand (the table's, lobby included, over its
+hands), the process time per hand (comparable on a shared machine: all the table's work) and
+the lobby's time per table (seating, ready and the coin toss, before the first deal). The deals
+are random: hands with more reshuffles cost more (a 4-peer classic hand holds 2 to 6 deck
+rounds), so compare runs over many deals or with one --seed (--processes seats the peers in the
+order they connect, so its deals differ from run to run).
 Target: under 0.8 s per 4-peer classic hand on an idle 2-core machine.
 
 With --delay/--loss every joiner's connection goes through an in-process proxy (net/proxy.py),
 and so does every connection to a joiner's own listener (keys sent to their owner directly),
 that delays each direction by MS milliseconds and models TCP retransmission of lost segments; the
-figure to watch is then round trips per move: the hand's time over its moves, in units of the
-link's round trip (target at 50 ms: at most 1.5). Every peer keeps the default silence floor
+figure to watch is then round trips per move: the hands' time (the table's, less its lobby)
+over their moves, in units of the link's round trip (target at 50 ms: at most 1.5; "+lobby" is
+the same with the lobby counted in). Every peer keeps the default silence floor
 (10 s) and step timeout (30 s); a slow or lossy link widens its silence threshold by itself
 (session/rtt.py). "drops" counts the seats taken for gone meanwhile (each `away` and `timeout`
 in the log): on a lossy link, 0 is the target. --silent-factor 0 shows the fixed 10 s of before.
@@ -27,13 +34,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import random
+import resource
 import time
+from dataclasses import dataclass
 
 from p2p_pageone.bots import make_bot
 from p2p_pageone.crypto import group
-from p2p_pageone.crypto.envelope import open_envelope
+from p2p_pageone.crypto.envelope import Envelope, open_envelope
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import make_settings
 from p2p_pageone.engine.settings import Settings
@@ -46,69 +56,134 @@ from p2p_pageone.session.records import replay_hand
 NO_DELAY = Link()
 
 
-SEED: list[int | None] = [None]  # --seed: the same identities, secrets and deals every run
+# --seed: the same identities, secrets and deals every run; then the table's number
+SEED: list[int | None] = [None, 0]
 
 
 def peer(name: str, host_table: tuple[str, Settings, int] | None = None) -> PeerSession:
     seed = SEED[0]
-    randbytes = os.urandom if seed is None else random.Random(f"{seed}/{name}").randbytes
+    table = f"/{SEED[1]}" if SEED[1] else ""  # the first table as before --tables
+    randbytes = (os.urandom if seed is None else
+                 random.Random(f"{seed}{table}/{name}").randbytes)
     return PeerSession(Identity(randbytes(32)), name, randbytes, bot=make_bot("normal"),
                        rng=random.Random(name), autoplay=True, host_table=host_table)
 
 
-async def table(settings: Settings, peers: int,
-                link: Link) -> tuple[PeerSession, float, float]:
-    host = peer("host", ("bench", settings, peers))
-    slow = link != NO_DELAY
-    runner = HostRunner(host, "127.0.0.1", 0, lambda s, e: None, None)
-    start, cpu = time.perf_counter(), time.process_time()
-    port = await runner.start()
-    proxy = DelayProxy(("127.0.0.1", port), link, seed=1)
-    if slow:
-        port = await proxy.start()
+async def joiner(name: str, port: int, link: Link) -> None:
+    """One CPU peer. With a delay, its own listener (other joiners send it keys directly) is
+    behind a delaying proxy too, so every link between two machines has the same delay."""
     relays: list[DelayProxy] = []
 
     async def relay(address: str, listening: int) -> int:
-        """Each joiner's own listener (other joiners send it keys directly) is behind a
-        delaying proxy too, so every link between two machines has the same delay."""
         relays.append(DelayProxy((address, listening), link, seed=len(relays) + 2))
         return await relays[-1].start()
 
-    joiners = [asyncio.create_task(run_joiner(peer(f"cpu{i}"), "127.0.0.1", port,
-                                              lambda s, e: None, None, listen=True,
-                                              relay=relay if slow else None))
-               for i in range(1, peers)]
-    await runner.run()
-    await asyncio.gather(*joiners)
-    await proxy.close()
+    await run_joiner(peer(name), "127.0.0.1", port, lambda s, e: None, None, listen=True,
+                     relay=relay if link != NO_DELAY else None)
     for relayed in relays:
         await relayed.close()
-    return host, time.perf_counter() - start, time.process_time() - cpu
 
 
-def measure(rules: str, peers: int, options: dict[str, object],
-            link: Link = NO_DELAY) -> dict[str, object]:
+def _child(name: str, ports: multiprocessing.Queue[int], link: Link) -> None:
+    asyncio.run(joiner(name, ports.get(), link))
+
+
+@dataclass
+class Run:
+    host: PeerSession
+    seconds: float  # from the host's start to the end of the game
+    lobby: float  # from the host's start to the first deal's: no hand's time
+    cpu: float
+
+
+async def table(settings: Settings, peers: int, link: Link, spread: bool) -> Run:
+    """One table to its end. ``spread``: each CPU peer in a process of its own, as each player
+    has a machine: their work runs side by side on this machine's cores instead of taking turns
+    on one event loop (the CPU time is then the host's and its children's)."""
+    children: list[multiprocessing.process.BaseProcess] = []
+    context = multiprocessing.get_context("fork")  # before this loop runs anything of theirs
+    ports: multiprocessing.Queue[int] = context.Queue()
+    if spread:
+        children = [context.Process(target=_child, args=(f"cpu{i}", ports, link))
+                    for i in range(1, peers)]
+        for child in children:
+            child.start()
+    host = peer("host", ("bench", settings, peers))
+    dealt = _note_first_deal(host)
+    runner = HostRunner(host, "127.0.0.1", 0, lambda s, e: None, None)
+    start, cpu, used = time.perf_counter(), time.process_time(), _children_cpu()
+    port = await runner.start()
+    proxy = DelayProxy(("127.0.0.1", port), link, seed=1)
+    if link != NO_DELAY:
+        port = await proxy.start()
+    for _ in children:
+        ports.put(port)
+    joiners = [] if spread else [asyncio.create_task(joiner(f"cpu{i}", port, link))
+                                 for i in range(1, peers)]
+    await runner.run()
+    end = time.perf_counter()
+    await asyncio.gather(*joiners)
+    for child in children:
+        await asyncio.to_thread(child.join, 60)
+    await proxy.close()
+    first = dealt[0] or start
+    return Run(host, end - start, first - start,
+               time.process_time() - cpu + _children_cpu() - used)
+
+
+def _note_first_deal(host: PeerSession) -> list[float]:
+    """When the host's game starts (its first deal): the lobby before it is no hand's time."""
+    dealt = [0.0]
+    on_log = host.on_log
+
+    def noted(raw: bytes, now: float, env: Envelope | None = None) -> None:
+        on_log(raw, now, env)
+        if not dealt[0] and host.game is not None:
+            dealt[0] = time.perf_counter()
+
+    host.on_log = noted  # type: ignore[method-assign]
+    return dealt
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(rules: str, peers: int, options: dict[str, object], link: Link = NO_DELAY,
+            spread: bool = False, tables: int = 1) -> dict[str, object]:
+    """``tables`` tables one after another (each with its own identities and deals), summed."""
     settings = make_settings(rules, options)
-    host, seconds, cpu = asyncio.run(table(settings, peers, link))
-    if not host.game_over:
-        raise SystemExit(f"the {rules} table did not finish: {host.ended}")
-    start = time.perf_counter()
-    for record in host.history:
-        replay_hand(settings, peers, record)
-    engine = time.perf_counter() - start
-    hands = len(host.history)
-    moves = sum(len(record.moves) for record in host.history)
-    drops = sum(open_envelope(raw).kind in ("away", "timeout") for raw in host.log)
+    hands = moves = entries = drops = 0
+    seconds = lobby = cpu = engine = 0.0
+    for number in range(tables):
+        SEED[1] = number
+        run = asyncio.run(table(settings, peers, link, spread))
+        host = run.host
+        if not host.game_over:
+            raise SystemExit(f"the {rules} table did not finish: {host.ended}")
+        start = time.perf_counter()
+        for record in host.history:
+            replay_hand(settings, peers, record)
+        engine += time.perf_counter() - start
+        seconds, lobby, cpu = seconds + run.seconds, lobby + run.lobby, cpu + run.cpu
+        hands += len(host.history)
+        moves += sum(len(record.moves) for record in host.history)
+        entries += len(host.log)
+        drops += sum(open_envelope(raw).kind in ("away", "timeout") for raw in host.log)
     row: dict[str, object] = {
-        "rules": rules, "peers": peers, "hands": hands,
+        "rules": rules, "peers": peers, "tables": tables, "hands": hands,
         "seconds_per_hand": round(seconds / hands, 4),
         "cpu_seconds_per_hand": round(cpu / hands, 4),
         "engine_seconds_per_hand": round(engine / hands, 6),
-        "log_entries": len(host.log), "moves_per_hand": round(moves / hands, 1)}
+        "lobby_seconds_per_table": round(lobby / tables, 3),
+        "log_entries": entries, "moves_per_hand": round(moves / hands, 1),
+        "processes": peers if spread else 1}
     if link != NO_DELAY:
-        row.update(delay_ms=round(link.delay * 1000), loss=link.loss, drops=drops,
-                   round_trips_per_move=round(seconds / moves / (2 * link.delay), 2)
-                   if link.delay else None)
+        row.update(delay_ms=round(link.delay * 1000), loss=link.loss, drops=drops)
+        if link.delay:  # the table's time less its lobby's, over its moves, in round trips
+            row.update(round_trips_per_move=round((seconds - lobby) / moves / (2 * link.delay), 2),
+                       with_lobby=round(seconds / moves / (2 * link.delay), 2))
     return row
 
 
@@ -125,6 +200,11 @@ def main() -> None:
     parser.add_argument("--silent-factor", type=float, default=rtt.SILENT_FACTOR, metavar="K",
                         help="the silence threshold's factor on SRTT + 4 RTTVAR (default "
                         f"{rtt.SILENT_FACTOR:g}; 0: the fixed 10 s floor alone)")
+    parser.add_argument("--tables", type=int, default=5, metavar="N",
+                        help="qdan tables (a qdan game is one hand; default 5)")
+    parser.add_argument("--processes", action="store_true",
+                        help="each CPU peer in a process of its own, as at a real table "
+                        "(default: every peer on this process's one event loop)")
     parser.add_argument("--rules", choices=("classic", "qdan", "both"), default="both")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a table setting for every table (repeatable), e.g. exhausted=drawn")
@@ -144,21 +224,24 @@ def main() -> None:
     SEED[0] = args.seed
     rows = []
     if args.rules in ("classic", "both"):
-        rows.append(measure("classic", 4, {"deals": args.deals, **options}, link))
+        rows.append(measure("classic", 4, {"deals": args.deals, **options}, link,
+                            args.processes))
     if args.rules in ("qdan", "both"):
-        rows.append(measure("qdan", 6, options, link))
+        rows.append(measure("qdan", 6, options, link, args.processes, args.tables))
     if args.json:
         print(json.dumps(rows))
         return
-    print(f"{'rules':8} {'peers':>5} {'hands':>5} {'s/hand':>8} {'cpu s/hand':>10} "
+    print(f"{'rules':8} {'peers':>5} {'hands':>5} {'lobby s':>7} {'s/hand':>8} {'cpu s/hand':>10} "
           f"{'engine s/hand':>14} {'log entries':>11} {'moves/hand':>10} {'RTT/move':>8} "
-          f"{'drops':>5}")
+          f"{'+lobby':>6} {'drops':>5}")
     for row in rows:
         print(f"{row['rules']:8} {row['peers']:>5} {row['hands']:>5} "
+              f"{row['lobby_seconds_per_table']:>7} "
               f"{row['seconds_per_hand']:>8} {row['cpu_seconds_per_hand']:>10} "
               f"{row['engine_seconds_per_hand']:>14} "
               f"{row['log_entries']:>11} {row['moves_per_hand']:>10} "
-              f"{row.get('round_trips_per_move') or '-':>8} {row.get('drops', '-'):>5}")
+              f"{row.get('round_trips_per_move') or '-':>8} {row.get('with_lobby') or '-':>6} "
+              f"{row.get('drops', '-'):>5}")
     if link == NO_DELAY:
         print("target: under 0.8 s per 4-peer classic hand (idle 2-core machine)")
     else:

@@ -66,7 +66,7 @@ class Client:
                     elif kind == "pong":
                         self.rtt.echoed(value["n"], now)
                     elif kind == "refused":
-                        self.session.refused(value["reason"], now)
+                        self.session.refused(value["reason"], now, value["seq"])
                     elif kind == "welcome":
                         self.session.welcomed(value, now)
                         self._hand_over_log()

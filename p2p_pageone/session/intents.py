@@ -108,7 +108,7 @@ def _hand_intent(s: PeerSession, now: float) -> Intent | None:
     if owed:
         label, slots, keys = secrets.keys_for(crypto, owed)
         return "keys", {"deck": label, "positions": slots, "keys": keys}
-    return _move_intent(s, now)
+    return move_intent(s, now)
 
 
 def _pass_intent(s: PeerSession) -> Intent | None:
@@ -136,7 +136,7 @@ def _keys_owed(s: PeerSession) -> list[int]:
     return next(iter(crypto.group_by_round(owed).values())) if owed else []
 
 
-def _move_intent(s: PeerSession, now: float) -> Intent | None:
+def move_intent(s: PeerSession, now: float) -> Intent | None:
     game, crypto, secrets = s.game, s.crypto, s.secrets
     assert game is not None and crypto is not None and secrets is not None
     if game.chance is not None or not s.hand_known() or game.deal.over:

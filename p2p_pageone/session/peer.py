@@ -25,7 +25,7 @@ from ..engine.moves import IllegalMove, Move
 from ..engine.settings import Settings
 from ..engine.view import SeatView
 from ..wire.codec import ProtocolError
-from . import intents
+from . import intents, pipeline
 from .common import BUSY, DID_NOT_OPEN, PROTOCOL_VERSION, Event, TableEnded
 from .early import EarlyKeys
 from .hand import HandSecrets
@@ -65,7 +65,7 @@ class PeerSession(TableState):
         self.secrets: HandSecrets | None = None  # this hand's seed and what it derives
         self.pass_cache: tuple[str, str, Pass] | None = None
         self.outgoing: list[bytes] = []
-        self.in_flight = b""
+        self.pipe: list[pipeline.Sent] = []  # ours out, neither logged nor refused, oldest first
         self.requested: Move | None = None
         self.chat: list[str] = []
         self.ended = ""
@@ -115,8 +115,8 @@ class PeerSession(TableState):
         except FOLD_ERRORS as error:
             culprit, reason = self.blame(error)
             self._end(reason, culprit)
-        if raw == self.in_flight:
-            self.in_flight = b""
+        if self.pipe and raw == self.pipe[0].raw:
+            self.pipe.pop(0)
         if raw == self.hello_sent:
             self.log_read = True  # what came before was the table's history, earlier visits too
         elif raw == self.back_sent and not self.log_read:
@@ -332,8 +332,11 @@ class PeerSession(TableState):
             self.events.append(Event("catchable", f"{self.names[miss]} did not say Page One: "
                                      f"type catch {self.names[miss]} before the next player acts"))
 
-    def refused(self, reason: str, now: float) -> None:
+    def refused(self, reason: str, now: float, seq: int = -1) -> None:
         """The sequencer refused our in-flight envelope (usually a race lost)."""
+        if ((len(self.pipe) > 1 or any(sent.doomed for sent in self.pipe))
+                and pipeline.refused_behind(self, reason, seq, now)):
+            return
         kind = open_envelope(self.in_flight).kind if self.in_flight else ""
         self.in_flight = b""
         if self.me < 0 and not self.is_host and kind == "bye":  # we left before we sat down
@@ -403,6 +406,15 @@ class PeerSession(TableState):
         self.flush(0.0)
         return ""
 
+    @property
+    def in_flight(self) -> bytes:
+        """Our oldest envelope out, b"" if none."""
+        return self.pipe[0].raw if self.pipe else b""
+
+    @in_flight.setter
+    def in_flight(self, raw: bytes) -> None:
+        self.pipe = [pipeline.Sent(raw)] if raw else []
+
     def give_up(self, reason: str, culprit: int, now: float) -> None:
         """Leave a table that does not go on. The bye accuses nobody: a clock is no evidence."""
         if self.ended or self.game_over:
@@ -471,7 +483,10 @@ class PeerSession(TableState):
 
     def flush(self, now: float) -> None:
         """Seal the next intent if nothing is in flight."""
-        if self.in_flight or self.ended or self.taking_over >= 0:
+        if self.ended or self.taking_over >= 0:
+            return
+        if self.pipe:
+            pipeline.fill(self, now)
             return
         if self.chain is None and not self.host_table:
             self._send_hello()
@@ -486,10 +501,11 @@ class PeerSession(TableState):
         seq = chain.next_seq(self.identity.public) if chain else 0
         prev = chain.head if chain else genesis(self.table_id)
         raw = seal(self.identity, self.table_id, self.hand, seq, prev, kind, data)
-        self.in_flight = raw
+        self.pipe = [pipeline.Sent(raw, kind, data, seq)]
         self.outgoing.append(raw)
         if kind == "keys" and not self.is_host:
             self._send_direct(raw, data["positions"])
+        pipeline.fill(self, now)
         if kind == "hello":
             self.hello_sent = raw
 

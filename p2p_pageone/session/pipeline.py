@@ -1,0 +1,119 @@
+"""Moves behind the envelope in flight (protocol/SPEC.md §7, "Moves behind").
+
+A peer waits for each envelope to be logged before it seals the next, except that a move may go
+right behind, sealed with the next sequence number against the same or a later head, when it
+needs nothing the envelopes ahead of it do in the log:
+
+- behind our ``keys`` (they open other players' cards, never ours): the move due on our turn, so
+  the player after a draw answers it in the round trip of its keys;
+- behind our own move that leaves the turn with us (a Page One call before the play): the CPU's
+  next move, chosen on a copy of the deal with the moves ahead applied.
+
+At most three are out (keys, a call, the play). If one is refused, every one behind it is
+refused too (its sequence number skips one) and nothing new is sealed until those refusals are
+in, so a refusal is never taken for a newer envelope with the same number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..crypto.envelope import seal
+from ..engine.moves import IllegalMove
+from .common import Event
+from .handlers import slots_owed_by
+from .intents import Intent, move_intent
+from .moves import move_from
+
+if TYPE_CHECKING:
+    from .peer import PeerSession
+
+PIPE = 3  # envelopes out at once: keys, a Page One call, the play after it
+
+
+@dataclass
+class Sent:
+    """One of our envelopes out, neither logged nor refused yet."""
+
+    raw: bytes
+    kind: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+    seq: int = -1
+    doomed: bool = False  # behind a refused one: its own refusal is due
+
+
+def fill(s: PeerSession, now: float) -> None:
+    """Seal moves behind our envelopes out while one may go."""
+    chain = s.chain
+    while (chain is not None and not s.is_host and len(s.pipe) < PIPE
+           and all(sent.kind in ("keys", "move") and not sent.doomed for sent in s.pipe)):
+        intent = follow_intent(s, s.pipe, now)
+        if intent is None:
+            return
+        kind, data = intent
+        seq = chain.next_seq(s.identity.public) + len(s.pipe)
+        raw = seal(s.identity, s.table_id, s.hand, seq, chain.head, kind, data)
+        s.pipe.append(Sent(raw, kind, data, seq))
+        s.outgoing.append(raw)
+
+
+def refused_behind(s: PeerSession, reason: str, seq: int, now: float) -> bool:
+    """A refusal with several envelopes out, or refusals still due (True: handled here). The
+    refused one's followers are doomed; a lost race is chosen again once nothing is out."""
+    index = next((i for i, sent in enumerate(s.pipe) if sent.seq == seq), -1)
+    if index < 0 or "never saw" in reason:  # a fork: the usual handling ends the table
+        return False
+    refused = s.pipe.pop(index)
+    for later in s.pipe[index:]:
+        later.doomed = True
+    if not refused.doomed and s.requested is not None:
+        s.events.append(Event("refused", f"not accepted: {reason}"))
+        s.requested = None
+    if not s.pipe:
+        s.flush(now)
+    return True
+
+
+def follow_intent(s: PeerSession, out: list[Sent], now: float) -> Intent | None:
+    """The move that may go out behind the envelopes ``out``, or None."""
+    if (s.urgent is not None or s.chat or s.local_bye or s.game is None or s.game_over
+            or s.me not in s.active or s.hand_end is not None or s.secrets is None
+            or s.crypto is None or s.crypto.pending_round or s.hand_over()):
+        return None
+    keys_out = {slot for sent in out if sent.kind == "keys" for slot in sent.data["positions"]}
+    moves_out = [sent.data for sent in out if sent.kind == "move"]
+    if not moves_out:
+        return _owing_nothing_but(s, keys_out, now)
+    if s.autoplay and s.requested is None:
+        return _after_own_moves(s, moves_out, keys_out, now)
+    return None
+
+
+def _after_own_moves(s: PeerSession, moves: list[dict[str, Any]], keys_out: set[int],
+                     now: float) -> Intent | None:
+    game = s.game
+    assert game is not None
+    real = game.deal
+    ahead = real.clone()
+    ahead.events = list(real.events)  # the CPU reads them: the copy must tell the same story
+    try:
+        for data in moves:
+            ahead.apply(move_from(s.me, data))
+    except IllegalMove:
+        return None
+    if ahead.over or ahead.chance is not None or ahead.turn != s.me:
+        return None
+    game.deal = ahead
+    try:
+        return _owing_nothing_but(s, keys_out, now)
+    finally:
+        game.deal = real
+
+
+def _owing_nothing_but(s: PeerSession, keys_out: set[int], now: float) -> Intent | None:
+    """Our move, if every key we owe is out already."""
+    if any(slot not in keys_out for slot in slots_owed_by(s, s.me)):
+        return None
+    intent = move_intent(s, now)
+    return intent if intent is not None and intent[0] == "move" else None
