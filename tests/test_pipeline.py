@@ -1,4 +1,4 @@
-"""A move behind the envelope in flight (protocol/SPEC.md §7, "A move behind"): the player after
+"""Moves behind the envelope in flight (protocol/SPEC.md §7, "Moves behind"): the player after
 a draw sends its keys for the drawn card and its own move together, and a CPU sends its Page One
 call and the play after it together, so neither costs a round trip more. Measured in simulated
 time over a model of a 50 ms link; the log, and every check of it, is what it was."""
@@ -7,11 +7,17 @@ from __future__ import annotations
 
 import itertools
 import statistics
+from collections.abc import Callable, Sequence
+
+import pytest
 
 from p2p_pageone.audit.check import audit_bytes
 from p2p_pageone.crypto.envelope import Envelope, open_envelope
 from p2p_pageone.engine import make_settings
+from p2p_pageone.engine.deal import UNKNOWN
+from p2p_pageone.engine.moves import ReshuffleRequest
 from p2p_pageone.session import pipeline
+from p2p_pageone.session.hand import HandDeck
 from p2p_pageone.session.memory import MemoryTable, SlowLinkTable
 from p2p_pageone.session.peer import PeerSession
 
@@ -114,3 +120,56 @@ def test_a_refused_envelope_with_moves_behind_it_loses_nothing() -> None:
         for session in table.sessions:
             assert not session.pipe
             assert not [e for e in session.take_events() if e.kind == "refused"]
+
+
+def _held_table(seed: int, window: float) -> MemoryTable:
+    """Random CPUs on both joiners, whose moves the sequencer holds through the Page One
+    window as it holds the host's own CPU players' (so windows, and holds, are frequent)."""
+    table = MemoryTable(make_settings("qdan", {}), 3, seed, levels=["random"] * 3,
+                        catch_window=window)
+    table.sequencer.cpu_keys = {c.session.identity.public for c in table.clients}
+    return table
+
+
+def test_nothing_goes_behind_what_the_sequencer_may_hold() -> None:
+    """While a Page One window is open (or a player's keys are not all logged) the sequencer may
+    hold a move; one behind it would be refused for its sequence number, again and again, till
+    the host took the refusals for a flood. So none is sent then."""
+    table = _held_table(24, 5.0)
+    refusals = {client.session.name: 0 for client in table.clients}
+    for client in table.clients:
+        refused = client.session.refused
+
+        def counted(reason: str, now: float, seq: int = -1, name: str = client.session.name,
+                    refused: Callable[[str, float, int], None] = refused) -> None:
+            refusals[name] += 1
+            refused(reason, now, seq)
+
+        client.session.refused = counted  # type: ignore[method-assign]
+    table.run(limit=600, dt=0.1)
+    _agree_and_audit(table.sessions)
+    kinds = {open_envelope(raw).kind for raw in table.sequencer.log}
+    assert not kinds & {"away", "timeout", "expel"}
+    assert max(refusals.values()) <= 2, refusals
+
+
+def test_a_reshuffle_takes_the_cards_as_known_when_it_starts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stock ran out while the keys of a hand eliminated into the discards were still
+    coming: the reshuffle starts from those cards once they are all open, not from the
+    request's picture (which had them unknown and named the honest host for a pass that
+    "repeats a point")."""
+    table = _held_table(0, 2.0)
+    host, late = table.sequencer.host, []
+    start = HandDeck.start
+
+    def started(deck: HandDeck, label: str, cards: Sequence[int]) -> None:
+        chance = host.game.chance if host.game is not None else None
+        if deck is host.crypto and isinstance(chance, ReshuffleRequest):
+            late.append(UNKNOWN in chance.cards)
+        start(deck, label, cards)
+
+    monkeypatch.setattr(HandDeck, "start", started)
+    table.run(limit=600, dt=0.1)
+    assert any(late)  # the case this test is about
+    _agree_and_audit(table.sessions)

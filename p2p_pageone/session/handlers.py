@@ -499,7 +499,10 @@ def _advance(s: TableState, now: float) -> None:
     if isinstance(request, ReshuffleRequest) and not crypto.pending_round and all(
         _shown_to_all(s, slot) for slot in request.slots
     ):
-        crypto.start(crypto.next_reshuffle_label(), request.cards)
+        # The cards as known now: the request was made when the stock ran out, maybe before
+        # every key of an eliminated hand shown into the discards was in.
+        known = game.deal.known
+        crypto.start(crypto.next_reshuffle_label(), [known[slot] for slot in request.slots])
     s._after_advance(now)
     if hand_over(s):
         _finish_hand(s)

@@ -5,7 +5,8 @@ has: its identity, its hand seeds and the cards they open, the moves it wants to
 outbox. The sequencer (host) orders envelopes into the table's log; each peer feeds the log,
 entry by entry, to ``on_log``. ``intents.next_intent`` is what this peer must say next: protocol
 steps are automatic, moves come from the player, or from the CPU with ``autoplay``. One envelope
-is in flight at a time; it is sealed against the latest log head just before it is sent.
+is in flight at a time, with at most two moves behind it (``pipeline``); each is sealed against
+the latest log head just before it is sent.
 """
 
 from __future__ import annotations
@@ -333,7 +334,8 @@ class PeerSession(TableState):
                                      f"type catch {self.names[miss]} before the next player acts"))
 
     def refused(self, reason: str, now: float, seq: int = -1) -> None:
-        """The sequencer refused our in-flight envelope (usually a race lost)."""
+        """The sequencer refused an envelope of ours (usually a race lost); ``seq`` says which
+        when moves went out behind the first (``pipeline.refused_behind``)."""
         if ((len(self.pipe) > 1 or any(sent.doomed for sent in self.pipe))
                 and pipeline.refused_behind(self, reason, seq, now)):
             return
@@ -482,7 +484,7 @@ class PeerSession(TableState):
         return out
 
     def flush(self, now: float) -> None:
-        """Seal the next intent if nothing is in flight."""
+        """Seal the next intent if nothing is in flight, else any move that may go behind."""
         if self.ended or self.taking_over >= 0:
             return
         if self.pipe:

@@ -2,7 +2,8 @@
 
 A peer waits for each envelope to be logged before it seals the next, except that a move may go
 right behind, sealed with the next sequence number against the same or a later head, when it
-needs nothing the envelopes ahead of it do in the log:
+needs nothing the envelopes ahead of it do in the log and the sequencer will not hold them (our
+turn, no Page One window open, every key of our cards logged):
 
 - behind our ``keys`` (they open other players' cards, never ours): the move due on our turn, so
   the player after a draw answers it in the round trip of its keys;
@@ -11,7 +12,8 @@ needs nothing the envelopes ahead of it do in the log:
 
 At most three are out (keys, a call, the play). If one is refused, every one behind it is
 refused too (its sequence number skips one) and nothing new is sealed until those refusals are
-in, so a refusal is never taken for a newer envelope with the same number.
+in, so a refusal is never taken for a newer envelope with the same number; after a move behind
+lost a race, nothing more goes behind the ones still out.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..crypto.envelope import seal
+from ..engine.deal import NOBODY
 from ..engine.moves import IllegalMove
 from .common import Event
+from .early import lacks_keys
 from .handlers import slots_owed_by
 from .intents import Intent, move_intent
 from .moves import move_from
@@ -41,13 +45,15 @@ class Sent:
     data: dict[str, Any] = field(default_factory=dict)
     seq: int = -1
     doomed: bool = False  # behind a refused one: its own refusal is due
+    closed: bool = False  # the move behind it was refused: nothing more goes behind it
 
 
 def fill(s: PeerSession, now: float) -> None:
     """Seal moves behind our envelopes out while one may go."""
     chain = s.chain
     while (chain is not None and not s.is_host and len(s.pipe) < PIPE
-           and all(sent.kind in ("keys", "move") and not sent.doomed for sent in s.pipe)):
+           and all(sent.kind in ("keys", "move") and not (sent.doomed or sent.closed)
+                   for sent in s.pipe)):
         intent = follow_intent(s, s.pipe, now)
         if intent is None:
             return
@@ -67,6 +73,8 @@ def refused_behind(s: PeerSession, reason: str, seq: int, now: float) -> bool:
     refused = s.pipe.pop(index)
     for later in s.pipe[index:]:
         later.doomed = True
+    if index > 0:  # a race lost behind one still out: chosen again only once that is logged
+        s.pipe[index - 1].closed = True
     if not refused.doomed and s.requested is not None:
         s.events.append(Event("refused", f"not accepted: {reason}"))
         s.requested = None
@@ -81,6 +89,8 @@ def follow_intent(s: PeerSession, out: list[Sent], now: float) -> Intent | None:
             or s.me not in s.active or s.hand_end is not None or s.secrets is None
             or s.crypto is None or s.crypto.pending_round or s.hand_over()):
         return None
+    if s.game.deal.open_miss != NOBODY or lacks_keys(s, s.me):
+        return None  # the sequencer may hold what is out (the Page One window, our keys)
     keys_out = {slot for sent in out if sent.kind == "keys" for slot in sent.data["positions"]}
     moves_out = [sent.data for sent in out if sent.kind == "move"]
     if not moves_out:
@@ -112,8 +122,10 @@ def _after_own_moves(s: PeerSession, moves: list[dict[str, Any]], keys_out: set[
 
 
 def _owing_nothing_but(s: PeerSession, keys_out: set[int], now: float) -> Intent | None:
-    """Our move, if every key we owe is out already."""
-    if any(slot not in keys_out for slot in slots_owed_by(s, s.me)):
+    """Our move on our turn, if every key we owe is out already."""
+    game = s.game
+    assert game is not None
+    if game.deal.turn != s.me or any(slot not in keys_out for slot in slots_owed_by(s, s.me)):
         return None
     intent = move_intent(s, now)
     return intent if intent is not None and intent[0] == "move" else None
