@@ -139,7 +139,7 @@ def test_a_joiner_whose_link_drops_comes_back_by_itself(tmp_path: Path) -> None:
     with netns.lan(3, "w") as hosts:
         address = f"{hosts[0].address}:7420"
         server = Watched("host", pageone(
-            hosts[0], tmp_path / "h0", "host", "--rules", "classic", "--deals", "3", "--seats",
+            hosts[0], tmp_path / "h0", "host", "--rules", "classic", "--deals", "2", "--seats",
             "3", "--autoplay", "--no-mdns", "--think", "0.05", "--catch-window", "0",
             "--port", "7420", "--interface", hosts[0].address, "--silent-after", "3"))
         procs = [server]
