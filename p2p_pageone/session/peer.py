@@ -336,8 +336,7 @@ class PeerSession(TableState):
     def refused(self, reason: str, now: float, seq: int = -1) -> None:
         """The sequencer refused an envelope of ours (usually a race lost); ``seq`` says which
         when moves went out behind the first (``pipeline.refused_behind``)."""
-        if ((len(self.pipe) > 1 or any(sent.doomed for sent in self.pipe))
-                and pipeline.refused_behind(self, reason, seq, now)):
+        if pipeline.refused_behind(self, reason, seq, now):
             return
         kind = open_envelope(self.in_flight).kind if self.in_flight else ""
         self.in_flight = b""

@@ -45,7 +45,7 @@ class Sent:
     data: dict[str, Any] = field(default_factory=dict)
     seq: int = -1
     doomed: bool = False  # behind a refused one: its own refusal is due
-    closed: bool = False  # the move behind it was refused: nothing more goes behind it
+    closed: bool = False  # nothing more goes behind it (a move behind lost a race; our turn ends)
 
 
 def fill(s: PeerSession, now: float) -> None:
@@ -65,8 +65,11 @@ def fill(s: PeerSession, now: float) -> None:
 
 
 def refused_behind(s: PeerSession, reason: str, seq: int, now: float) -> bool:
-    """A refusal with several envelopes out, or refusals still due (True: handled here). The
-    refused one's followers are doomed; a lost race is chosen again once nothing is out."""
+    """A refusal with several envelopes out, or refusals still due (True: handled here; False:
+    the usual handling of one envelope in flight). The refused one's followers are doomed; a
+    lost race is chosen again once nothing is out."""
+    if len(s.pipe) < 2 and not any(sent.doomed for sent in s.pipe):
+        return False
     index = next((i for i, sent in enumerate(s.pipe) if sent.seq == seq), -1)
     if index < 0 or "never saw" in reason:  # a fork: the usual handling ends the table
         return False
@@ -89,19 +92,22 @@ def follow_intent(s: PeerSession, out: list[Sent], now: float) -> Intent | None:
             or s.me not in s.active or s.hand_end is not None or s.secrets is None
             or s.crypto is None or s.crypto.pending_round or s.hand_over()):
         return None
-    if s.game.deal.open_miss != NOBODY or lacks_keys(s, s.me):
+    deal = s.game.deal  # what is out is not in it yet: a move behind is due on our turn only
+    if deal.turn != s.me or deal.open_miss != NOBODY or lacks_keys(s, s.me):
         return None  # the sequencer may hold what is out (the Page One window, our keys)
     keys_out = {slot for sent in out if sent.kind == "keys" for slot in sent.data["positions"]}
     moves_out = [sent.data for sent in out if sent.kind == "move"]
     if not moves_out:
         return _owing_nothing_but(s, keys_out, now)
     if s.autoplay and s.requested is None:
-        return _after_own_moves(s, moves_out, keys_out, now)
+        return _after_own_moves(s, out[-1], moves_out, keys_out, now)
     return None
 
 
-def _after_own_moves(s: PeerSession, moves: list[dict[str, Any]], keys_out: set[int],
-                     now: float) -> Intent | None:
+def _after_own_moves(s: PeerSession, last: Sent, moves: list[dict[str, Any]],
+                     keys_out: set[int], now: float) -> Intent | None:
+    """The CPU's next move on a copy of the deal with our moves out applied. If they end our
+    turn (the usual case), nothing goes behind ``last``: no copy is made again for it."""
     game = s.game
     assert game is not None
     real = game.deal
@@ -111,8 +117,10 @@ def _after_own_moves(s: PeerSession, moves: list[dict[str, Any]], keys_out: set[
         for data in moves:
             ahead.apply(move_from(s.me, data))
     except IllegalMove:
+        last.closed = True
         return None
     if ahead.over or ahead.chance is not None or ahead.turn != s.me:
+        last.closed = True
         return None
     game.deal = ahead
     try:
@@ -122,10 +130,8 @@ def _after_own_moves(s: PeerSession, moves: list[dict[str, Any]], keys_out: set[
 
 
 def _owing_nothing_but(s: PeerSession, keys_out: set[int], now: float) -> Intent | None:
-    """Our move on our turn, if every key we owe is out already."""
-    game = s.game
-    assert game is not None
-    if game.deal.turn != s.me or any(slot not in keys_out for slot in slots_owed_by(s, s.me)):
+    """Our move, if every key we owe is out already."""
+    if any(slot not in keys_out for slot in slots_owed_by(s, s.me)):
         return None
     intent = move_intent(s, now)
     return intent if intent is not None and intent[0] == "move" else None
