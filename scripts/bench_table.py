@@ -47,11 +47,12 @@ from p2p_pageone.crypto.envelope import Envelope, open_envelope
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import make_settings
 from p2p_pageone.engine.settings import Settings
+from p2p_pageone.net.joiner import run_joiner
 from p2p_pageone.net.proxy import DelayProxy, Link
-from p2p_pageone.net.runner import HostRunner, run_joiner
+from p2p_pageone.net.runner import HostRunner
 from p2p_pageone.session import rtt
+from p2p_pageone.session.fold.records import replay_hand
 from p2p_pageone.session.peer import PeerSession
-from p2p_pageone.session.records import replay_hand
 
 NO_DELAY = Link()
 

@@ -126,7 +126,8 @@ async def _table(seed: int, deals: int) -> dict[str, Any]:
     """A seeded 3-seat table on loopback, every peer in this process, as bench_table.py plays
     it; says ``port N`` and ``dealt`` on stdout, and returns its figures."""
     from p2p_pageone.engine import make_settings
-    from p2p_pageone.net.runner import HostRunner, run_joiner
+    from p2p_pageone.net.joiner import run_joiner
+    from p2p_pageone.net.runner import HostRunner
 
     host = _seeded_peer(seed, "host", ("strangers", make_settings("classic", {"deals": deals}),
                                        3))

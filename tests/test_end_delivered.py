@@ -10,8 +10,9 @@ import random
 from p2p_pageone.bots import make_bot
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import make_settings
+from p2p_pageone.net.joiner import run_joiner
 from p2p_pageone.net.proxy import DelayProxy, Link
-from p2p_pageone.net.runner import HostRunner, run_joiner
+from p2p_pageone.net.runner import HostRunner
 from p2p_pageone.session.common import Event
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.peer import PeerSession

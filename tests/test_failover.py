@@ -11,8 +11,9 @@ from p2p_pageone.audit.check import audit_bytes
 from p2p_pageone.audit.compare import compare
 from p2p_pageone.crypto.envelope import open_envelope, seal
 from p2p_pageone.engine import make_settings
+from p2p_pageone.net.joiner import run_joiner
 from p2p_pageone.net.logwriter import LogWriter
-from p2p_pageone.net.runner import HostRunner, run_joiner
+from p2p_pageone.net.runner import HostRunner
 from p2p_pageone.session.common import Event
 from p2p_pageone.session.memory import make_peer
 from p2p_pageone.session.peer import PeerSession

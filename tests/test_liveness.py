@@ -73,7 +73,7 @@ def test_a_host_that_times_itself_out_ends_the_table_for_everyone() -> None:
     t = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=42)
     host = t.sessions[0]
     until_playing(t)
-    host.urgent = ("timeout", {"seat": 0, "waited_for": "its move"})
+    host.notify("timeout", {"seat": 0, "waited_for": "its move"})
     t.advance(t.now + 0.5)
     for joiner in t.sessions[1:]:
         assert "timed itself out" in joiner.ended and "no sequencer left" in joiner.ended

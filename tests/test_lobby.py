@@ -42,7 +42,7 @@ def audit(session: PeerSession) -> Audit:
 
 
 def quit_(session: PeerSession) -> None:
-    session.urgent = ("bye", {"reason": "the player quit"})
+    session.notify("bye", {"reason": "the player quit"})
     session.flush(0.0)
 
 

@@ -16,8 +16,9 @@ import pytest
 
 from p2p_pageone.crypto.envelope import open_envelope
 from p2p_pageone.engine import make_settings
+from p2p_pageone.net.joiner import run_joiner
 from p2p_pageone.net.logwriter import LocalFault, LogWriter
-from p2p_pageone.net.runner import EventSink, HostRunner, run_joiner
+from p2p_pageone.net.runner import EventSink, HostRunner
 from p2p_pageone.session.common import Event
 from p2p_pageone.session.memory import make_peer
 from p2p_pageone.session.peer import PeerSession

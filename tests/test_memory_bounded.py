@@ -10,7 +10,7 @@ from p2p_pageone.audit.check import audit_bytes
 from p2p_pageone.engine import make_settings
 from p2p_pageone.net.logwriter import LogWriter
 from p2p_pageone.session.client import Client
-from p2p_pageone.session.entrylog import EntryLog
+from p2p_pageone.session.fold.entrylog import EntryLog
 from p2p_pageone.session.memory import MemoryTable, make_peer
 from p2p_pageone.wire.codec import frame
 

@@ -13,8 +13,9 @@ from p2p_pageone.audit.check import audit_bytes
 from p2p_pageone.cli.seed_file import SeedFile
 from p2p_pageone.crypto.envelope import open_envelope
 from p2p_pageone.engine import make_settings
+from p2p_pageone.net.joiner import run_joiner
 from p2p_pageone.net.logwriter import LogWriter
-from p2p_pageone.net.runner import HostRunner, run_joiner
+from p2p_pageone.net.runner import HostRunner
 from p2p_pageone.session.common import Event
 from p2p_pageone.session.memory import MemoryTable, make_peer
 from p2p_pageone.session.peer import PeerSession

@@ -112,9 +112,9 @@ def test_a_drop_never_takes_the_place_of_a_pending_expel() -> None:
     host = t.sessions[0]
     host.in_flight = b"held"  # the host's own envelope is held in the catch window
     expel = ("expel", {"seat": 1, "reason": "bad keys", "evidence": b"..."})
-    host.urgent = expel
+    host.notify(*expel)
     assert t.sequencer._keep_seat(2, "disconnected", t.now)
-    assert host.urgent == expel and 2 in t.sequencer.away_since  # the away is said later
+    assert list(host.notices) == [expel] and 2 in t.sequencer.away_since  # the away is said later
 
 
 def test_a_joiner_whose_intro_is_never_answered_does_not_wait_forever() -> None:
@@ -135,7 +135,7 @@ def test_a_joiner_back_in_after_a_drop_has_the_whole_retry_time_for_a_second_dro
         monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
 
-    from p2p_pageone.net import runner
+    from p2p_pageone.net import joiner as runner
     from p2p_pageone.session.memory import make_peer
 
     attempts: list[float] = []

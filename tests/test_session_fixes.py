@@ -61,7 +61,7 @@ def test_an_early_seed_reveal_is_refused_and_no_honest_peer_reveals() -> None:
     dealt(table)
     cheater = table.sessions[2]
     assert cheater.secrets is not None
-    cheater.urgent = ("seed_reveal", {"seed": cheater.secrets.seed})
+    cheater.notify("seed_reveal", {"seed": cheater.secrets.seed})
     table.run(limit=table.now + 900)
     assert all(s.game_over and not s.ended for s in table.sessions)
     host = table.sessions[0]
@@ -77,7 +77,7 @@ def test_a_host_that_relays_an_early_seed_reveal_is_named() -> None:
     host, cheater = table.sessions[0], table.sessions[2]
     assert cheater.secrets is not None
     host.admissible = lambda env: None  # type: ignore[method-assign]  # relays everything
-    cheater.urgent = ("seed_reveal", {"seed": cheater.secrets.seed})
+    cheater.notify("seed_reveal", {"seed": cheater.secrets.seed})
     table.run(limit=table.now + 120)
     for session in table.sessions[1:]:
         assert session.ended.startswith("p0 (seat 0"), session.ended
@@ -95,7 +95,7 @@ class ByeAtReveal(PeerSession):
     def flush(self, now: float) -> None:
         if (self.game is not None and self.crypto is not None and self.hand_over()
                 and not self.in_flight and self.me not in self.seed_reveals):
-            self.urgent = ("bye", {"reason": "gone"})
+            self.notify("bye", {"reason": "gone"})
         super().flush(now)
 
 

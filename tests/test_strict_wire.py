@@ -305,7 +305,7 @@ def test_table_settings_travel_in_their_own_types(option: str, value: Any) -> No
     from dataclasses import asdict
 
     from p2p_pageone.crypto.envelope import genesis
-    from p2p_pageone.session.table import FOLD_ERRORS, TableState
+    from p2p_pageone.session.fold.table import FOLD_ERRORS, TableState
 
     settings = make_settings("classic", {"deals": 1})
     options = {**asdict(settings), option: value}

@@ -10,7 +10,7 @@ from p2p_pageone.crypto.envelope import open_envelope, seal
 from p2p_pageone.engine import make_settings
 from p2p_pageone.session import intents
 from p2p_pageone.session.client import Client
-from p2p_pageone.session.early import lacks_keys
+from p2p_pageone.session.fold.queries import lacks_keys
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.session.sequencer import Sequencer

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..crypto.deck import Cheat, DeckError
-from ..crypto.envelope import BadSignature, open_envelope
+from ..crypto.envelope import BadSignature, OrderFault, open_envelope
 from ..crypto.identity import fingerprint
 from ..session.common import Event, TableClosed, TableEnded
-from ..session.table import FOLD_ERRORS, RELAY_FAULTS, TableState
+from ..session.fold.table import FOLD_ERRORS, TableState
 from ..wire.codec import ProtocolError
 from .logfile import read_frames
 from .replay import missed_calls
@@ -160,11 +160,10 @@ def _unreadable(error: ProtocolError) -> str:
 
 
 def _step(error: Exception) -> str:
-    name = type(error).__name__
     text = str(error)
     if isinstance(error, ProtocolError):
         return "signature" if isinstance(error, BadSignature) else (
-            "chain" if name in RELAY_FAULTS else "message")
+            "chain" if isinstance(error, OrderFault) else "message")
     if isinstance(error, Cheat):
         return "seed commitment" if "commitment" in text else "deck round"
     if isinstance(error, DeckError):

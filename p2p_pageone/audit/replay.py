@@ -12,7 +12,7 @@ from ..engine.deal import Deal
 from ..engine.moves import Catch, Move, Play, ReshuffleRequest, TurnUpRequest
 from ..engine.qdan import QdanDeal
 from ..engine.settings import ClassicSettings, Settings
-from ..session.records import HandRecord
+from ..session.fold.records import HandRecord
 
 
 @dataclass

@@ -9,7 +9,8 @@ import sys
 import time
 
 from ..net.discovery import TableAdvert, browse
-from ..net.runner import RETRY_FOR, LogWriter, run_joiner
+from ..net.joiner import RETRY_FOR, run_joiner
+from ..net.runner import LogWriter
 from ..session.peer import PeerSession
 from .cpu import cpu_bot, cpu_name
 from .playing import EXIT_ENDED, play_seat

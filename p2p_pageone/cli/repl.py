@@ -216,7 +216,7 @@ class Terminal:
         if s.ended or s.game_over:
             return
         reason = "the host closed the table" if s.is_host else "the player quit"
-        s.urgent = ("bye", {"reason": reason})
+        s.notify("bye", {"reason": reason})
         s.flush(0.0)
 
     def handle(self, text: str) -> None:

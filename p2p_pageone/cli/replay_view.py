@@ -10,7 +10,7 @@ from ..audit.replay import card_trails, steps
 from ..audit.report import hand_line, verdict
 from ..engine.cards import COLOUR_NAMES
 from ..engine.game import Game
-from ..session.records import HandRecord
+from ..session.fold.records import HandRecord
 from . import render
 
 

@@ -20,8 +20,9 @@ from ..bots import parse_bot_levels
 from ..crypto.identity import Identity
 from ..engine.settings import SettingError, Settings
 from ..net.discovery import SERVICE, Advertiser, browse
+from ..net.joiner import run_joiner
 from ..net.logwriter import check_writable
-from ..net.runner import HostRunner, LocalFault, LogWriter, run_joiner
+from ..net.runner import HostRunner, LocalFault, LogWriter
 from ..session.peer import PeerSession
 from .cpu import cpu_bot, cpu_name
 from .identity_store import IdentityFileError, data_dir, load_or_create

@@ -22,31 +22,39 @@ SIGNING_TAG = label("envelope")
 HEADER_FIELDS = ("v", "table", "hand", "from", "seq", "prev", "type", "data")
 
 
-class BadSignature(ProtocolError):
+NEVER_SAW = "extends a log head this peer never saw"  # a refusal for it begins so
+
+
+class OrderFault(ProtocolError):
+    """A fault of the log's order, not of a message's content: whoever relayed the message is
+    to blame, not its author, whose own signed ``seq`` and ``prev`` show it."""
+
+
+class BadSignature(OrderFault):
     """The signature does not verify for the claimed sender: forged or corrupted."""
 
 
-class Replayed(ProtocolError):
+class Replayed(OrderFault):
     """A sequence number the sender has used already."""
 
 
-class OutOfOrder(ProtocolError):
+class OutOfOrder(OrderFault):
     """A sequence number beyond the next one: a message of this sender is missing."""
 
 
-class WrongTable(ProtocolError):
+class WrongTable(OrderFault):
     """A message signed for another table."""
 
 
-class OldHand(ProtocolError):
+class OldHand(OrderFault):
     """A message signed for an earlier (or later) hand than the current one."""
 
 
-class UnknownSender(ProtocolError):
+class UnknownSender(OrderFault):
     """A signer who is not seated at this table."""
 
 
-class BrokenChain(ProtocolError):
+class BrokenChain(OrderFault):
     """A message extending a log head this peer never saw: dropped, reordered or forked."""
 
 
@@ -194,8 +202,8 @@ class ChainVerifier:
                              who)
         at = self._heads.get(env.prev)
         if at is None or at < self._last_prev[env.sender]:
-            raise BrokenChain("extends a log head this peer never saw: the host dropped or "
-                              "reordered messages, or the log forked", who)
+            raise BrokenChain(f"{NEVER_SAW}: the host dropped or reordered messages, or the "
+                              "log forked", who)
         return env, at
 
     def accept(self, raw: bytes, env: Envelope | None = None) -> Envelope:

@@ -48,6 +48,16 @@ class Game:
         self.awarded: dict[int, int] = {}  # qdan places given before a voided deal
         self.deal: Deal = self._new_deal(first_dealer)
 
+    def what_if(self, deal: Deal) -> Game:
+        """This game's standing with ``deal`` in play instead: a copy to look ahead on (what a
+        player would do after moves not applied yet), never the game itself."""
+        other = Game(self.settings, self.seats, deal.dealer)
+        other.totals, other.out_at = list(self.totals), list(self.out_at)
+        other.results, other.over, other.places = list(self.results), self.over, list(self.places)
+        other.to_reveal, other.left = self.to_reveal, list(self.left)
+        other.awarded, other.deal = dict(self.awarded), deal
+        return other
+
     # --- driving ------------------------------------------------------------------------------
 
     @property

@@ -15,10 +15,10 @@ from ..crypto.envelope import open_envelope
 from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .common import Event
+from .fold.queries import MOVE
 from .peer import PeerSession
 from .rtt import PING as PING  # the plain ping, for those that send one by hand
 from .rtt import RoundTrip, ping, pong
-from .waiting import MOVE
 
 STALL = 2.0  # seconds between two ticks (they come every 0.1 s) that only a stall explains
 NOTICE_STALL = 5.0  # a stall this long is told to the player

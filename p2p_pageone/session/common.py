@@ -47,12 +47,24 @@ class Event:
 
 class TableEnded(Exception):
     """The table cannot go on; ``culprit`` is the seat to blame, or -1; ``position`` is the log
-    entry that proves it, or -1 for the entry being applied."""
+    entry that proves it, or -1 for the entry being applied. ``refusal``: what a sequencer whose
+    check raised this tells the entry's author instead (the reason, if not given)."""
 
-    def __init__(self, reason: str, culprit: int = -1, position: int = -1) -> None:
+    def __init__(self, reason: str, culprit: int = -1, position: int = -1,
+                 refusal: str = "") -> None:
         super().__init__(reason)
         self.culprit = culprit
         self.position = position
+        self.refusal = refusal or reason
+
+
+class MustRefuse(TableEnded):
+    """An entry every sequencer refuses is in the log: the host that appended it is to blame,
+    not its author, who may have sealed it before the log moved on."""
+
+    def __init__(self, refusal: str, kind: str, host: int) -> None:
+        super().__init__(f"relayed a {kind} message the sequencer must refuse ({refusal}): its "
+                         "author is not to blame", host, refusal=refusal)
 
 
 class TableClosed(TableEnded):

@@ -12,14 +12,10 @@ owner's next move only once those keys are in the log.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
 
 from ..crypto.deck import DeckError
 from ..crypto.envelope import Envelope
 from .hand import HandDeck
-
-if TYPE_CHECKING:
-    from .table import TableState
 
 PENDING = 64  # envelopes kept while they cannot be checked yet (their deck round not dealt)
 
@@ -68,14 +64,3 @@ class EarlyKeys:
 
     def view(self) -> Mapping[tuple[str, int, int], int]:
         return self.keys
-
-
-def lacks_keys(s: TableState, seat: int) -> bool:
-    """Some key for a card dealt to ``seat`` is not in the log yet: a move of that seat waits."""
-    game, deck = s.game, s.crypto
-    if game is None or deck is None or seat not in s.active:
-        return False
-    try:
-        return any(not deck.keys_complete(slot, but=seat) for slot in game.deal.hands[seat])
-    except KeyError:
-        return False  # not dealt: a move is refused as usual

@@ -3,27 +3,25 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..engine.game import Game
 from ..engine.moves import Move, Play
 from ..engine.settings import QdanSettings
 from ..engine.view import SeatView
 from .common import Event, coin_commitment
-from .handlers import slots_owed_by
+from .fold.queries import slots_owed_by
 from .moves import move_data
-
-if TYPE_CHECKING:
-    from .peer import PeerSession
+from .player import PlayerState
 
 Intent = tuple[str, dict[str, Any]]
 
 
-def next_intent(s: PeerSession, now: float) -> Intent | None:
+def next_intent(s: PlayerState, now: float) -> Intent | None:
     if s.local_bye and s.chain is not None:  # this machine failed: nothing but the bye
         return "bye", {"reason": s.local_bye}
-    if s.urgent is not None:
-        intent, s.urgent = s.urgent, None
-        return intent
+    if s.notices:
+        return s.notices.popleft()
     if s.chain is None:
         return _table_intent(s) if s.is_host else None
     if s.me < 0 or (s.is_host and s.waiting_hellos):
@@ -37,14 +35,14 @@ def next_intent(s: PeerSession, now: float) -> Intent | None:
     return _hand_intent(s, now)
 
 
-def _table_intent(s: PeerSession) -> Intent:
+def _table_intent(s: PlayerState) -> Intent:
     assert s.host_table is not None
     name, settings, seats = s.host_table
     options = dataclasses.asdict(settings)
     return "table", {"name": name, "rules": settings.family, "options": options, "seats": seats}
 
 
-def _lobby_seating(s: PeerSession) -> Intent | None:
+def _lobby_seating(s: PlayerState) -> Intent | None:
     if s.is_host:
         if s.me < 0:
             return "seat", {"seat": 0, "key": s.identity.public, "name": s.name}
@@ -65,7 +63,7 @@ def _unique(name: str, taken: list[str]) -> str:
     return candidate
 
 
-def _lobby_intent(s: PeerSession) -> Intent | None:
+def _lobby_intent(s: PlayerState) -> Intent | None:
     if len(s.keys) < s.seat_count:
         return None
     if s.me not in s.ready:
@@ -82,7 +80,7 @@ def _lobby_intent(s: PeerSession) -> Intent | None:
     return None
 
 
-def _hand_intent(s: PeerSession, now: float) -> Intent | None:
+def _hand_intent(s: PlayerState, now: float) -> Intent | None:
     crypto, game = s.crypto, s.game
     assert crypto is not None and game is not None
     if s.me not in s.active:
@@ -111,7 +109,7 @@ def _hand_intent(s: PeerSession, now: float) -> Intent | None:
     return move_intent(s, now)
 
 
-def _pass_intent(s: PeerSession) -> Intent | None:
+def _pass_intent(s: PlayerState) -> Intent | None:
     crypto, secrets = s.crypto, s.secrets
     assert crypto is not None and secrets is not None
     label = crypto.pending_round
@@ -128,7 +126,7 @@ def _pass_intent(s: PeerSession) -> Intent | None:
     return step, {"deck": label, **proven.fields()}
 
 
-def _keys_owed(s: PeerSession) -> list[int]:
+def _keys_owed(s: PlayerState) -> list[int]:
     """Slots (of one deck round) that need this peer's key and have not had it yet."""
     crypto = s.crypto
     assert crypto is not None
@@ -136,21 +134,22 @@ def _keys_owed(s: PeerSession) -> list[int]:
     return next(iter(crypto.group_by_round(owed).values())) if owed else []
 
 
-def move_intent(s: PeerSession, now: float) -> Intent | None:
-    game, crypto, secrets = s.game, s.crypto, s.secrets
+def move_intent(s: PlayerState, now: float, game: Game | None = None) -> Intent | None:
+    """Our move now, on the live game or on ``game``, a what-if copy of it."""
+    game, crypto, secrets = game or s.game, s.crypto, s.secrets
     assert game is not None and crypto is not None and secrets is not None
-    if game.chance is not None or not s.hand_known() or game.deal.over:
+    deal = game.deal
+    known = bool(deal.known) and all(deal.known[slot] >= 0 for slot in deal.hands[s.me])
+    if game.chance is not None or not known or deal.over:
         return None
-    move = _chosen_move(s, now)
+    move = _chosen_move(s, game, now)
     if move is None:
         return None
     keys = [secrets.key_for(crypto, slot) for slot in move.slots] if isinstance(move, Play) else []
     return "move", move_data(move, keys)
 
 
-def _chosen_move(s: PeerSession, now: float) -> Move | None:
-    game = s.game
-    assert game is not None
+def _chosen_move(s: PlayerState, game: Game, now: float) -> Move | None:
     if s.requested is not None:  # kept until it is in the log or refused
         if game.deal.can(s.requested):
             return s.requested

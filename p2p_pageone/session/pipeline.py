@@ -18,37 +18,22 @@ lost a race, nothing more goes behind the ones still out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..crypto.envelope import seal
 from ..engine.deal import NOBODY
+from ..engine.game import Game
 from ..engine.moves import IllegalMove
 from .common import Event
-from .early import lacks_keys
-from .handlers import slots_owed_by
+from .fold.queries import lacks_keys, slots_owed_by
 from .intents import Intent, move_intent
 from .moves import move_from
-
-if TYPE_CHECKING:
-    from .peer import PeerSession
+from .player import PlayerState, Sent
 
 PIPE = 3  # envelopes out at once: keys, a Page One call, the play after it
 
 
-@dataclass
-class Sent:
-    """One of our envelopes out, neither logged nor refused yet."""
-
-    raw: bytes
-    kind: str = ""
-    data: dict[str, Any] = field(default_factory=dict)
-    seq: int = -1
-    doomed: bool = False  # behind a refused one: its own refusal is due
-    closed: bool = False  # nothing more goes behind it (a move behind lost a race; our turn ends)
-
-
-def fill(s: PeerSession, now: float) -> None:
+def fill(s: PlayerState, now: float) -> None:
     """Seal moves behind our envelopes out while one may go."""
     chain = s.chain
     while (chain is not None and not s.is_host and len(s.pipe) < PIPE
@@ -64,7 +49,7 @@ def fill(s: PeerSession, now: float) -> None:
         s.outgoing.append(raw)
 
 
-def refused_behind(s: PeerSession, reason: str, seq: int, now: float) -> bool:
+def refused_behind(s: PlayerState, reason: str, seq: int, now: float) -> bool:
     """A refusal with several envelopes out, or refusals still due (True: handled here; False:
     the usual handling of one envelope in flight). The refused one's followers are doomed; a
     lost race is chosen again once nothing is out."""
@@ -86,9 +71,9 @@ def refused_behind(s: PeerSession, reason: str, seq: int, now: float) -> bool:
     return True
 
 
-def follow_intent(s: PeerSession, out: list[Sent], now: float) -> Intent | None:
+def follow_intent(s: PlayerState, out: list[Sent], now: float) -> Intent | None:
     """The move that may go out behind the envelopes ``out``, or None."""
-    if (s.urgent is not None or s.chat or s.local_bye or s.game is None or s.game_over
+    if (s.notices or s.chat or s.local_bye or s.game is None or s.game_over
             or s.me not in s.active or s.hand_end is not None or s.secrets is None
             or s.crypto is None or s.crypto.pending_round or s.hand_over()):
         return None
@@ -104,9 +89,9 @@ def follow_intent(s: PeerSession, out: list[Sent], now: float) -> Intent | None:
     return None
 
 
-def _after_own_moves(s: PeerSession, last: Sent, moves: list[dict[str, Any]],
+def _after_own_moves(s: PlayerState, last: Sent, moves: list[dict[str, Any]],
                      keys_out: set[int], now: float) -> Intent | None:
-    """The CPU's next move on a copy of the deal with our moves out applied. If they end our
+    """The CPU's next move on a copy of the game with our moves out applied. If they end our
     turn (the usual case), nothing goes behind ``last``: no copy is made again for it."""
     game = s.game
     assert game is not None
@@ -122,16 +107,14 @@ def _after_own_moves(s: PeerSession, last: Sent, moves: list[dict[str, Any]],
     if ahead.over or ahead.chance is not None or ahead.turn != s.me:
         last.closed = True
         return None
-    game.deal = ahead
-    try:
-        return _owing_nothing_but(s, keys_out, now)
-    finally:
-        game.deal = real
+    return _owing_nothing_but(s, keys_out, now, game.what_if(ahead))
 
 
-def _owing_nothing_but(s: PeerSession, keys_out: set[int], now: float) -> Intent | None:
-    """Our move, if every key we owe is out already."""
+def _owing_nothing_but(s: PlayerState, keys_out: set[int], now: float,
+                       game: Game | None = None) -> Intent | None:
+    """Our move (chosen on ``game``, a what-if, if given), if every key we owe is out already.
+    Our own moves change no other seat's cards, so what we owe is the live table's."""
     if any(slot not in keys_out for slot in slots_owed_by(s, s.me)):
         return None
-    intent = move_intent(s, now)
+    intent = move_intent(s, now, game)
     return intent if intent is not None and intent[0] == "move" else None

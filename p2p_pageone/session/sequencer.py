@@ -20,85 +20,32 @@ from __future__ import annotations
 from ..crypto.envelope import Envelope, open_envelope
 from ..wire.codec import MAX_FRAME, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
-from .away import away_refusal
 from .client import PING, STALL, Client
 from .common import BUSY, Event
-from .early import lacks_keys
-from .entrylog import EntryLog
+from .fold.queries import MOVE, expected_at_takeover
+from .gathering import back_to_new_host, fold_handed_over
+from .kept_seats import SeatKeeper
 from .links import (
     CHAT_LINES,
     CHAT_WINDOW,
     FIRST_WORDS,
-    GATHER,
     LINGER,
-    LOBBY_TIMEOUT,
     LOST_ALL,
     MAKE_ROOM_AFTER,
     MAX_UNSEATED,
     NOTICE_STALL,
     RECONNECT_WINDOW,
     SIT_WITHIN,
-    START_AFTER,
     Link,
     refusal,
 )
-from .peer import PeerSession
 from .rtt import ping, pong
-from .takeover import back_to_new_host, expected_at_takeover, fold_handed_over
-from .waiting import MOVE
 
 __all__ = ["LINGER", "MAX_UNSEATED", "PING", "Client", "Sequencer"]
 
 
-class Sequencer:
+class Sequencer(SeatKeeper):
     """Orders every envelope into the log, relays it to every connection, times out the silent."""
-
-    def __init__(self, host: PeerSession, now: float, silent_after: float = 10.0,
-                 step_timeout: float = 30.0, heartbeat: float = 1.0,
-                 catch_window: float = 0.0, min_players: int = 0,
-                 lobby_timeout: float = LOBBY_TIMEOUT, start_after: float = START_AFTER,
-                 reconnect_window: int = RECONNECT_WINDOW, gather: float = GATHER) -> None:
-        self.host = host
-        # A takeover (the host went, we are its successor): until ``gather_until`` the others
-        # hand over the entries we lack and say ``back``, held (conn -> envelope) until our
-        # ``takeover`` is in the log.
-        self.gather_until = now + gather if host.taking_over >= 0 else -1.0
-        self.gathered: dict[int, Envelope] = {}
-        # Moves of a seat whose cards' keys are not all in the log yet (it opened them from
-        # keys sent to it directly): held until they are, at most ``step_timeout``.
-        self.early: list[tuple[int, Envelope, float]] = []
-        self.reconnect_window = reconnect_window  # 0: a dropped seat is timed out at once
-        self.away_since: dict[int, tuple[float, str]] = {}  # seats kept for their return:
-        # since when, and why
-        # The lobby: with ``min_players`` (0: wait for every seat) the game starts with at least
-        # that many once nobody has sat down or left for ``start_after`` seconds.
-        self.min_players, self.start_after = min_players, start_after
-        self.lobby_timeout = lobby_timeout
-        self.lobby_changed = now
-        self.catch_window = catch_window
-        self.cpu_keys: set[bytes] = set()  # CPU peers this host started: held in the window too
-        self.window: tuple[int, float] | None = None  # (seat owing the call, opened at)
-        self.held: list[tuple[int, Envelope]] = []  # (connection, or 0 for the host's own)
-        self.silent_after, self.step_timeout, self.heartbeat = silent_after, step_timeout, heartbeat
-        self.links: dict[int, Link] = {}
-        self.out: list[tuple[int, bytes]] = []  # (connection, frame) to send
-        self.to_close: list[int] = []
-        self.last_progress = now
-        self._last_ping = now
-        self._last_tick = now
-        self._quiet_told = False
-        # The end of the game: the log's length then, and when; who confirmed having it.
-        self.linger = max(LINGER, silent_after)
-        self.final: tuple[int, float] | None = None
-        self.confirmed: set[bytes] = set()
-        self.end_told = False
-        host.flush(now)
-        self._pump(now)
-
-    @property
-    def log(self) -> EntryLog:
-        """The log as ordered: the host's own (every entry the sequencer appends, it folds)."""
-        return self.host.log
 
     # --- connections --------------------------------------------------------------------------
 
@@ -318,7 +265,7 @@ class Sequencer:
 
     def _lobby(self, now: float) -> None:
         host = self.host
-        if host.game is not None or host.ended or host.urgent is not None or host.chain is None:
+        if host.game is not None or host.ended or host.notices or host.chain is None:
             return
         still = now - self.lobby_changed
         if still > self.lobby_timeout:
@@ -326,47 +273,14 @@ class Sequencer:
             took = f"{wait / 60:g} min" if wait >= 120 else f"{wait:g} s"
             host.events.append(Event("lobby", f"nobody sat down or left for {took}: "
                                      "closing the table"))
-            host.urgent = ("bye", {"reason": f"the table did not fill in {took}"})
+            host.notify("bye", {"reason": f"the table did not fill in {took}"})
         elif (self.min_players and max(self.min_players, 2) <= len(host.keys)
               < host.seat_count and not host.waiting_hellos and still >= self.start_after):
-            host.urgent = ("start", {"seats": len(host.keys)})
+            host.notify("start", {"seats": len(host.keys)})
         else:
             return
         host.flush(now)
         self._pump(now)
-
-    # --- the Page One window ------------------------------------------------------------------
-
-    def _note_window(self, now: float) -> None:
-        game = self.host.game
-        miss = game.deal.open_miss if game is not None else -1
-        if miss < 0:
-            self.window = None
-        elif self.window is None or self.window[0] != miss:
-            self.window = (miss, now)
-
-    def _must_wait(self, env: Envelope, now: float) -> bool:
-        if self.window is None or env.kind != "move":
-            return False
-        seat, opened = self.window
-        if now - opened >= self.catch_window:
-            return False
-        if env.sender in self.cpu_keys:
-            return True
-        return env.data.get("kind") != "catch" and self.host.seat_of(env.sender) != seat
-
-    def _release(self, now: float) -> None:
-        """Held moves go in once the window has closed or run out, if they still fit."""
-        while self.held and not self._must_wait(self.held[0][1], now):
-            conn, env = self.held.pop(0)
-            reason = self.host.admissible(env)
-            if reason is None:
-                self._append(env, now)
-            elif conn == 0:
-                self.host.refused(reason, now)
-                self._pump(now)
-            else:
-                self.out.append((conn, refusal(env.seq, reason)))
 
     # --- sequencing ---------------------------------------------------------------------------
 
@@ -383,7 +297,7 @@ class Sequencer:
                 return True
             if not link.key and env.kind == "back":
                 self._came_back(env, now)
-            reason = self.host.admissible(env)
+            reason = self._admit(env)
         except ProtocolError as error:
             reason = str(error)
         if env is not None and reason is None:
@@ -404,7 +318,7 @@ class Sequencer:
             if not link.key:  # a joiner that cannot sit down has nothing more to say
                 self.to_close.append(conn)
                 self.links.pop(conn, None)
-            if self.host.urgent is not None:  # an expel goes out before the author resends
+            if self.host.notices:  # an expel goes out before the author resends
                 self.host.flush(now)
                 self._pump(now)
             return False
@@ -452,181 +366,3 @@ class Sequencer:
         self.gathered.clear()
         return False
 
-    def _append(self, env: Envelope, now: float) -> None:
-        raw = env.raw
-        encoded = frame(raw)
-        self.out += [(conn, encoded) for conn, link in self.links.items() if link.key]
-        self.last_progress = now
-        if self.host.game is None and env.kind != "say":
-            self.lobby_changed = now
-        self.host.on_log(raw, now, env)
-        self._note_window(now)
-        self._pump(now)
-        self._release_early(now)
-        if self.host.game_over and self.final is None:
-            self.final = (len(self.log), now)
-
-    # --- moves ahead of the keys they need (protocol/SPEC.md §7, "Keys to their owner") ------
-
-    def _lacks_keys(self, env: Envelope) -> bool:
-        """A play or draw of a seat whose cards' keys are not all in the log yet."""
-        return (env.kind == "move" and env.data["kind"] in ("play", "draw")
-                and lacks_keys(self.host, self.host.seat_of(env.sender)))
-
-    def _may_hold(self, conn: int, env: Envelope) -> bool:
-        """One move held per connection, and only one the chain takes next from its author."""
-        chain = self.host.chain
-        if chain is None or any(held == conn for held, _, _ in self.early):
-            return False
-        try:
-            chain.check(env.raw, env)
-        except ProtocolError:
-            return False
-        return True
-
-    def _release_early(self, now: float) -> None:
-        """Held moves go in once their keys are in the log (or are refused after a while)."""
-        if not self.early:
-            return
-        held, self.early = self.early, []
-        for conn, env, since in held:
-            link = self.links.get(conn)
-            if link is None or link.key != env.sender:
-                continue
-            waited = now - since
-            if self._lacks_keys(env) and waited < self.step_timeout:
-                self.early.append((conn, env, since))
-                continue
-            reason = ("the keys for your cards are not all in the log yet: try again"
-                      if self._lacks_keys(env) else self.host.admissible(env))
-            if reason is not None:
-                self.out.append((conn, refusal(env.seq, reason)))
-                if self.host.urgent is not None:
-                    self.host.flush(now)
-                    self._pump(now)
-            elif self._must_wait(env, now):
-                self.held.append((conn, env))
-            else:
-                self._append(env, now)
-
-    def _pump(self, now: float) -> None:
-        for raw in self.host.take_outgoing():
-            env = open_envelope(raw, own=True)  # our own, just sealed
-            reason = self.host.admissible(env)
-            if reason is None and self._must_wait(env, now):
-                self.held.append((0, env))
-            elif reason is None:
-                self._append(env, now)
-            else:
-                self.host.refused(reason, now)
-
-    def _drop(self, conn: int, why: str, now: float, may_return: bool = False) -> None:
-        link = self.links.pop(conn, None)
-        self.to_close.append(conn)
-        if link is not None:
-            self._lost(link, why, now, may_return)
-
-    def _lost(self, link: Link, why: str, now: float, may_return: bool = False) -> None:
-        """``may_return``: the connection closed or went silent, which is no misbehaviour: in a
-        running game the seat is kept for its return instead of timed out."""
-        seat = self.host.seat_of(link.key) if link.key else -1
-        if seat < 0 or self.host.game_over or self.host.ended:
-            return
-        if self.host.game is not None and seat not in self.host.active:
-            return  # it has left the game already
-        name = self.host.names[seat]
-        if self._quiet_told and link.key not in self.cpu_keys:
-            # It gave up on us while our network was down: that is no fault of its own. Its
-            # seat is kept for it to come back, now that its close got through; or, without a
-            # window, the table is closed naming nobody.
-            if may_return and self._keep_seat(seat, "its connection closed while this "
-                                              "machine's network was down", now):
-                return
-            self.local_fault(f"{name}'s connection closed while this machine's network was "
-                             "down (no player was heard): a problem of this machine; the table "
-                             "is closed and nobody is blamed", now, "the host lost its network")
-            return
-        self.host.events.append(Event("lost", f"{name} {why}"))
-        if may_return and self._keep_seat(seat, why, now):
-            return
-        self._timeout(seat, f"a live connection; it {why}", now)
-
-    # --- reconnect ------------------------------------------------------------------------------
-
-    def _keep_seat(self, seat: int, why: str, now: float) -> bool:
-        """Append ``away`` for ``seat`` (True), if the table can keep it for its return."""
-        host, urgent = self.host, self.host.urgent
-        if seat in host.away or (urgent is not None and urgent[0] == "expel"
-                                 and urgent[1]["seat"] == seat):
-            return True  # kept already; or being expelled, with evidence, which goes first
-        if (not self.reconnect_window or host.game is None or host.keys[seat] in self.cpu_keys
-                or away_refusal(host, "away", seat)):
-            return False
-        self.away_since[seat] = (now, why[:100])
-        if urgent is None:  # a pending notice (an expel, a timeout) goes first; the tick says
-            self._say_away(seat, now)  # this away once it is out
-        return True
-
-    def _say_away(self, seat: int, now: float) -> None:
-        self.host.urgent = ("away", {"seat": seat, "why": self.away_since[seat][1],
-                                     "window": self.reconnect_window})
-        self.host.flush(now)
-        self._pump(now)
-
-    def _came_back(self, env: Envelope, now: float) -> None:
-        """A ``back`` on a new connection, signed at its author's next sequence number (no one
-        else can make one): its old connection, if the host still holds it, is dead or stale (a
-        Wi-Fi drop not noticed yet), so it is dropped and the seat kept for this return."""
-        chain = self.host.chain
-        if chain is None or self.host.seat_of(env.sender) in self.host.away:
-            return
-        try:
-            chain.check(env.raw, env)
-        except ProtocolError:
-            return  # a replayed or stale back changes nothing; admission refuses it
-        for conn, link in list(self.links.items()):
-            if link.key == env.sender:
-                self._drop(conn, "came back on a new connection", now, may_return=True)
-
-    def _expire_away(self, now: float, quiet: bool) -> None:
-        """A seat not back within the window leaves as a leaver does (a ``timeout``)."""
-        host = self.host
-        for seat, (since, _) in list(self.away_since.items()):
-            if seat not in host.active or any(link.key == host.keys[seat]
-                                              for link in self.links.values()):
-                del self.away_since[seat]  # gone, or back
-            elif seat not in host.away:  # its away is not in the log yet: the host's own
-                if host.urgent is None:  # envelope was held, and another notice came first
-                    self._say_away(seat, now)
-            elif now - since > self.reconnect_window and not quiet:
-                del self.away_since[seat]
-                if self._none_came_back(now):
-                    return
-                self._timeout(seat, f"its return within {self.reconnect_window} s", now)
-                return
-
-    def _none_came_back(self, now: float) -> bool:
-        """Two or more remote players away and none back: as when none is heard, this machine's
-        network is the likely cause, so the table closes naming nobody (True)."""
-        host = self.host
-        remote = [seat for seat in host.active if host.keys[seat] != host.host_key
-                  and host.keys[seat] not in self.cpu_keys]
-        if len(remote) < 2 or not all(seat in host.away for seat in remote):
-            return False
-        self.local_fault(f"none of the {len(remote)} players whose connections dropped came "
-                         f"back within {self.reconnect_window} s: this machine's network is "
-                         "most likely down (check its cable, Wi-Fi or firewall). This is a "
-                         "problem of this machine; the table is closed and nobody is blamed",
-                         now, "the host lost its network")
-        return True
-
-    def local_fault(self, reason: str, now: float, bye: str = "") -> None:
-        """The host's own machine failed (its disk, its network): close the table, naming no
-        joiner."""
-        self.host.local_fault(reason, now, bye)
-        self._pump(now)
-
-    def _timeout(self, seat: int, what: str, now: float) -> None:
-        self.host.urgent = ("timeout", {"seat": seat, "waited_for": what[:100]})
-        self.host.flush(now)
-        self._pump(now)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..engine.classic import ClassicDeal
-from ..engine.deal import Deal
-from ..engine.moves import ChanceError, IllegalMove, Move, ReshuffleRequest, TurnUpRequest
-from ..engine.qdan import QdanDeal
-from ..engine.settings import ClassicSettings, Settings
+from ...engine.classic import ClassicDeal
+from ...engine.deal import Deal
+from ...engine.moves import ChanceError, IllegalMove, Move, ReshuffleRequest, TurnUpRequest
+from ...engine.qdan import QdanDeal
+from ...engine.settings import ClassicSettings, Settings
 
 
 @dataclass(frozen=True)

@@ -1,41 +1,28 @@
-"""The public table state: one fold of the log, entry by entry (protocol/SPEC.md §7).
+"""The public table state: everything every peer derives from the log alone (SPEC.md §7).
 
-``TableState.apply(entry) -> events`` knows only what the log says: seats, settings, the chain,
-the deck rounds, the public cards, the moves, the scores. Three users share it:
-
-- a live peer (``peer.PeerSession``) is this fold plus its own seed, cards, intents and outbox;
-- ``pageone audit`` is this fold over a log file, with the seeds the log reveals;
-- ``pageone replay`` is this fold plus a renderer.
-
-Hooks (``_hello``, ``_hand_started``, ``_open_private``, ``_apply_move``) are where a peer adds
-what only it knows; here they add nothing.
+It knows no role. The entry modules beside it (``lobby``, ``dealing``, ``leaving``,
+``presence``) check and fold each kind of entry into it; ``table.TableState`` adds ``apply``.
+The hooks are where a viewer adds what only it knows (a peer: its own cards); here they add
+nothing.
 """
 
 from __future__ import annotations
 
-from ..crypto.deck import DeckError
-from ..crypto.envelope import BadSignature, ChainVerifier, Envelope
-from ..crypto.identity import fingerprint
-from ..engine.deal import Deal
-from ..engine.game import Game
-from ..engine.moves import ChanceError, IllegalMove, Move
-from ..engine.settings import SettingError, Settings
-from ..wire.codec import ProtocolError
-from . import handlers
-from .common import Event, TableEnded
-from .deckcheck import Unproven
+from ...crypto.envelope import ChainVerifier, Envelope
+from ...crypto.identity import fingerprint
+from ...engine.deal import Deal
+from ...engine.game import Game
+from ...engine.moves import Move
+from ...engine.settings import Settings
+from ..common import Event
+from ..deckcheck import Unproven
+from ..hand import HandDeck
 from .entrylog import EntryLog
-from .hand import HandDeck
 from .records import HandRecord
 
-# Faults of the order of the log (not of a message's content): the relay is to blame, not the
-# author, whose own signed ``seq`` and ``prev`` show it.
-RELAY_FAULTS = ("BadSignature", "Replayed", "OutOfOrder", "WrongTable", "OldHand",
-                "UnknownSender", "BrokenChain")
 
-
-class TableState:
-    """Everything every peer derives from the log alone.
+class PublicState:
+    """Seats, settings, the chain, the deck rounds, the public cards, the moves, the scores.
 
     ``defer_proofs`` (the audit, never a live peer): a pass's proof, and a key's ``u·T = W``,
     are not checked when folded but listed in ``unproven``; a seed reveal that re-derives the
@@ -88,35 +75,7 @@ class TableState:
         self.author = -1  # the seat that signed the log entry being applied
         self.history: list[HandRecord] = []  # every finished hand, with all its cards
 
-    # --- the fold -------------------------------------------------------------------------------
-
-    def apply(self, raw: bytes, env: Envelope | None = None, now: float = 0.0) -> list[Event]:
-        """Fold one log entry; returns the events it caused. A fault raises (see ``blame``)."""
-        start = len(self.events)
-        self.author = -1
-        handlers.apply_entry(self, raw, now, env)
-        handlers.advance(self, now)
-        return self.events[start:]
-
-    def blame(self, error: Exception) -> tuple[int, str]:
-        """The seat a fault raised by ``apply`` names (-1: nobody can be named) and why."""
-        if isinstance(error, TableEnded):
-            return error.culprit, str(error)
-        if isinstance(error, DeckError):
-            blamed = self.crypto.seat_at(error.peer) if self.crypto else -1
-            return (blamed if blamed >= 0 else self.author), f"{type(error).__name__}: {error}"
-        if isinstance(error, ProtocolError) and type(error).__name__ in RELAY_FAULTS:
-            return self.seat_of(self.host_key), self.relay_fault(error)
-        reason = error.reason if isinstance(error, ProtocolError) else str(error)
-        return self.author, f"sent a message this peer cannot accept: {reason}"
-
-    def relay_fault(self, error: ProtocolError) -> str:
-        what = ("relayed a message whose signature does not verify (forged or corrupted)"
-                if isinstance(error, BadSignature) else
-                f"relayed a message out of its place ({type(error).__name__}: {error})")
-        return f"{what}: the sequencer must refuse it, and its author is not to blame"
-
-    # --- hooks for what only one peer knows -------------------------------------------------------
+    # --- hooks for what only one viewer knows -----------------------------------------------------
 
     def _hello(self, env: Envelope) -> None:
         """A hello entered the log."""
@@ -140,7 +99,7 @@ class TableState:
     def _after_advance(self, now: float) -> None:
         """Everything this viewer does after an entry was folded (prompts, timers)."""
 
-    # --- queries ----------------------------------------------------------------------------------
+    # --- queries on the seats ---------------------------------------------------------------------
 
     def unproven_hold(self) -> bool:
         """Run the checks no seed reveal established (``defer_proofs``): True if all hold."""
@@ -148,9 +107,6 @@ class TableState:
             return False
         self.unproven = []
         return True
-
-    def hand_over(self) -> bool:
-        return handlers.hand_over(self)
 
     def successors(self) -> list[int]:
         """The seats that may take over if the host goes, in order: those still in the game,
@@ -166,11 +122,12 @@ class TableState:
     def seat_of(self, key: bytes) -> int:
         return self.keys.index(key) if key in self.keys else -1
 
+    @property
+    def host_seat(self) -> int:
+        return self.seat_of(self.host_key)
+
     def who(self, seat: int) -> str:
         """``name (seat n, FINGERPRINT)``."""
         if 0 <= seat < len(self.names):
             return f"{self.names[seat]} (seat {seat}, {fingerprint(self.keys[seat])})"
         return "nobody"
-
-
-FOLD_ERRORS = (TableEnded, DeckError, ProtocolError, IllegalMove, ChanceError, SettingError)

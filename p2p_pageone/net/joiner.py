@@ -1,0 +1,198 @@
+"""A joiner's side of the asyncio transport: one connection to the host after another (a drop
+is tried again; a lost host is followed to its successor, or taken over), each pumping bytes
+between the socket and the sans-I/O client. No game logic here; where to connect next is
+``session.route``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from ..session.client import Client
+from ..session.common import Event
+from ..session.links import RECONNECT_WINDOW
+from ..session.peer import PeerSession
+from ..session.route import Route
+from ..session.rtt import RoundTrip
+from .logwriter import LocalFault, LogWriter
+from .mesh import Mesh
+from .runner import (
+    TICK,
+    Announcer,
+    EventSink,
+    HostRunner,
+    finished,
+    guarded,
+    read_frame,
+)
+from .standby import Relay, Standby
+
+__all__ = ["RETRY_FOR", "run_joiner"]
+
+RETRY_FOR = 60.0  # a joiner whose connection drops mid-game tries again for this long
+RETRY_EVERY = 1.0
+
+
+async def run_joiner(session: PeerSession, host: str, port: int, on_events: EventSink,
+                     log: LogWriter | None, silent_after: float = 10.0,
+                     retry_for: float = RETRY_FOR, listen: bool = False,
+                     relay: Relay | None = None, catch_window: float = 0.0,
+                     reconnect_window: int = RECONNECT_WINDOW,
+                     announcer: Announcer | None = None) -> None:
+    """Connect to a host and take part until the game ends or the table is lost.
+
+    A connection lost mid-game (a Wi-Fi drop, the host's link) is tried again every second for
+    ``retry_for`` seconds: the host keeps the seat for its return (SPEC §7, "Reconnect"). With
+    ``listen``, this joiner listens for a takeover: if the host's pageone stops, the next seat
+    takes the table over and the others follow it there (SPEC §7, "Failover"), and the others'
+    keys for its cards come to it directly too. ``relay``: a benchmark's delaying proxy in front
+    of the listener; ``catch_window`` and ``reconnect_window``: what this joiner keeps if it
+    takes the table over (SPEC §7), and ``announcer`` tells the LAN where the table is then."""
+    on_events = guarded(on_events)
+    loop = asyncio.get_running_loop()
+    session.may_resume = retry_for > 0
+    standby = Standby(session, relay) if listen else None
+    mesh = Mesh(session.identity.public)
+    round_trip = RoundTrip()  # kept across connections: a drop does not reset what we learnt
+    route, deadline = Route((host, port)), -1.0
+    try:
+        while True:
+            listening = standby is not None and standby.listener is not None
+            target = route.next(session, listening, standby is not None and standby.witnessed)
+            if target is None:  # the host is gone and we are next: we take the table over
+                await _take_over(session, standby, on_events, log, silent_after, catch_window,
+                                 reconnect_window, announcer)
+                return
+            session.via_successor = target != route.host(session)
+            outcome = await _take_part(session, *target, on_events, log, silent_after,
+                                       standby, mesh, round_trip)
+            route.note(target, outcome)
+            if not session.dropped or finished(session):
+                return
+            if session.log_read:  # that connection got back in: this drop has its own retry_for
+                deadline = -1.0
+                route.failed.clear()
+            deadline = loop.time() + retry_for if deadline < 0 else deadline
+            if loop.time() >= deadline:
+                session.may_resume = False
+                session.lost_host(session.dropped)
+                on_events(session, session.take_events())
+                return
+            await asyncio.sleep(RETRY_EVERY)
+            session.resume()
+    finally:
+        mesh.close()
+        if standby is not None:
+            standby.close()
+
+
+async def _take_over(session: PeerSession, standby: Standby | None, on_events: EventSink,
+                     log: LogWriter | None, silent_after: float, catch_window: float,
+                     reconnect_window: int, announcer: Announcer | None) -> None:
+    """The host is gone and we are next: our listener becomes the table's sequencer."""
+    assert standby is not None
+    listener = standby.release()
+    old = session.names[session.seat_of(session.host_key)]
+    session.take_over()
+    session.events.append(Event("takeover", f"{old}'s pageone (the host) stopped: this pageone "
+                                "takes the table over, and the others reconnect to it…"))
+    runner = HostRunner(session, "", 0, on_events, log, silent_after=silent_after,
+                        lobby={"reconnect_window": reconnect_window}, listener=listener)
+    port = await runner.start()
+    assert runner.sequencer is not None
+    runner.sequencer.catch_window = catch_window
+    if announcer is None:
+        await runner.run()
+        return
+    await announcer.start(port)
+    try:
+        await runner.run(announcer.tick)
+    finally:
+        await announcer.stop()
+
+
+async def _take_part(session: PeerSession, host: str, port: int, on_events: EventSink,
+                     log: LogWriter | None, silent_after: float,
+                     standby: Standby | None = None, mesh: Mesh | None = None,
+                     round_trip: RoundTrip | None = None) -> str:
+    """One connection to the host, until the game ends, the table is lost, or the link drops
+    while the seat may be resumed (``session.dropped``). "refused" if the host's machine refused
+    the connection (nothing listens there: its pageone stopped), "unreachable" if nothing
+    answered, else ""."""
+    loop = asyncio.get_running_loop()
+    try:
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 5.0)
+    except (OSError, TimeoutError) as error:
+        why = error.strerror if isinstance(error, OSError) else "no answer"
+        session.lost_host(f"could not connect to {host}:{port} ({why or error})")
+        on_events(session, session.take_events())
+        return "refused" if isinstance(error, ConnectionRefusedError) else "unreachable"
+    if standby is not None:
+        standby.witnessed = False  # a host answers: whatever a peer said of it is old news
+        if not session.endpoint:
+            session.endpoint = await standby.open(writer.get_extra_info("sockname")[0])
+    client = Client(session, loop.time(), silent_after)
+    if round_trip is not None:
+        round_trip.forget_probe()  # an echo on the old connection will never come
+        client.rtt = round_trip
+    link = _Connection(session, client, writer, on_events, log, mesh)
+    reading = asyncio.create_task(link.read(reader))
+    if standby is not None:
+        standby.wake = link.wake
+    try:
+        while not client.finished(loop.time()) and not session.dropped:
+            await asyncio.sleep(TICK)
+            client.tick(loop.time())
+            link.flush()
+        link.flush()
+        with contextlib.suppress(ConnectionError, OSError, TimeoutError):
+            await asyncio.wait_for(writer.drain(), 2.0)
+    finally:
+        reading.cancel()
+        writer.close()
+        if standby is not None:
+            standby.wake = None
+    return ""
+
+
+class _Connection:
+    """Moves one connection's bytes: the client's frames out, the log to disk, our keys to the
+    peers they open cards of, the session's events to the terminal."""
+
+    def __init__(self, session: PeerSession, client: Client, writer: asyncio.StreamWriter,
+                 on_events: EventSink, log: LogWriter | None, mesh: Mesh | None) -> None:
+        self.session, self.client, self.writer = session, client, writer
+        self.on_events, self.log, self.mesh = on_events, log, mesh
+
+    def flush(self) -> None:
+        session, client = self.session, self.client
+        if self.log is not None:
+            try:
+                self.log.sync(session)
+            except LocalFault as fault:  # our disk, not the network: leave, blaming nobody
+                session.local_fault(str(fault), asyncio.get_running_loop().time())
+                client.collect()
+        if client.out and not self.writer.is_closing():
+            self.writer.write(b"".join(client.out))
+        client.out.clear()
+        if self.mesh is not None:
+            for endpoint, raw in session.direct_out:
+                self.mesh.send(endpoint, raw)
+        session.direct_out.clear()
+        self.on_events(session, session.take_events())
+
+    def wake(self) -> None:
+        """A peer's keys, sent to us directly, let us act."""
+        self.client.collect()
+        self.flush()
+
+    async def read(self, reader: asyncio.StreamReader) -> None:
+        loop, session, client = asyncio.get_running_loop(), self.session, self.client
+        while data := await read_frame(reader):
+            client.receive(data, loop.time())
+            self.flush()
+        client.gone = True  # after the game's end, a hang-up is no fault of anyone's
+        if not finished(session) and not session.dropped:
+            client.closed()
+            self.flush()

@@ -1,0 +1,151 @@
+"""A player's attachment to its host (protocol/SPEC.md §7, "Reconnect" and "Failover"): the
+welcome its first envelope is sealed against, a dropped connection and the return to its seat,
+the takeover when it is the host's successor, and leaving a table that does not go on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..crypto.envelope import open_envelope, seal
+from ..wire.codec import ProtocolError
+from .common import Event
+from .player import PlayerState
+
+SEAT_GIVEN_UP = ("this user's seat was given up (it did not come back in time): the game went "
+                 "on without it")
+
+
+class AttachedPlayer(PlayerState):
+    def _log_differs(self, raw: bytes) -> None:
+        """The host's log, sent again on a new connection, is not the one we hold."""
+        try:
+            env = open_envelope(raw)
+        except ProtocolError:
+            env = None
+        if env is not None and env.kind == "takeover":
+            self._end("the new host took the table over without the last entries this pageone "
+                      "had from the old host (it came back too late to hand them over): this "
+                      "log ends here, and nobody is to blame", -1)
+            return
+        if self.via_successor:  # not our host's log: what it says is no evidence of anything
+            self._end("the peer taking the table over sent a log that differs from ours; this "
+                      "pageone leaves, naming nobody", -1)
+            return
+        self._end("sent on our new connection a log that differs from the one it sent before "
+                  "(a fork)", self.seat_of(self.host_key))
+
+    def welcomed(self, welcome: dict[str, Any], now: float) -> None:
+        """The host's answer to our intro, what our first envelope is sealed against: a
+        ``hello`` to sit down, or, when our identity holds a seat in the running game (a drop,
+        or this user's earlier pageone), a ``back`` to take it again. The host sends the log only
+        once that envelope is in it. A new host that gathered us after a takeover welcomes us
+        again once its ``takeover`` is in (a new hand): our back, held so far, is sealed anew."""
+        again = bool(self.back_sent) and self.in_flight == self.back_sent and not self.log_read
+        if self.is_host or (self.answered and not again):
+            return
+        self.answered = True
+        table, head, seq, hand = welcome["table"], welcome["head"], welcome["seq"], welcome["hand"]
+        chain, index = self.chain, welcome["index"]
+        if chain is not None and table != self.table_id:
+            self._end("the host answered for another table", self.seat_of(self.host_key))
+        elif welcome["seated"] and chain is not None and index < len(self.log):
+            # A new host that lacks the old host's last entries: it gets them from us first.
+            if chain.position(head) != index:
+                self._end("the new host answered with a log that is not a part of ours; this "
+                          "pageone leaves (a welcome is not signed, so nobody is named)", -1)
+                return
+            self.resend = index
+            self.back_sent = self.in_flight = seal(
+                self.identity, table, chain.hand, chain.next_seq(self.identity.public),
+                chain.head, "back", {"endpoint": self.endpoint})
+            self.outgoing.append(self.in_flight)
+        elif welcome["seated"]:
+            self.table_id = table
+            self.back_sent = self.in_flight = seal(self.identity, table, hand, seq, head,
+                                                   "back", {"endpoint": self.endpoint})
+            self.outgoing.append(self.in_flight)
+        elif self.chain is not None and self.game is not None:
+            self._end(SEAT_GIVEN_UP, -1)
+        else:
+            self.welcome = (table, head, seq)
+            self.flush(now)
+
+    def _return(self, now: float) -> None:
+        """Our ``back`` is in the log and the log before it folded: we came back to our seat
+        (the host keeps the seat of a dropped connection for a while) if we can play on."""
+        if self.game_over:
+            self._end("the game is over already", -1)
+        elif self.me not in self.active:
+            self._end(SEAT_GIVEN_UP, -1)
+        elif (self.lost_secrets == self.hand or self._seed_lost()) and self.hand_end is None:
+            self.notify("bye", {"reason": "its hand secrets are not on this machine"})
+            self.flush(now)  # the table goes on without us at once, not after the window
+            self._end(f"this machine does not have the hand secrets this seat committed to "
+                      f"in hand {self.hand} (they are kept in pageone's data directory), so "
+                      "it cannot play that hand on: it left the table, which goes on without it",
+                      -1)
+        else:
+            self.returning = True
+            self.events.append(Event("returning", f"back at the table as {self.names[self.me]}"
+                                     f" (seat {self.me}): the game goes on"))
+
+    def lost_host(self, why: str) -> None:
+        if self.local and not self.ended:  # we were leaving for our own fault: no blame
+            self._end(f"left the table: {self.local}", -1)
+        if not self.ended and not self.game_over:
+            host = self.seat_of(self.host_key)
+            resumable = self.game is not None and self.me in self.active and not self.local
+            if resumable and self.may_resume:
+                if not self.dropped and not self.resuming:  # told once, not every attempt
+                    self.events.append(Event("dropped", f"{why}: trying to reconnect…"))
+                self.dropped = why
+                return
+            self.dropped = why if resumable else ""
+            self._end(why, host if host >= 0 else -1)
+
+    def resume(self) -> None:
+        """A new connection after a drop: we say ``back`` (sealed against the host's welcome),
+        then the host sends its whole log again and the entries we have are checked against ours
+        (SPEC §7, "Reconnect")."""
+        self.dropped, self.log_read, self.in_flight = "", False, b""
+        self.known, self.checked = len(self.log), 0
+        self.resuming, self.answered, self.back_sent = True, False, b""
+
+    def take_over(self) -> None:
+        """The host is gone and we are its successor: we become the table's sequencer. Nothing
+        is sealed until the others have handed over what they hold (``finish_takeover``)."""
+        assert self.settings is not None
+        self.taking_over = self.seat_of(self.host_key)
+        self.host_table = (self.table_name, self.settings, self.seat_count)
+        self.dropped, self.resuming, self.answered = "", False, True
+        self.in_flight, self.known, self.checked, self.log_read = b"", 0, 0, True
+
+    def finish_takeover(self, window: int, now: float) -> None:
+        """Every peer that came has handed over its log: ``takeover`` goes in first."""
+        old, self.taking_over = self.taking_over, -1
+        if old >= 0 and not self.ended and not self.game_over:
+            self.notify("takeover", {"seat": old, "window": window})
+        self.flush(now)
+
+    def give_up(self, reason: str, culprit: int, now: float) -> None:
+        """Leave a table that does not go on. The bye accuses nobody: a clock is no evidence."""
+        if self.ended or self.game_over:
+            return
+        self.notify("bye", {"reason": "the table stopped moving"})
+        self.flush(now)
+        self._end(reason, culprit)
+
+    def local_fault(self, reason: str, now: float, bye: str = "") -> None:
+        """This machine cannot go on (its disk, its files, its network): say bye, blame nobody."""
+        if self.local or self.ended or self.game_over:
+            return
+        self.local = reason
+        self.events.append(Event("local", reason))
+        why = bye or ("the host's machine cannot write its log" if self.is_host else
+                      "its machine cannot write its log")
+        if self.me < 0 and not self.is_host:  # not seated: nobody to say bye to
+            self.ended = reason
+            return
+        self.local_bye = why[:200]  # said until it is in the log, even if refused once
+        self.flush(now)

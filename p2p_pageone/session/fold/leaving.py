@@ -1,0 +1,168 @@
+"""Entries by which a seat leaves or the hand closes: the signed log head at a hand's end, a
+timeout, an expel with its evidence, a bye; and what leaving does (RULINGS Q14: the hand is void
+and the game goes on without the seat if it can). Checks (``check_*``) raise and change nothing;
+effects (``on_*``) fold the entry.
+
+A ``head`` carries the number of log entries when the hand ended and the log head after them.
+Its ``prev`` is a head of this log (the chain checked it), so up to there its signer holds this
+very log: a value that differs is a fork the sequencer made if that ``prev`` is older than the
+hand's end (the histories differ only where the sequencer ordered them), and else a head its
+signer never reached (SPEC §7, "Signed order").
+"""
+
+from __future__ import annotations
+
+from ...crypto.envelope import Envelope, open_envelope
+from ...crypto.identity import fingerprint
+from ...wire.codec import ProtocolError
+from ..common import Event, TableClosed, TableEnded
+from .dealing import in_hand
+from .queries import deck_of, reveal_due
+from .rounds import game_over, heads_agree, start_hand
+from .state import PublicState
+
+NOT_THE_HEAD = "that is not the head this log reached at the end of the hand"
+
+
+def check_head(s: PublicState, env: Envelope, seat: int) -> None:
+    """Raise unless ``env`` (a ``head`` from ``seat``) is due and equals this log's own."""
+    in_hand(s, seat, env)
+    if s.hand_end is None or seat in s.heads:
+        raise ProtocolError("a log head is signed once, at the end of a hand",
+                            fingerprint(env.sender))
+    assert s.chain is not None
+    index, head = s.hand_end
+    if (env.data["index"], env.data["head"]) == (index, head):
+        return
+    claim = f"entry {env.data['index']}, head {env.data['head'].hex()[:16]}"
+    mine = f"entry {index}, head {head.hex()[:16]}"
+    seen = s.chain.position(env.prev)
+    if seen is not None and seen < index:
+        raise TableEnded(f"showed {s.names[seat]} another table: at the end of hand {s.hand} "
+                         f"it signed the log head as {claim}, this log's is {mine}; only the "
+                         "sequencer orders the log", s.host_seat, refusal=NOT_THE_HEAD)
+    raise TableEnded(f"signed a log head it never reached at the end of hand {s.hand} "
+                     f"({claim}; it had seen this log up to entry {seen}, whose head at the end "
+                     f"of the hand is {mine})", seat, refusal=NOT_THE_HEAD)
+
+
+def on_head(s: PublicState, env: Envelope, seat: int, now: float) -> None:
+    """A seat signs the log head it reached at the end of the hand (SPEC §7, "Signed order")."""
+    s.heads[seat] = env.data["head"]
+    heads_agree(s)
+
+
+def on_timeout(s: PublicState, env: Envelope, seat: int, now: float) -> None:
+    silent = env.data["seat"]
+    if reveal_due(s, silent):
+        raise TableEnded(refused_reveal(s, silent), silent)
+    if 0 <= silent < len(s.keys) and s.keys[silent] == s.host_key:  # no sequencer, no table
+        raise TableEnded(f"timed itself out (the table waited for {env.data['waited_for']}): "
+                         "there is no sequencer left", silent)
+    leave(s, env.data["seat"], f"went silent while the table waited for "
+           f"{env.data['waited_for']}")
+
+
+def check_expel(s: PublicState, env: Envelope, seat: int) -> None:
+    """The sequencer refused a deck message and shows it: every peer checks the evidence itself
+    (signed by the expelled seat, for this hand, and refused by the same checks: ``on_expel``).
+    Evidence that does not check out names the host."""
+    culprit = env.data["seat"]
+    deck_of(s)
+    try:
+        evidence = open_envelope(env.data["evidence"])
+    except ProtocolError:
+        raise TableEnded("expelled a peer with evidence that is not a signed message",
+                         seat) from None
+    assert s.chain is not None
+    if (culprit not in s.active or culprit >= len(s.keys) or evidence.sender != s.keys[culprit]
+            or evidence.table != s.table_id or evidence.hand != s.hand
+            or evidence.seq != s.chain.next_seq(evidence.sender)  # refused, so never logged
+            or evidence.kind not in ("shuffle", "lock", "keys", "move")):
+        raise TableEnded("expelled a peer with evidence that is not that peer's refused deck "
+                         "message in this hand", seat)
+
+
+def on_expel(s: PublicState, env: Envelope, seat: int, now: float) -> None:
+    """The deck's checks run on the evidence here, once: if it checks out, the host is named;
+    else the hand is void without that seat."""
+    culprit = env.data["seat"]
+    evidence = open_envelope(env.data["evidence"])
+    refusal = deck_of(s).refusal(evidence.kind, culprit, evidence.data)
+    if refusal is None:
+        raise TableEnded(f"expelled {s.names[culprit]} for a {evidence.kind} message that "
+                         "checks out", seat)
+    leave(s, culprit, f"sent a {evidence.kind} message every peer refuses ({refusal})")
+
+
+def on_bye(s: PublicState, env: Envelope, seat: int, now: float) -> None:
+    if reveal_due(s, seat):  # leaving instead of revealing hides the cards that check its moves
+        raise TableEnded(refused_reveal(s, seat), seat)
+    if env.sender == s.host_key and not s.game_over:  # no sequencer, no table
+        reason = env.data["reason"]
+        raise TableEnded("closed the table" + (f" ({reason})" if reason and reason !=
+                                               "the host closed the table" else ""), seat)
+    if not s.game_over:
+        leave(s, seat, f"left the table: {env.data['reason']}")
+
+
+def refused_reveal(s: PublicState, seat: int) -> str:
+    """A peer silent after the play instead of revealing its seed: a cheat, not a leaver."""
+    moves = [at for at, move in s.hand_moves if move.seat == seat]
+    unchecked = (f"its moves at entries {', '.join(map(str, moves))} cannot be checked"
+                 if moves else "its hidden cards cannot be checked")
+    return (f"refused to reveal its hand seed after hand {s.hand} was played: {unchecked}; "
+            "the table treats this as cheating, not as leaving")
+
+
+def leave(s: PublicState, seat: int, why: str, restart: bool = True) -> None:
+    """RULINGS Q14: the hand is voided and the game goes on without ``seat`` if it can.
+    ``restart`` False: several seats leave at once, and the caller starts the next hand."""
+    game = s.game
+    if game is None and 0 <= seat < len(s.keys):
+        leave_lobby(s, seat, why)
+        return
+    if game is None or not 0 <= seat < s.seat_count or seat not in s.active:
+        raise TableEnded(why, seat)
+    if seat == s.me:
+        raise TableEnded(f"{why}; the table goes on without us", seat)
+    if len(s.active) <= 2 and not (game.over and s.hand_end is not None):
+        raise TableClosed(why, seat)
+    s.active.remove(seat)
+    s.away.pop(seat, None)
+    name, over = s.names[seat], game.over
+    game.leave(seat)
+    if s.hand_end is not None:  # between two hands, or after the last: the hand played stands
+        s.heads.pop(seat, None)
+        s.events.append(Event("left", f"{name} (seat {seat}) {why}" + (
+            "" if over else f": the game goes on without {name}"), {
+                "seat": seat, "hand": s.hand, "why": why, "position": len(s.log) - 1}))
+        if restart:
+            heads_agree(s)
+        return
+    s.events.append(Event("left", f"{name} (seat {seat}) {why}: hand {s.hand} is void and the "
+                          f"game goes on without {name}",
+                          {"seat": seat, "hand": s.hand, "why": why, "position": len(s.log) - 1}))
+    if game.over:
+        game_over(s)
+    elif restart:
+        start_hand(s)
+
+
+def leave_lobby(s: PublicState, seat: int, why: str) -> None:
+    """Before the game, a leaver frees its seat and the table waits for another player. The
+    coin toss starts again with whoever sits: fresh commitments from everyone."""
+    if s.keys[seat] == s.host_key:
+        raise TableEnded(why, seat)
+    s._left_lobby(seat, why)
+    name, key = s.names.pop(seat), s.keys.pop(seat)
+    assert s.chain is not None
+    s.chain.leave(key)
+    s.me = s.seat_of(s.own_key)
+    s.ready.clear()
+    s.coin_commits.clear()
+    s.coin_nonces.clear()
+    missing = s.seat_count - len(s.keys)
+    s.events.append(Event("left", f"{name} {why}: the seat is free again; waiting for "
+                          f"{missing} more player{'s' if missing > 1 else ''}",
+                          {"seat": seat, "hand": 0, "why": why, "position": len(s.log) - 1}))

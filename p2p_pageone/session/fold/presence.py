@@ -1,0 +1,122 @@
+"""A seat kept for its return, and a new host when the host goes.
+
+Away and back (RULINGS Q14; protocol/SPEC.md §7, "Reconnect"):
+A connection that drops mid-game is not a leave: the host appends ``away`` (the seat, why, and
+the window in seconds it keeps the seat) and the table waits for that seat's steps. The same user
+comes back by running the same ``pageone join``: its new connection reads the log, and its first
+envelope is ``back``, signed with the identity it sat down with at its next sequence number: that
+signature is the proof it is the same player. If the window runs out first, the host appends
+``timeout`` and the seat leaves as any leaver does (the hand is void, the game goes on).
+
+Takeover (SPEC §7, "Failover"):
+Every joiner listens, and says where in its ``hello`` (or its ``back``). When the host's pageone
+stops, the next seat (the lowest still in the game, after the host's, that listens) becomes the
+sequencer: the others connect to it, hand it whatever log entries it lacks, and it appends
+``takeover``. In every log that entry does what a leaver does for the old host (and for the seats
+that cannot follow it, such as the CPU players the host ran): the hand in play is void, its
+secrets died with the host. Every other seat is kept ``away`` for its return to the new host,
+which each makes with ``back``, as after any dropped connection.
+"""
+
+from __future__ import annotations
+
+from ...crypto.envelope import Envelope
+from ...crypto.identity import fingerprint
+from ...wire.codec import ProtocolError
+from ..common import Event, TableEnded, checked_endpoint
+from .leaving import leave
+from .queries import reveal_due
+from .rounds import heads_agree, start_hand
+from .state import PublicState
+
+
+def away_refusal(s: PublicState, kind: str, seat: int) -> str | None:
+    """Why an ``away`` for ``seat`` (or a ``back`` from it) cannot be in the log now."""
+    game = s.game
+    if game is None or s.game_over or seat not in s.active:
+        return f"{kind} is for a seat still in a running game"
+    if kind == "away" and (seat in s.away or (0 <= seat < len(s.keys)
+                           and s.keys[seat] == s.host_key)):
+        return "away is for a joiner's seat that is not away already"
+    if kind == "back" and seat not in s.away:
+        return "back is for a seat kept away for its return"
+    return None
+
+
+def check_away(s: PublicState, env: Envelope, seat: int) -> None:
+    refusal = away_refusal(s, "away", env.data["seat"])
+    if refusal is not None:
+        raise ProtocolError(refusal, fingerprint(env.sender))
+
+
+def on_away(s: PublicState, env: Envelope, seat: int, now: float) -> None:
+    away = env.data["seat"]
+    window = env.data["window"]
+    s.away[away] = window
+    name = s.names[away]
+    s.events.append(Event("away", f"{name} (seat {away}) left ({env.data['why']}): the seat "
+                          f"is kept for {window} s for {name} to return; the table waits",
+                          {"seat": away, "window": window, "position": len(s.log) - 1}))
+
+
+def check_back(s: PublicState, env: Envelope, seat: int) -> None:
+    refusal = away_refusal(s, "back", seat) if seat >= 0 else "back from someone not seated"
+    if refusal is not None:  # its author signed it on the host's word (the welcome): the host
+        # let it in, where an honest sequencer refuses it
+        raise TableEnded(f"relayed a back the sequencer must refuse ({refusal}): its author "
+                         "is not to blame", s.host_seat, refusal=refusal)
+
+
+def on_back(s: PublicState, env: Envelope, seat: int, now: float) -> None:
+    del s.away[seat]
+    s.endpoints[env.sender] = checked_endpoint(env.data["endpoint"])
+    s.events.append(Event("back", f"{s.names[seat]} (seat {seat}) returned: the game goes on",
+                          {"seat": seat, "position": len(s.log) - 1}))
+
+
+def takeover_refusal(s: PublicState, sender: bytes, old_host: int) -> str | None:
+    """Why ``sender`` may not take the table over from the host at ``old_host`` now."""
+    if s.game is None or s.game_over:
+        return "a takeover is for a running game"
+    if not 0 <= old_host < len(s.keys) or s.keys[old_host] != s.host_key:
+        return "a takeover names the seat of the table's host"
+    if s.seat_of(sender) not in s.successors():
+        return ("only a seat still in the game that listens takes over (the first of them that "
+                "can be reached)")
+    return None
+
+
+def check_takeover(s: PublicState, env: Envelope, seat: int) -> None:
+    refusal = takeover_refusal(s, env.sender, env.data["seat"])
+    if refusal is not None:
+        raise ProtocolError(refusal, fingerprint(env.sender))
+
+
+def on_takeover(s: PublicState, env: Envelope, seat: int, now: float) -> None:
+    old, window = env.data["seat"], env.data["window"]
+    s.host_key = env.sender
+    host_name, name = s.names[old], s.names[seat]
+    s.events.append(Event("takeover", f"{host_name}'s pageone (the host) stopped: {name} "
+                          f"(seat {seat}) is the table's host now", {
+                              "seat": seat, "old": old, "position": len(s.log) - 1}))
+    stranded = [p for p in s.active if p not in (old, seat) and not s.endpoints.get(s.keys[p])]
+    game = s.game
+    assert game is not None
+    left = "left with its pageone, the host's, which stopped"
+    if reveal_due(s, old):  # the hand stays void; the log says what could not be checked
+        left += (f" when its hand {s.hand} seed reveal was due: its moves of that hand cannot be "
+                 "checked")
+    for gone, why in [(old, left),
+                      *[(p, "could not follow the table to its new host (it does not listen)")
+                        for p in stranded]]:
+        leave(s, gone, why, restart=False)  # all of them first: then one next hand
+    if s.hand_end is not None:
+        heads_agree(s)
+    elif not game.over and not s.game_over:
+        start_hand(s)
+    for p in s.active:
+        if p != seat:
+            s.away[p] = window
+            s.events.append(Event("away", f"{s.names[p]} (seat {p}) is to reconnect to the new "
+                                  f"host: the seat is kept for {window} s; the table waits",
+                                  {"seat": p, "window": window, "position": len(s.log) - 1}))

@@ -1,0 +1,40 @@
+"""What a new host gathers before its ``takeover`` (protocol/SPEC.md §7, "Failover"): the
+entries of the old host's log that a peer has and it lacks, and each gathered peer's ``back``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..crypto.envelope import Envelope, open_envelope
+from ..wire.codec import ProtocolError
+from .fold.queries import expected_at_takeover
+
+if TYPE_CHECKING:
+    from .peer import PeerSession
+
+
+def fold_handed_over(s: PeerSession, index: int, raw: bytes, now: float) -> bool:
+    """An entry of the old host's log that a peer has and the new host ``s`` lacks: folded
+    (True) only if an honest sequencer would have appended it here, so no one is named for what
+    a peer hands over; one that differs from ours at its place is refused like it."""
+    if index < len(s.log):
+        if raw != s.log[index]:
+            raise ProtocolError("handed over an entry that differs from ours at its place")
+        return False
+    if index > len(s.log):
+        return False  # it skipped one: its back says where it stands
+    env = open_envelope(raw)
+    reason = ("a takeover comes from the new host" if env.kind == "takeover" else
+              s.admissible(env))  # what a peer hands over never makes us name anyone
+    if reason is not None:
+        raise ProtocolError(f"handed over an entry no sequencer appends here ({reason})")
+    s.on_log(raw, now, env)
+    return True
+
+
+def back_to_new_host(s: PeerSession, raw: bytes) -> Envelope:
+    """A gathered peer's ``back``: held by the new host ``s`` until its takeover is in."""
+    env = open_envelope(raw)
+    if env.kind != "back" or env.sender not in expected_at_takeover(s, s.taking_over):
+        raise ProtocolError("to a new host a peer says back, once it handed over its log")
+    return env

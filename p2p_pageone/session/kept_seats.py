@@ -1,0 +1,115 @@
+"""A dropped connection, and a seat kept for its return (protocol/SPEC.md §7, "Reconnect"): the
+sequencer appends ``away``, and ``timeout`` if the seat is not back within the window.
+"""
+
+from __future__ import annotations
+
+from ..crypto.envelope import Envelope
+from ..wire.codec import ProtocolError
+from .common import Event
+from .fold.presence import away_refusal
+from .links import (
+    Link,
+)
+from .sequencing import SequencerCore
+
+
+class SeatKeeper(SequencerCore):
+    """Drops connections; keeps a dropped seat for its return, or times it out."""
+
+    def _drop(self, conn: int, why: str, now: float, may_return: bool = False) -> None:
+        link = self.links.pop(conn, None)
+        self.to_close.append(conn)
+        if link is not None:
+            self._lost(link, why, now, may_return)
+
+    def _lost(self, link: Link, why: str, now: float, may_return: bool = False) -> None:
+        """``may_return``: the connection closed or went silent, which is no misbehaviour: in a
+        running game the seat is kept for its return instead of timed out."""
+        seat = self.host.seat_of(link.key) if link.key else -1
+        if seat < 0 or self.host.game_over or self.host.ended:
+            return
+        if self.host.game is not None and seat not in self.host.active:
+            return  # it has left the game already
+        name = self.host.names[seat]
+        if self._quiet_told and link.key not in self.cpu_keys:
+            # It gave up on us while our network was down: that is no fault of its own. Its
+            # seat is kept for it to come back, now that its close got through; or, without a
+            # window, the table is closed naming nobody.
+            if may_return and self._keep_seat(seat, "its connection closed while this "
+                                              "machine's network was down", now):
+                return
+            self.local_fault(f"{name}'s connection closed while this machine's network was "
+                             "down (no player was heard): a problem of this machine; the table "
+                             "is closed and nobody is blamed", now, "the host lost its network")
+            return
+        self.host.events.append(Event("lost", f"{name} {why}"))
+        if may_return and self._keep_seat(seat, why, now):
+            return
+        self._timeout(seat, f"a live connection; it {why}", now)
+
+    def _keep_seat(self, seat: int, why: str, now: float) -> bool:
+        """Append ``away`` for ``seat`` (True), if the table can keep it for its return."""
+        host = self.host
+        if seat in host.away or host.expelling(seat):
+            return True  # kept already; or being expelled, with evidence, which goes first
+        if (not self.reconnect_window or host.game is None or host.keys[seat] in self.cpu_keys
+                or away_refusal(host, "away", seat)):
+            return False
+        self.away_since[seat] = (now, why[:100])
+        if not host.notices:  # a pending notice (an expel, a timeout) goes first; the tick says
+            self._say_away(seat, now)  # this away once it is out
+        return True
+
+    def _say_away(self, seat: int, now: float) -> None:
+        self.host.notify("away", {"seat": seat, "why": self.away_since[seat][1],
+                                  "window": self.reconnect_window})
+        self.host.flush(now)
+        self._pump(now)
+
+    def _came_back(self, env: Envelope, now: float) -> None:
+        """A ``back`` on a new connection, signed at its author's next sequence number (no one
+        else can make one): its old connection, if the host still holds it, is dead or stale (a
+        Wi-Fi drop not noticed yet), so it is dropped and the seat kept for this return."""
+        chain = self.host.chain
+        if chain is None or self.host.seat_of(env.sender) in self.host.away:
+            return
+        try:
+            chain.check(env.raw, env)
+        except ProtocolError:
+            return  # a replayed or stale back changes nothing; admission refuses it
+        for conn, link in list(self.links.items()):
+            if link.key == env.sender:
+                self._drop(conn, "came back on a new connection", now, may_return=True)
+
+    def _expire_away(self, now: float, quiet: bool) -> None:
+        """A seat not back within the window leaves as a leaver does (a ``timeout``)."""
+        host = self.host
+        for seat, (since, _) in list(self.away_since.items()):
+            if seat not in host.active or any(link.key == host.keys[seat]
+                                              for link in self.links.values()):
+                del self.away_since[seat]  # gone, or back
+            elif seat not in host.away:  # its away is not in the log yet: the host's own
+                if not host.notices:  # envelope was held, and another notice came first
+                    self._say_away(seat, now)
+            elif now - since > self.reconnect_window and not quiet:
+                del self.away_since[seat]
+                if self._none_came_back(now):
+                    return
+                self._timeout(seat, f"its return within {self.reconnect_window} s", now)
+                return
+
+    def _none_came_back(self, now: float) -> bool:
+        """Two or more remote players away and none back: as when none is heard, this machine's
+        network is the likely cause, so the table closes naming nobody (True)."""
+        host = self.host
+        remote = [seat for seat in host.active if host.keys[seat] != host.host_key
+                  and host.keys[seat] not in self.cpu_keys]
+        if len(remote) < 2 or not all(seat in host.away for seat in remote):
+            return False
+        self.local_fault(f"none of the {len(remote)} players whose connections dropped came "
+                         f"back within {self.reconnect_window} s: this machine's network is "
+                         "most likely down (check its cable, Wi-Fi or firewall). This is a "
+                         "problem of this machine; the table is closed and nobody is blamed",
+                         now, "the host lost its network")
+        return True

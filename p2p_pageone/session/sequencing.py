@@ -1,0 +1,191 @@
+"""The sequencer's core (protocol/SPEC.md §7): it appends what admission takes, holds what must
+wait (the Page One window, moves ahead of their keys), and says the host's notices. The Page One
+window is described in ``sequencer``.
+"""
+
+from __future__ import annotations
+
+from ..crypto.envelope import Envelope, open_envelope
+from ..wire.codec import ProtocolError, frame
+from .admission import expel_notice
+from .fold.entrylog import EntryLog
+from .fold.queries import lacks_keys
+from .links import (
+    GATHER,
+    LINGER,
+    LOBBY_TIMEOUT,
+    RECONNECT_WINDOW,
+    START_AFTER,
+    Link,
+    refusal,
+)
+from .peer import PeerSession
+
+
+class SequencerCore:
+    """Orders every envelope into the log and relays it to every seated connection."""
+
+    def __init__(self, host: PeerSession, now: float, silent_after: float = 10.0,
+                 step_timeout: float = 30.0, heartbeat: float = 1.0,
+                 catch_window: float = 0.0, min_players: int = 0,
+                 lobby_timeout: float = LOBBY_TIMEOUT, start_after: float = START_AFTER,
+                 reconnect_window: int = RECONNECT_WINDOW, gather: float = GATHER) -> None:
+        self.host = host
+        # A takeover (the host went, we are its successor): until ``gather_until`` the others
+        # hand over the entries we lack and say ``back``, held (conn -> envelope) until our
+        # ``takeover`` is in the log.
+        self.gather_until = now + gather if host.taking_over >= 0 else -1.0
+        self.gathered: dict[int, Envelope] = {}
+        # Moves of a seat whose cards' keys are not all in the log yet (it opened them from
+        # keys sent to it directly): held until they are, at most ``step_timeout``.
+        self.early: list[tuple[int, Envelope, float]] = []
+        self.reconnect_window = reconnect_window  # 0: a dropped seat is timed out at once
+        self.away_since: dict[int, tuple[float, str]] = {}  # seats kept for their return:
+        # since when, and why
+        # The lobby: with ``min_players`` (0: wait for every seat) the game starts with at least
+        # that many once nobody has sat down or left for ``start_after`` seconds.
+        self.min_players, self.start_after = min_players, start_after
+        self.lobby_timeout = lobby_timeout
+        self.lobby_changed = now
+        self.catch_window = catch_window
+        self.cpu_keys: set[bytes] = set()  # CPU peers this host started: held in the window too
+        self.window: tuple[int, float] | None = None  # (seat owing the call, opened at)
+        self.held: list[tuple[int, Envelope]] = []  # (connection, or 0 for the host's own)
+        self.silent_after, self.step_timeout, self.heartbeat = silent_after, step_timeout, heartbeat
+        self.links: dict[int, Link] = {}
+        self.out: list[tuple[int, bytes]] = []  # (connection, frame) to send
+        self.to_close: list[int] = []
+        self.last_progress = now
+        self._last_ping = now
+        self._last_tick = now
+        self._quiet_told = False
+        # The end of the game: the log's length then, and when; who confirmed having it.
+        self.linger = max(LINGER, silent_after)
+        self.final: tuple[int, float] | None = None
+        self.confirmed: set[bytes] = set()
+        self.end_told = False
+        host.flush(now)
+        self._pump(now)
+
+    @property
+    def log(self) -> EntryLog:
+        """The log as ordered: the host's own (every entry the sequencer appends, it folds)."""
+        return self.host.log
+
+    def _note_window(self, now: float) -> None:
+        game = self.host.game
+        miss = game.deal.open_miss if game is not None else -1
+        if miss < 0:
+            self.window = None
+        elif self.window is None or self.window[0] != miss:
+            self.window = (miss, now)
+
+    def _must_wait(self, env: Envelope, now: float) -> bool:
+        if self.window is None or env.kind != "move":
+            return False
+        seat, opened = self.window
+        if now - opened >= self.catch_window:
+            return False
+        if env.sender in self.cpu_keys:
+            return True
+        return env.data.get("kind") != "catch" and self.host.seat_of(env.sender) != seat
+
+    def _release(self, now: float) -> None:
+        """Held moves go in once the window has closed or run out, if they still fit."""
+        while self.held and not self._must_wait(self.held[0][1], now):
+            conn, env = self.held.pop(0)
+            reason = self._admit(env)
+            if reason is None:
+                self._append(env, now)
+            elif conn == 0:
+                self.host.refused(reason, now)
+                self._pump(now)
+            else:
+                self.out.append((conn, refusal(env.seq, reason)))
+
+    def _append(self, env: Envelope, now: float) -> None:
+        raw = env.raw
+        encoded = frame(raw)
+        self.out += [(conn, encoded) for conn, link in self.links.items() if link.key]
+        self.last_progress = now
+        if self.host.game is None and env.kind != "say":
+            self.lobby_changed = now
+        self.host.on_log(raw, now, env)
+        self._note_window(now)
+        self._pump(now)
+        self._release_early(now)
+        if self.host.game_over and self.final is None:
+            self.final = (len(self.log), now)
+
+    def _admit(self, env: Envelope) -> str | None:
+        """The admission's verdict; a deck message of another seat refused for its content is
+        shown to the table, with the envelope as evidence (an ``expel``)."""
+        reason = self.host.admissible(env)
+        if reason is not None:
+            notice = expel_notice(self.host, env, reason)
+            if notice is not None:
+                self.host.notify("expel", notice)
+        return reason
+
+    def _lacks_keys(self, env: Envelope) -> bool:
+        """A play or draw of a seat whose cards' keys are not all in the log yet."""
+        return (env.kind == "move" and env.data["kind"] in ("play", "draw")
+                and lacks_keys(self.host, self.host.seat_of(env.sender)))
+
+    def _may_hold(self, conn: int, env: Envelope) -> bool:
+        """One move held per connection, and only one the chain takes next from its author."""
+        chain = self.host.chain
+        if chain is None or any(held == conn for held, _, _ in self.early):
+            return False
+        try:
+            chain.check(env.raw, env)
+        except ProtocolError:
+            return False
+        return True
+
+    def _release_early(self, now: float) -> None:
+        """Held moves go in once their keys are in the log (or are refused after a while)."""
+        if not self.early:
+            return
+        held, self.early = self.early, []
+        for conn, env, since in held:
+            link = self.links.get(conn)
+            if link is None or link.key != env.sender:
+                continue
+            waited = now - since
+            if self._lacks_keys(env) and waited < self.step_timeout:
+                self.early.append((conn, env, since))
+                continue
+            reason = ("the keys for your cards are not all in the log yet: try again"
+                      if self._lacks_keys(env) else self._admit(env))
+            if reason is not None:
+                self.out.append((conn, refusal(env.seq, reason)))
+                if self.host.notices:
+                    self.host.flush(now)
+                    self._pump(now)
+            elif self._must_wait(env, now):
+                self.held.append((conn, env))
+            else:
+                self._append(env, now)
+
+    def _pump(self, now: float) -> None:
+        for raw in self.host.take_outgoing():
+            env = open_envelope(raw, own=True)  # our own, just sealed
+            reason = self._admit(env)
+            if reason is None and self._must_wait(env, now):
+                self.held.append((0, env))
+            elif reason is None:
+                self._append(env, now)
+            else:
+                self.host.refused(reason, now)
+
+    def local_fault(self, reason: str, now: float, bye: str = "") -> None:
+        """The host's own machine failed (its disk, its network): close the table, naming no
+        joiner."""
+        self.host.local_fault(reason, now, bye)
+        self._pump(now)
+
+    def _timeout(self, seat: int, what: str, now: float) -> None:
+        self.host.notify("timeout", {"seat": seat, "waited_for": what[:100]})
+        self.host.flush(now)
+        self._pump(now)

@@ -1,0 +1,59 @@
+"""Where a joiner connects next when its host is lost (session/route.py): a pure function of
+the public table and what its own connections told it."""
+
+from __future__ import annotations
+
+from p2p_pageone.session.fold.state import PublicState
+from p2p_pageone.session.route import Route
+
+HOST = ("10.0.0.1", 5000)
+
+
+def table(me: int) -> PublicState:
+    """Four seats in a running game; the host at seat 0; every joiner listens."""
+    s = PublicState()
+    s.keys = [bytes([n]) * 32 for n in range(4)]
+    s.host_key = s.keys[0]
+    s.endpoints = {s.keys[n]: f"127.0.0.{n}:700{n}" for n in range(1, 4)}
+    s.game = object()  # type: ignore[assignment]  # only "is there a game" is asked
+    s.active = [0, 1, 2, 3]
+    s.me = me
+    return s
+
+
+def test_the_host_first_and_again_after_one_failure() -> None:
+    route, s = Route(HOST), table(me=3)
+    assert route.next(s, listening=True, witnessed=False) == HOST
+    route.note(HOST, "refused")
+    assert route.next(s, listening=True, witnessed=False) == ("127.0.0.1", 7001)
+    route.note(("127.0.0.1", 7001), "unreachable")
+    assert route.next(s, listening=True, witnessed=False) == HOST  # the host again between
+
+
+def test_the_first_successor_takes_over_only_when_refused_or_witnessed_and_listening() -> None:
+    route, s = Route(HOST), table(me=1)
+    route.next(s, True, False)
+    route.note(HOST, "unreachable")  # a frozen path: no answer is not a dead host
+    assert route.next(s, listening=True, witnessed=False) == HOST
+    assert route.next(s, listening=True, witnessed=True) is None
+    route.note(HOST, "refused")
+    assert route.next(s, listening=False, witnessed=False) == HOST  # nothing to host with
+    assert route.next(s, listening=True, witnessed=False) is None
+
+
+def test_a_later_seat_takes_over_once_every_successor_before_it_failed() -> None:
+    route, s = Route(HOST), table(me=3)
+    for target in (HOST, ("127.0.0.1", 7001), HOST, ("127.0.0.2", 7002), HOST):
+        assert route.next(s, True, False) == target
+        route.note(target, "refused")
+    assert route.next(s, True, False) is None
+
+
+def test_a_new_host_is_followed_and_a_connection_that_worked_clears_its_failure() -> None:
+    route, s = Route(HOST), table(me=3)
+    s.host_key = s.keys[1]  # seat 1 took the table over
+    assert route.host(s) == ("127.0.0.1", 7001)
+    assert route.next(s, True, False) == ("127.0.0.1", 7001)
+    route.note(("127.0.0.1", 7001), "refused")
+    route.note(("127.0.0.1", 7001), "")
+    assert route.next(s, True, False) == ("127.0.0.1", 7001)
