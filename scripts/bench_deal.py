@@ -21,20 +21,18 @@ import time
 
 from p2p_pageone.crypto import group
 from p2p_pageone.crypto.deck import DeckSecrets, Pass
-from p2p_pageone.crypto.mental import DeckPeer
+from p2p_pageone.session.deckdriver import HandPeer, seat_peers
 from p2p_pageone.wire.codec import pack, unpack
 
 DECK = "1/main"
 HAND = 7
 
 
-def setup(peers: int, cards: int) -> list[DeckPeer]:
+def setup(peers: int, cards: int) -> list[HandPeer]:
     contexts = [b"bench|%d" % i for i in range(peers)]
     seeds = [hashlib.sha256(b"bench%d" % i).digest() for i in range(peers)]
-    table = [DeckPeer(i, seeds[i], contexts, cards) for i in range(peers)]
+    table = seat_peers(seeds, contexts, cards)
     for peer in table:
-        for other in table:
-            peer.record_commitment(other.seat, other.commitment)
         peer.start_round(DECK, list(range(cards)))
     return table
 

@@ -21,7 +21,7 @@ from p2p_pageone.crypto import group
 from p2p_pageone.crypto.deck import DeckSecrets, proof_context
 from p2p_pageone.crypto.envelope import extend, genesis, seal
 from p2p_pageone.crypto.identity import Identity
-from p2p_pageone.crypto.mental import DeckPeer
+from p2p_pageone.session.deckdriver import seat_peers
 
 OUT = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 TABLE = bytes(range(16))
@@ -59,7 +59,7 @@ def transcript() -> dict[str, Any]:
     ids = [Identity(fixed("peer0")), Identity(fixed("peer1"))]
     seeds = [fixed("seed0"), fixed("seed1")]
     contexts = [TABLE + (1).to_bytes(4, "big") + i.public for i in ids]
-    peers = [DeckPeer(i, seeds[i], contexts, 53) for i in range(2)]
+    peers = seat_peers(seeds, contexts, 53)
     log: list[bytes] = []
     head = genesis(TABLE)
     seqs = [0, 0]
@@ -74,8 +74,6 @@ def transcript() -> dict[str, Any]:
     for peer in peers:
         send(peer.seat, "seed_commit", {"commit": peer.commitment})
     for peer in peers:
-        for other in peers:
-            peer.record_commitment(other.seat, other.commitment)
         peer.start_round(DECK, list(range(53)))
     for _ in range(4):
         for peer in peers:

@@ -10,21 +10,17 @@ import pytest
 
 from p2p_pageone.crypto import group
 from p2p_pageone.crypto.deck import Cheat, DeckSecrets, Pass, Violation, open_point
-from p2p_pageone.crypto.mental import DeckPeer
+from p2p_pageone.session.deckdriver import HandPeer, seat_peers
 from p2p_pageone.wire.codec import pack, unpack
 
 DECK = "1/main"
 Tamper = Callable[[Pass], Pass]
 
 
-def make_peers(count: int, size: int, hand: int = 1, table: bytes = b"table-1") -> list[DeckPeer]:
+def make_peers(count: int, size: int, hand: int = 1, table: bytes = b"table-1") -> list[HandPeer]:
     seeds = [hashlib.sha256(b"seed%d" % i).digest() for i in range(count)]
     contexts = [b"%s|hand-%d|peer-%d" % (table, hand, i) for i in range(count)]
-    peers = [DeckPeer(i, seeds[i], contexts, size) for i in range(count)]
-    for peer in peers:
-        for other in peers:
-            peer.record_commitment(other.seat, other.commitment)
-    return peers
+    return seat_peers(seeds, contexts, size)
 
 
 def wire(given: Pass) -> Pass:
@@ -34,7 +30,7 @@ def wire(given: Pass) -> Pass:
     return Pass.from_fields(decoded)
 
 
-def shuffle_and_lock(peers: list[DeckPeer], deck: str = DECK, cards: list[int] | None = None,
+def shuffle_and_lock(peers: list[HandPeer], deck: str = DECK, cards: list[int] | None = None,
                      tamper: dict[tuple[str, int], Tamper] | None = None) -> None:
     """Every pass in turn; ``tamper[(step, seat)]`` replaces what that seat sends."""
     size = peers[0].deck_size
@@ -57,7 +53,7 @@ def shuffle_and_lock(peers: list[DeckPeer], deck: str = DECK, cards: list[int] |
             break
 
 
-def deal(peers: list[DeckPeer], per_seat: int) -> dict[int, list[int]]:
+def deal(peers: list[HandPeer], per_seat: int) -> dict[int, list[int]]:
     """Positions round-robin to each seat; everyone else sends keys; owners open theirs."""
     dealt = {p.seat: [i for i in range(per_seat * len(peers)) if i % len(peers) == p.seat]
              for p in peers}
@@ -85,7 +81,7 @@ def test_peers_shuffle_lock_deal_and_open(count: int, size: int) -> None:
     # a peer holding every key but the owner's still cannot open the owner's card
     spy, victim_position = peers[0], 1
     keys = [k for (d, pos, who), k in spy.published.items() if pos == victim_position]
-    keys.append(spy._secrets[DECK].unlock_key(victim_position))
+    keys.append(spy.derived(DECK).unlock_key(victim_position))
     point = open_point(spy.rounds[DECK].final_point(victim_position), keys)
     assert point not in group.card_index(size)
     # public open: the owner shows its key and everyone checks the card

@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 
 from p2p_pageone.crypto import group
 from p2p_pageone.crypto.deck import Cheat, DeckSecrets, Pass, Violation
-from p2p_pageone.crypto.mental import DeckPeer
+from p2p_pageone.session.deckdriver import HandPeer, seat_peers
 from tests.test_deck import DECK, Tamper, deal, make_peers, shuffle_and_lock
 
 
-def refused(peers: list[DeckPeer], step: str, cheater: int, tamper: Tamper,
+def refused(peers: list[HandPeer], step: str, cheater: int, tamper: Tamper,
             match: str = "") -> Violation:
     with pytest.raises(Violation, match=match) as error:
         shuffle_and_lock(peers, tamper={(step, cheater): tamper})
@@ -23,10 +23,10 @@ def refused(peers: list[DeckPeer], step: str, cheater: int, tamper: Tamper,
     return error.value
 
 
-def reproved(peer: DeckPeer, step: str, inputs: list[group.Point]) -> Pass:
+def reproved(peer: HandPeer, step: str, inputs: list[group.Point]) -> Pass:
     """The cheater's pass over an input list of its choosing, with a proof for that list."""
     deck_round = peer.rounds[DECK]
-    secrets, context = peer._secrets[DECK], deck_round.proof_context(step, peer.seat)
+    secrets, context = peer.derived(DECK), deck_round.proof_context(step, peer.seat)
     prove = secrets.prove_shuffle if step == "shuffle" else secrets.prove_lock
     return prove(context, inputs).sent
 
@@ -185,7 +185,8 @@ def test_a_pass_not_from_the_seed_passes_live_and_is_named_at_the_reveal() -> No
     peers = make_peers(3, 20)
     for peer in peers:
         peer.start_round(DECK, list(range(20)))
-    peers[1]._secrets[DECK] = DeckSecrets.derive(b"\x09" * 32, peers[1].contexts[1], DECK, 20)
+    peers[1].secrets._derived[DECK] = DeckSecrets.derive(b"\x09" * 32, peers[1].contexts[1],
+                                                         DECK, 20)
     shuffle_and_lock(peers)  # every pass is accepted: its proofs are right
     assert all(p.rounds[DECK].next_step() == ("done", -1) for p in peers)
     with pytest.raises(Cheat, match="peer 1's shuffle pass does not match its seed") as error:
@@ -211,10 +212,7 @@ def test_honest_tables_never_fail_and_a_cheater_is_the_one_named(
     cheater %= count
     seeds = [hashlib.sha256(salt + b"%d" % i).digest() for i in range(count)]
     contexts = [salt + b"|%d" % i for i in range(count)]
-    peers = [DeckPeer(i, seeds[i], contexts, size) for i in range(count)]
-    for peer in peers:
-        for other in peers:
-            peer.record_commitment(other.seat, other.commitment)
+    peers = seat_peers(seeds, contexts, size)
     if cheat is None or (cheat == "swap" and size < 2):
         shuffle_and_lock(peers)
         hands = deal(peers, size // count)
@@ -247,7 +245,7 @@ def test_nothing_published_is_a_point_with_one_scalar_stripped() -> None:
     deck_round = peers[0].rounds[DECK]
     forbidden = set(group.card_points(20))
     for j, peer in enumerate(peers):
-        strip = group.inverse(peer._secrets[DECK].shuffle_scalar)
+        strip = group.inverse(peer.derived(DECK).shuffle_scalar)
         forbidden |= {group.encode(group.mul(x, strip)) for x in deck_round.input_for("lock", j)}
     published = set()
     for message in sent:

@@ -14,7 +14,7 @@ from p2p_pageone.crypto import group, proofs
 from p2p_pageone.crypto.deck import Pass
 from p2p_pageone.crypto.envelope import ChainVerifier, genesis, open_envelope, seal
 from p2p_pageone.crypto.identity import Identity
-from p2p_pageone.crypto.mental import DeckPeer
+from p2p_pageone.session.deckdriver import HandPeer
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "protocol" / "vectors"
@@ -50,7 +50,7 @@ def test_transcript_replays_through_chain_and_deck() -> None:
     seat_of = {i.public: n for n, i in enumerate(ids)}
     seeds = {seat_of[e.sender]: e.data["seed"] for e in envs if e.kind == "seed_reveal"}
     contexts = [bytes.fromhex(c) for c in data["contexts"]]
-    auditor = DeckPeer(0, seeds[0], contexts, data["cards"])
+    auditor = HandPeer(0, seeds[0], contexts, data["cards"])
     deck = data["deck"]
     for env in envs:
         seat = seat_of[env.sender]
