@@ -28,6 +28,7 @@ from ..wire.codec import ProtocolError
 from .logfile import read_frames
 from .replay import missed_calls
 
+VERDICTS = ("OK", "INCOMPLETE", "FAIL")
 RELAYED = "; the host relayed it, unless this file was changed after it was written"
 
 
