@@ -22,7 +22,7 @@ from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.wire.codec import frame
 
-from .cheats import SilentAtReveal, log_bytes, table_with
+from .cheats import SilentAtReveal, WrongKey, audit_of, log_bytes, table_with
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -46,6 +46,7 @@ def both_ways(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     assert said is not None, out
     assert said.group(1) == doc["verdict"] and code == json_code, (out, doc["verdict"])
     assert f"verdict: {doc['text']}" in out
+    assert run(capsys, "audit", "--quiet", str(path))[:2] == (code, f"verdict: {doc['text']}\n")
     assert code == {"OK": EXIT_OK, "FAIL": EXIT_FAULT, "INCOMPLETE": EXIT_INCOMPLETE}[
         doc["verdict"]]
     return doc, out
@@ -171,6 +172,20 @@ def test_a_cheat_still_fails_naming_the_cheater_in_text_and_json(
     assert doc["fault"]["seat"] == 2 and doc["fault"]["name"] == "p2"
     assert "refused to reveal its hand seed" in doc["fault"]["reason"]
     assert "verdict: FAIL at entry" in out and "p2 (seat 2" in out
+
+
+def test_a_cheater_expelled_from_a_two_seat_table_fails_naming_it_not_an_early_end(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """At three seats the table plays on without an expelled cheater (the hand void, OK); at
+    two it cannot: the table ends, and the expel's signed evidence names the cheater."""
+    table = table_with(make_settings("classic", {"deals": 1}), 2, seed=41, doubles={1: WrongKey})
+    table.run(limit=900)
+    audit = audit_of(table.sessions[0])  # deferred proofs or not, the same finding
+    assert audit.fault is not None and audit.early is None
+    doc, out = both_ways(tmp_path, capsys, log_bytes(table.sessions[0]))
+    assert doc["verdict"] == "FAIL" and doc["fault"]["seat"] == 1
+    assert doc["fault"]["step"] == "deck round" and "wrong key" in doc["fault"]["reason"]
+    assert doc["hands"][0]["status"] == "void" and "nobody at fault" not in out
 
 
 def test_one_hand_checked_is_singular(tmp_path: Path,

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..crypto.deck import Cheat, DeckError
-from ..crypto.envelope import BadSignature, open_envelope
+from ..crypto.envelope import BadSignature, Envelope, open_envelope
 from ..crypto.identity import fingerprint
 from ..session.common import Event, TableClosed, TableEnded
 from ..session.table import FOLD_ERRORS, RELAY_FAULTS, TableState
@@ -202,9 +202,12 @@ def _fold_one(audit: Audit, state: TableState, position: int, raw: bytes) -> boo
     try:
         events = state.apply(raw, env)
     except TableClosed as closed:
-        audit.early = EarlyEnd(position, closed.culprit, str(closed), table_closed=True)
         who = f"{state.who(closed.culprit)} " if closed.culprit >= 0 else ""
         _void_current(audit, state, position, f"{who}{closed}")
+        if env.kind == "expel":  # too few left once a cheater is out: the evidence is logged
+            audit.fault = Fault(position, _expel_step(env), closed.culprit, str(closed))
+            return False
+        audit.early = EarlyEnd(position, closed.culprit, str(closed), table_closed=True)
         return True
     except FOLD_ERRORS as error:
         seat, reason = state.blame(error)
@@ -217,6 +220,11 @@ def _fold_one(audit: Audit, state: TableState, position: int, raw: bytes) -> boo
         return False
     _note_events(audit, state, position, events)
     return True
+
+
+def _expel_step(env: Envelope) -> str:
+    """The step of the refused message an ``expel`` carries (the fold checked it)."""
+    return "card shown" if open_envelope(env.data["evidence"]).kind == "move" else "deck round"
 
 
 def _unreadable(error: ProtocolError) -> str:
