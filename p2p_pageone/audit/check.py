@@ -281,16 +281,17 @@ def _note_events(audit: Audit, state: TableState, position: int, events: list[Ev
             _void_current(audit, state, position, f"{state.who(int(data['seat']))} took the "
                           f"table over as its host at entry {position} (the host's pageone "
                           "stopped)")
-        elif event.kind == "left":
+        elif event.kind == "left":  # comes before the next hand's event
             audit.last_left = (position, int(data["seat"]), str(data["why"]))
-            if not audit.hands:
-                continue
-            # comes before the next hand's event
-            line, why = audit.hands[-1], f"{state.who(int(data['seat']))} {data['why']}"
-            if line.status == "unfinished":
-                _void(line, position, why)
-            else:  # between hands: the hand played stands
-                line.text += f"; then {why}"
+            if audit.hands:
+                _left(audit.hands[-1], position, f"{state.who(int(data['seat']))} {data['why']}")
+
+
+def _left(line: HandLine, position: int, why: str) -> None:
+    if line.status == "unfinished":
+        _void(line, position, why)
+    else:  # between hands: the hand played stands
+        line.text += f"; then {why}"
 
 
 def _calls(missed: list[tuple[int, int, int]], names: list[str]) -> str:

@@ -35,8 +35,9 @@ def verdict(audit: Audit) -> str:
         return f"{audit.verdict} {fault_text(audit.fault)}"
     hands = sum(1 for line in audit.hands if line.status == "ok")
     voided = sum(1 for line in audit.hands if line.status == "void")
-    checked = f"{audit.entries} {_plural(audit.entries, 'entry', 'entries')}, {hands} " + (
-        f"{_plural(hands, 'hand', 'hands')} checked" + (f", {voided} void" if voided else ""))
+    checked = (f"{audit.entries} {_plural(audit.entries, 'entry', 'entries')}, "
+               f"{hands} {_plural(hands, 'hand', 'hands')} checked"
+               + (f", {voided} void" if voided else ""))
     holds = "every signature, chain link, seed, deck round and move holds"
     if audit.early is not None:
         return f"{audit.verdict} — {audit.early.text()}. {checked}: {holds} as far as it goes"
