@@ -230,6 +230,31 @@ def test_replay_and_log_show_name_the_players_who_missed_page_one(
                    for line in missed), missed
 
 
+def test_replay_refuses_a_hand_or_seat_the_log_lacks_and_log_alone_says_what_to_do(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "two.pageone-log"
+    path.write_bytes(quit_table(1, 3)[0])
+    code, out, err = run(capsys, "replay", str(path), "--hand", "99")
+    assert code == 2 and out == "", out
+    assert "there is no hand 99 in this log (it has hands 1-3)" in err
+    code, out, err = run(capsys, "replay", str(path), "--seat", "3")
+    assert code == 2 and "there is no seat 3 at this table (seats 0-2)" in err
+    code, out, err = run(capsys, "replay", str(path), "--hand", "1")
+    assert code == 0 and "hand 1: VOID" in out and "hand 2:" not in out
+    code, out, err = run(capsys, "log")
+    assert code == 2 and "pageone log show LOG" in err and "log_command" not in err
+
+
+@pytest.mark.parametrize("command, words", [
+    (["replay"], "a table's log file"), (["log", "show"], "a table's log file"),
+    (["ratings"], "print one JSON document"), (["replay"], "-seat N")])
+def test_replay_log_show_and_ratings_explain_their_arguments(
+        command: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main([*command, "--help"])
+    assert done.value.code == 0 and words in capsys.readouterr().out
+
+
 def test_the_readme_lists_every_verdict_relation_and_exit_code_of_the_audit() -> None:
     text = README.read_text()
     section = text[text.index("- `pageone audit LOG"):text.index("- `pageone replay LOG")]

@@ -45,9 +45,10 @@ def add_parsers(sub: Any) -> None:
     audit.set_defaults(run=run_audit)
 
     replay = sub.add_parser("replay", help="replay a table's log move by move")
-    replay.add_argument("log", metavar="LOG")
+    replay.add_argument("log", metavar="LOG", help="a table's log file")
     view = replay.add_mutually_exclusive_group()
-    view.add_argument("--seat", type=int, default=None, help="as seat N saw it (its cards only)")
+    view.add_argument("--seat", type=int, default=None, metavar="N",
+                      help="as seat N saw it (its cards only)")
     view.add_argument("--open", action="store_true", help="every hand open")
     replay.add_argument("--step", action="store_true", help="wait for Enter after each move")
     replay.add_argument("--hand", type=int, default=None, metavar="K", help="only hand K")
@@ -55,13 +56,14 @@ def add_parsers(sub: Any) -> None:
     replay.set_defaults(run=run_replay)
 
     log = sub.add_parser("log", help="look into a table's log")
-    log_sub = log.add_subparsers(dest="log_command", required=True)
+    log_sub = log.add_subparsers(dest="log_command", metavar="COMMAND")
     show = log_sub.add_parser("show", help="hands, players, results, where the cards went")
-    show.add_argument("log", metavar="LOG")
+    show.add_argument("log", metavar="LOG", help="a table's log file")
     show.set_defaults(run=run_log_show)
+    log.set_defaults(run=lambda args: _usage("log", "say what to do: pageone log show LOG"))
 
     ratings = sub.add_parser("ratings", help="the local Elo table from audited logs")
-    ratings.add_argument("--json", action="store_true")
+    ratings.add_argument("--json", action="store_true", help="print one JSON document")
     ratings.set_defaults(run=run_ratings)
 
 
@@ -196,9 +198,9 @@ def run_replay(args: argparse.Namespace) -> int:
     if args.summary:
         print(without_ruling_ids("\n".join(summary_lines(audit))))
         return exit_code([audit])
-    if args.seat is not None and not 0 <= args.seat < len(audit.players):
-        print(f"pageone replay: there is no seat {args.seat} at this table", file=sys.stderr)
-        return EXIT_USAGE
+    refused = _replay_refused(audit, args.seat, args.hand)
+    if refused:
+        return _usage("replay", refused)
     for line in replay_lines(audit, args.seat, args.open, args.hand):
         if line is None:
             if args.step and not _wait():
@@ -206,6 +208,23 @@ def run_replay(args: argparse.Namespace) -> int:
             continue
         print(without_ruling_ids(line), flush=True)
     return exit_code([audit])
+
+
+def _replay_refused(audit: Audit, seat: int | None, hand: int | None) -> str:
+    """Why a replay's ``--seat`` or ``--hand`` cannot be shown ("" if both can)."""
+    if seat is not None and not 0 <= seat < len(audit.players):
+        return f"there is no seat {seat} at this table (seats 0-{len(audit.players) - 1})"
+    numbers = [line.hand for line in audit.hands]
+    if hand is not None and hand not in numbers:
+        has = ("no hands" if not numbers else f"hand {numbers[0]}" if len(numbers) == 1
+               else f"hands {numbers[0]}-{numbers[-1]}")
+        return f"there is no hand {hand} in this log (it has {has})"
+    return ""
+
+
+def _usage(command: str, message: str) -> int:
+    print(f"pageone {command}: {message}", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def _wait() -> bool:
