@@ -102,6 +102,16 @@ def test_the_host_quitting_closes_the_table_an_early_end_in_every_log(
     assert code == 3 and "comparison: OK — the 3 logs are identical" in out
 
 
+def test_a_table_ended_early_is_not_rated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    path = tmp_path / "closed.pageone-log"
+    path.write_bytes(quit_table(0, 3)[1])
+    code, out, _ = run(capsys, "audit", "--rate", str(path))
+    assert code == 3 and "not rated: only a table whose every log is OK" in out
+    assert not (tmp_path / "data" / "pageone" / "ratings.json").exists()
+
+
 def test_a_joiner_quitting_voids_the_hand_the_others_play_on_its_own_log_ends_early(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     logs = quit_table(1, 3)

@@ -148,7 +148,8 @@ def _rate(audits: list[Audit], json_mode: bool) -> None:
 
     out = sys.stderr if json_mode else sys.stdout
     if not audits:
-        print("not rated: the audit did not pass", file=out)
+        print("not rated: only a table whose every log is OK (played to its end, every check "
+              "holding) counts", file=out)
         return
     try:
         data = ratings.load(ratings_path())
