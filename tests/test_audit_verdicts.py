@@ -23,6 +23,7 @@ from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.wire.codec import frame
 
 from .cheats import SilentAtReveal, WrongKey, audit_of, log_bytes, table_with
+from .test_cli_table import pageone
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -61,7 +62,8 @@ def assert_early_end(doc: dict[str, Any], out: str, seat: int, words: str) -> No
     assert early["seat"] == seat and words in early["text"], early
     assert "nobody at fault" in doc["text"]
     if seat >= 0:
-        assert early["name"] == f"p{seat}" and early["fingerprint"] in doc["text"]
+        assert early["name"] == doc["players"][seat]["name"]
+        assert early["fingerprint"] == doc["players"][seat]["fingerprint"] in doc["text"]
 
 
 def to_first_move(table: MemoryTable) -> None:
@@ -110,6 +112,18 @@ def test_a_table_ended_early_is_not_rated(tmp_path: Path, monkeypatch: pytest.Mo
     code, out, _ = run(capsys, "audit", "--rate", str(path))
     assert code == 3 and "not rated: only a table whose every log is OK" in out
     assert not (tmp_path / "data" / "pageone" / "ratings.json").exists()
+
+
+def test_an_offline_game_quit_is_an_early_end_not_a_fault(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`pageone play`, then `quit` (the tester's "offline games I quit say the same")."""
+    log = tmp_path / "offline.pageone-log"
+    played = pageone(tmp_path, "play", "--name", "ann", "--think", "0.1", "--catch-window", "0",
+                     "--log", str(log), stdin="quit\n")
+    assert played.returncode == 4, played.stdout + played.stderr  # you left
+    doc, out = both_ways(tmp_path, capsys, log.read_bytes())
+    assert_early_end(doc, out, 0, "closed the table")
+    assert doc["early_end"]["name"] == "ann"
 
 
 def test_a_joiner_quitting_voids_the_hand_the_others_play_on_its_own_log_ends_early(
