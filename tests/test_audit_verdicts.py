@@ -22,7 +22,7 @@ from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.wire.codec import frame
 
-from .cheats import SilentAtReveal, WrongKey, audit_of, log_bytes, table_with
+from .cheats import SilentAtReveal, WrongKey, audit_of, log_bytes, table_with, verdict
 from .test_cli_table import pageone
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -48,6 +48,7 @@ def both_ways(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     assert said.group(1) == doc["verdict"] and code == json_code, (out, doc["verdict"])
     assert f"verdict: {doc['text']}" in out
     assert run(capsys, "audit", "--quiet", str(path))[:2] == (code, f"verdict: {doc['text']}\n")
+    assert verdict(audit_bytes(data)) == verdict(audit_bytes(data, every_proof=True))
     assert code == {"OK": EXIT_OK, "FAIL": EXIT_FAULT, "INCOMPLETE": EXIT_INCOMPLETE}[
         doc["verdict"]]
     return doc, out
