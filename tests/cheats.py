@@ -42,9 +42,10 @@ def audit_of(session: PeerSession) -> Audit:
 
 
 def verdict(audit: Audit) -> tuple[object, ...]:
-    fault = audit.fault
-    return (audit.ok, audit.closed, audit.places, audit.totals,
+    fault, early = audit.fault, audit.early
+    return (audit.verdict, audit.closed, audit.places, audit.totals,
             None if fault is None else (fault.entry, fault.step, fault.seat, fault.reason),
+            None if early is None else (early.entry, early.seat, early.reason),
             [(h.hand, h.status, h.first_entry, h.last_entry, h.text, h.scores)
              for h in audit.hands])
 

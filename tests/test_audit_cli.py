@@ -104,8 +104,9 @@ def test_garbage_and_missing_files_exit_nonzero_with_a_message(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     junk = tmp_path / "junk"
     junk.write_bytes(b"\x00\x00\x00\x05hello, not a log")
-    code, out, err = run(capsys, "audit", str(junk))
-    assert code == 1 and "verdict: FAIL at entry 0" in out and "Traceback" not in out + err
+    code, out, err = run(capsys, "audit", str(junk))  # was exit 1, "table '' (?)" (issue 20)
+    assert code == 2 and out == "" and "Traceback" not in out + err
+    assert f"{junk} is not a pageone log (its first entry is not a pageone message" in err
     code, _, err = run(capsys, "audit", str(tmp_path / "nope"))
     assert code == 2 and "cannot read" in err
     code, _, err = run(capsys, "audit")

@@ -6,6 +6,12 @@ bytes (``open_envelope``), the chain and sequence numbers (``ChainVerifier``), t
 meaning (seat, turn, deck round, keys, moves as far as the public cards tell), and at each hand's
 end the seeds against their commitments, every deck round re-derived from the seeds, no card twice,
 every move again with every card known, and the scores.
+
+Three verdicts, from this one result (``Audit.verdict``): ``OK``, the game was played to its
+end and every check holds; ``FAIL``, a check fails, naming the seat the log proves at fault (or
+nobody, for a damaged file); ``INCOMPLETE``, the table ended early or the log stops before the
+game's end with nobody at fault (a quit, a close, a timeout, a crash): what the log holds was
+checked and holds, but it has no result.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..crypto.deck import Cheat, DeckError
-from ..crypto.envelope import BadSignature, OrderFault, open_envelope
+from ..crypto.envelope import BadSignature, Envelope, OrderFault, open_envelope
 from ..crypto.identity import fingerprint
 from ..session.common import Event, TableClosed, TableEnded
 from ..session.fold.table import FOLD_ERRORS, TableState
@@ -22,6 +28,7 @@ from ..wire.codec import ProtocolError
 from .logfile import read_frames
 from .replay import missed_calls
 
+VERDICTS = ("OK", "INCOMPLETE", "FAIL")
 RELAYED = "; the host relayed it, unless this file was changed after it was written"
 
 
@@ -36,6 +43,28 @@ class Fault:
 
     def who(self) -> str:
         return f"{self.name} (seat {self.seat}, {self.fingerprint})" if self.seat >= 0 else ""
+
+
+@dataclass
+class EarlyEnd:
+    """The table ended, or this log stops, before the game's end, with nobody at fault.
+    ``seat``: who left, closed the table or went silent (-1: the log does not say)."""
+
+    entry: int
+    seat: int
+    reason: str
+    table_closed: bool  # the table itself ended; False: only this log stops
+    name: str = ""
+    fingerprint: str = ""
+
+    def who(self) -> str:
+        return f"{self.name} (seat {self.seat}, {self.fingerprint}) " if self.seat >= 0 else ""
+
+    def text(self) -> str:
+        if self.table_closed:
+            return (f"the table ended early, nobody at fault: {self.who()}{self.reason} "
+                    f"(entry {self.entry})")
+        return f"the log ends early, nobody at fault: {self.reason}"
 
 
 @dataclass
@@ -62,15 +91,30 @@ class Audit:
     players: list[tuple[int, str, str]] = field(default_factory=list)  # seat, name, fingerprint
     hands: list[HandLine] = field(default_factory=list)
     fault: Fault | None = None
-    closed: str = ""  # the table ended early without a fault (too few players left)
+    early: EarlyEnd | None = None
+    not_a_log: str = ""  # why the file is no pageone log at all (then ``fault`` says it too)
     finished: bool = False
     places: list[int] = field(default_factory=list)
     totals: list[int] = field(default_factory=list)
     state: TableState | None = None
+    last_left: tuple[int, int, str] = (-1, -1, "")  # entry, seat, why of the last leave
+
+    @property
+    def verdict(self) -> str:
+        """``OK``, ``INCOMPLETE`` or ``FAIL``: what the text and the JSON both say."""
+        if self.fault is not None:
+            return "FAIL"
+        return "OK" if self.finished and self.early is None else "INCOMPLETE"
 
     @property
     def ok(self) -> bool:
-        return self.fault is None and (self.finished or bool(self.closed))
+        return self.verdict == "OK"
+
+    @property
+    def closed(self) -> str:
+        """Why the table itself ended early ("" if it did not)."""
+        early = self.early
+        return f"{early.who()}{early.reason}" if early and early.table_closed else ""
 
 
 def audit_bytes(data: bytes, every_proof: bool = False) -> Audit:
@@ -93,7 +137,7 @@ def audit_bytes(data: bytes, every_proof: bool = False) -> Audit:
 
 
 # Faults found before the entry's meaning is folded: the deferred checks cannot change them.
-UNAPPLIED = ("framing", "signature", "chain", "end of log")
+UNAPPLIED = ("framing", "signature", "chain")
 
 
 def _unproven_hold(state: TableState) -> bool:
@@ -105,39 +149,65 @@ def _unproven_hold(state: TableState) -> bool:
 
 def _audit(data: bytes, defer_proofs: bool) -> Audit:
     framing = read_frames(data)
-    audit = Audit(entries=len(framing.entries))
+    entries = len(framing.entries)
+    audit = Audit(entries=entries)
     state = TableState(defer_proofs=defer_proofs, rederive=True)
     audit.state = state
     for position, raw in enumerate(framing.entries):
         if not _fold_one(audit, state, position, raw):
             break
-        if audit.closed and position + 1 < len(framing.entries):
+        if audit.early and position + 1 < entries:
             audit.fault = Fault(position + 1, "table", _host(state), "an entry after the table "
                                 "ended: the sequencer must append nothing more" + RELAYED)
             break
-    if audit.fault is None and framing.fault:
+    if not framing.entries:
+        _not_a_log(audit, framing.fault or "the file is empty")
+    elif audit.fault is None and framing.fault:
         audit.fault = Fault(framing.fault_entry, "framing", -1, framing.fault +
                             f" (byte {framing.fault_offset}): the file is damaged")
-    if audit.fault is None and not (state.game_over or audit.closed):
-        audit.fault = Fault(len(framing.entries), "end of log", -1,
-                            f"the log stops after {len(framing.entries)} entries, before the "
-                            "game's end: truncated, or its peer stopped early")
+    if audit.fault is None and not (state.game_over or audit.early):
+        audit.early = _log_stops(audit, state)
     _conclude(audit, state)
     return audit
+
+
+def _not_a_log(audit: Audit, why: str) -> None:
+    audit.not_a_log = why
+    audit.fault = Fault(0, "framing", -1, f"not a pageone log: {why}")
+
+
+def _log_stops(audit: Audit, state: TableState) -> EarlyEnd:
+    """The log ends before the game did, and no entry in it is at fault."""
+    count = audit.entries
+    stops = f"it stops after {count} entr{'y' if count == 1 else 'ies'}"
+    at, seat, why = audit.last_left
+    if at == count - 1 and seat >= 0:  # a leaver's own pageone records nothing after its bye
+        return EarlyEnd(count, seat, f"{stops}, right after {state.who(seat)} {why} (entry "
+                        f"{at}), as a leaver's own log does", table_closed=False)
+    where = "before the game started" if state.game is None else "before the game's end"
+    return EarlyEnd(count, -1, f"{stops}, {where}; the pageone that wrote it stopped there (it "
+                    "quit, crashed or was killed) or the file was cut short", table_closed=False)
 
 
 def _fold_one(audit: Audit, state: TableState, position: int, raw: bytes) -> bool:
     try:
         env = open_envelope(raw)
     except ProtocolError as error:
+        if position == 0 and not isinstance(error, BadSignature):
+            _not_a_log(audit, f"its first entry is not a pageone message ({error.reason})")
+            return False
         step = "signature" if isinstance(error, BadSignature) else "framing"
         audit.fault = Fault(position, step, _host(state), _unreadable(error) + RELAYED)
         return False
     try:
         events = state.apply(raw, env)
     except TableClosed as closed:
-        audit.closed = f"{state.who(closed.culprit)} {closed}"
-        _void_current(audit, state, position, audit.closed)
+        who = f"{state.who(closed.culprit)} " if closed.culprit >= 0 else ""
+        _void_current(audit, state, position, f"{who}{closed}")
+        if env.kind == "expel":  # too few left once a cheater is out: the evidence is logged
+            audit.fault = Fault(position, _expel_step(env), closed.culprit, str(closed))
+            return False
+        audit.early = EarlyEnd(position, closed.culprit, str(closed), table_closed=True)
         return True
     except FOLD_ERRORS as error:
         seat, reason = state.blame(error)
@@ -150,6 +220,11 @@ def _fold_one(audit: Audit, state: TableState, position: int, raw: bytes) -> boo
         return False
     _note_events(audit, state, position, events)
     return True
+
+
+def _expel_step(env: Envelope) -> str:
+    """The step of the refused message an ``expel`` carries (the fold checked it)."""
+    return "card shown" if open_envelope(env.data["evidence"]).kind == "move" else "deck round"
 
 
 def _unreadable(error: ProtocolError) -> str:
@@ -194,9 +269,10 @@ def _note_events(audit: Audit, state: TableState, position: int, events: list[Ev
             line = audit.hands[-1]
             line.status, line.last_entry = "ok", position
             line.scores = {int(k): int(v) for k, v in data["scores"].items()}
-            line.text = event.text + "".join(f"; {note}" for note in line.returns)
             if state.settings is not None and state.history:
                 line.missed = missed_calls(state.settings, state.seat_count, state.history[-1])
+            line.text = event.text + "".join(f"; {note}" for note in line.returns) + (
+                _calls(line.missed, state.names))
         elif event.kind == "back" and audit.hands:
             audit.hands[-1].returns.append(f"{state.who(int(data['seat']))} dropped and "
                                            f"returned at entry {position}")
@@ -204,12 +280,26 @@ def _note_events(audit: Audit, state: TableState, position: int, events: list[Ev
             _void_current(audit, state, position, f"{state.who(int(data['seat']))} took the "
                           f"table over as its host at entry {position} (the host's pageone "
                           "stopped)")
-        elif event.kind == "left" and audit.hands:  # comes before the next hand's event
-            line, why = audit.hands[-1], f"{state.who(int(data['seat']))} {data['why']}"
-            if line.status == "unfinished":
-                _void(line, position, why)
-            else:  # between hands: the hand played stands
-                line.text += f"; then {why}"
+        elif event.kind == "left":  # comes before the next hand's event
+            audit.last_left = (position, int(data["seat"]), str(data["why"]))
+            if audit.hands:
+                _left(audit.hands[-1], position, f"{state.who(int(data['seat']))} {data['why']}")
+
+
+def _left(line: HandLine, position: int, why: str) -> None:
+    if line.status == "unfinished":
+        _void(line, position, why)
+    else:  # between hands: the hand played stands
+        line.text += f"; then {why}"
+
+
+def _calls(missed: list[tuple[int, int, int]], names: list[str]) -> str:
+    def name(seat: int) -> str:
+        return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+
+    return "".join(f"; {name(seat)} missed Page One at entry {at} ("
+                   + (f"caught by {name(by)})" if by >= 0 else "not caught)")
+                   for seat, at, by in missed)
 
 
 def _void(line: HandLine, position: int, why: str) -> None:
@@ -229,11 +319,12 @@ def _conclude(audit: Audit, state: TableState) -> None:
         audit.options = {k: getattr(state.settings, k) for k in state.settings.__dataclass_fields__}
     audit.players = [(seat, name, fingerprint(key))
                      for seat, (name, key) in enumerate(zip(state.names, state.keys, strict=False))]
+    for named in (audit.fault, audit.early):
+        if named is not None and 0 <= named.seat < len(state.names):
+            named.name, named.fingerprint = state.names[named.seat], fingerprint(
+                state.keys[named.seat])
     fault = audit.fault
     if fault is not None:
-        if 0 <= fault.seat < len(state.names):
-            fault.name, fault.fingerprint = state.names[fault.seat], fingerprint(
-                state.keys[fault.seat])
         for line in audit.hands:
             if line.status == "unfinished":
                 line.status, line.last_entry, line.text = "fault", fault.entry, fault.reason

@@ -19,10 +19,12 @@ from ..crypto.identity import fingerprint
 from ..wire.codec import ProtocolError
 from .check import Audit
 
+RELATIONS = ("identical", "prefix", "split", "fork", "other tables")
+
 
 @dataclass
 class Comparison:
-    relation: str  # identical, prefix, fork, other tables
+    relation: str  # one of RELATIONS
     text: str
     fork_entry: int = -1
     entries: list[dict[str, Any]] = field(default_factory=list)  # the two entries of a fork

@@ -11,26 +11,16 @@ from .compare import Comparison
 SCHEMA = "pageone-audit/1"
 
 
-def hand_line(line: HandLine, fault: Fault | None = None, names: list[str] | None = None) -> str:
+def hand_line(line: HandLine, fault: Fault | None = None) -> str:
     span = f"entries {line.first_entry}-{line.last_entry}" if line.last_entry >= 0 else (
         f"from entry {line.first_entry}")
     if line.status == "ok":
-        return f"hand {line.hand}: OK ({span}) — {line.text.split(': ', 1)[-1]}" + (
-            _calls(line, names or []))
+        return f"hand {line.hand}: OK ({span}) — {line.text.split(': ', 1)[-1]}"
     if line.status == "void":
         return f"hand {line.hand}: VOID ({span}) — {line.text}"
     if line.status == "fault":
         return f"hand {line.hand}: FAIL " + (fault_text(fault) if fault else f"({span})")
     return f"hand {line.hand}: NOT CHECKED ({span}) — the log stops inside it"
-
-
-def _calls(line: HandLine, names: list[str]) -> str:
-    def name(seat: int) -> str:
-        return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
-
-    return "".join(f"; {name(seat)} missed Page One at entry {at} ("
-                   + (f"caught by {name(by)})" if by >= 0 else "not caught)")
-                   for seat, at, by in line.missed)
 
 
 def fault_text(fault: Fault) -> str:
@@ -40,14 +30,22 @@ def fault_text(fault: Fault) -> str:
 
 
 def verdict(audit: Audit) -> str:
+    """The verdict line's text; its first word is ``audit.verdict``, as the JSON's."""
     if audit.fault is not None:
-        return f"FAIL {fault_text(audit.fault)}"
+        return f"{audit.verdict} {fault_text(audit.fault)}"
     hands = sum(1 for line in audit.hands if line.status == "ok")
     voided = sum(1 for line in audit.hands if line.status == "void")
-    end = f"the table ended early: {audit.closed}" if audit.closed else _winners(audit)
-    extra = f", {voided} void" if voided else ""
-    return (f"OK — {audit.entries} entries, {hands} hands checked{extra}: every signature, "
-            f"chain link, seed, deck round and move holds; {end}")
+    checked = (f"{audit.entries} {_plural(audit.entries, 'entry', 'entries')}, "
+               f"{hands} {_plural(hands, 'hand', 'hands')} checked"
+               + (f", {voided} void" if voided else ""))
+    holds = "every signature, chain link, seed, deck round and move holds"
+    if audit.early is not None:
+        return f"{audit.verdict} — {audit.early.text()}. {checked}: {holds} as far as it goes"
+    return f"{audit.verdict} — {checked}: {holds}; {_winners(audit)}"
+
+
+def _plural(count: int, one: str, more: str) -> str:
+    return one if count == 1 else more
 
 
 def _winners(audit: Audit) -> str:
@@ -58,21 +56,24 @@ def _winners(audit: Audit) -> str:
 
 
 def text_lines(path: str, audit: Audit, quiet: bool = False) -> list[str]:
-    head = f"{path}: table {audit.table_name!r} ({audit.rules or '?'}), " + ", ".join(
-        f"{name} {fp}" for _, name, fp in audit.players)
-    names = audit.state.names if audit.state else []
-    body = [] if quiet else [head] + ["  " + hand_line(line, audit.fault, names)
+    if audit.not_a_log:
+        head = f"{path}: not a pageone log ({audit.not_a_log})"
+    elif not audit.table_id:
+        head = f"{path}: no table description"
+    else:
+        head = f"{path}: table {audit.table_name!r} ({audit.rules}), " + ", ".join(
+            f"{name} {fp}" for _, name, fp in audit.players)
+    body = [] if quiet else [head] + ["  " + hand_line(line, audit.fault)
                                       for line in audit.hands]
     return [*body, f"{'' if quiet else '  '}verdict: {verdict(audit)}"]
 
 
 def audit_document(path: str, audit: Audit) -> dict[str, Any]:
-    fault = audit.fault
+    fault, early = audit.fault, audit.early
     return {
         "log": path,
         "ok": audit.ok,
-        "verdict": "OK" if audit.ok else ("INCOMPLETE" if fault and fault.step == "end of log"
-                                          else "FAIL"),
+        "verdict": audit.verdict,
         "entries": audit.entries,
         "table": {"id": audit.table_id, "name": audit.table_name, "rules": audit.rules,
                   "options": audit.options},
@@ -87,6 +88,9 @@ def audit_document(path: str, audit: Audit) -> dict[str, Any]:
         "fault": None if fault is None else {
             "entry": fault.entry, "step": fault.step, "seat": fault.seat, "name": fault.name,
             "fingerprint": fault.fingerprint, "reason": fault.reason},
+        "early_end": None if early is None else {
+            "entry": early.entry, "table_closed": early.table_closed, "seat": early.seat,
+            "name": early.name, "fingerprint": early.fingerprint, "text": early.text()},
         "closed": audit.closed or None,
         "result": {"places": audit.places, "totals": audit.totals} if audit.finished else None,
         "text": verdict(audit),

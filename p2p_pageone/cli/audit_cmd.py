@@ -1,7 +1,9 @@
 """`pageone audit`, `pageone replay`, `pageone log show` and `pageone ratings`.
 
-Exit codes: 0 every check holds; 1 the audit found a fault (or the log is incomplete, or the
-logs fork); 2 a usage error (no such file, nothing to audit).
+Exit codes: 0 every log OK (the game played to its end, every check holds) and the logs agree;
+1 a log FAILs (a fault, naming who the log proves at fault) or the logs fork or are of other
+tables; 2 a usage error (no such file, not a pageone log, nothing to audit); 3 a log is
+INCOMPLETE (the table ended early or the log stops before the game's end: nobody at fault).
 """
 
 from __future__ import annotations
@@ -19,7 +21,14 @@ from ..audit.report import document, text_lines
 from .identity_store import config_dir, data_dir
 from .render import without_ruling_ids
 
-EXIT_OK, EXIT_FAULT, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAULT, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
+
+
+def exit_code(audits: list[Audit], comparison: Comparison | None = None) -> int:
+    """FAIL (or logs that do not agree) before INCOMPLETE before OK."""
+    if any(a.verdict == "FAIL" for a in audits) or not (comparison is None or comparison.ok):
+        return EXIT_FAULT
+    return EXIT_INCOMPLETE if any(a.verdict == "INCOMPLETE" for a in audits) else EXIT_OK
 
 
 def add_parsers(sub: Any) -> None:
@@ -36,9 +45,10 @@ def add_parsers(sub: Any) -> None:
     audit.set_defaults(run=run_audit)
 
     replay = sub.add_parser("replay", help="replay a table's log move by move")
-    replay.add_argument("log", metavar="LOG")
+    replay.add_argument("log", metavar="LOG", help="a table's log file")
     view = replay.add_mutually_exclusive_group()
-    view.add_argument("--seat", type=int, default=None, help="as seat N saw it (its cards only)")
+    view.add_argument("--seat", type=int, default=None, metavar="N",
+                      help="as seat N saw it (its cards only)")
     view.add_argument("--open", action="store_true", help="every hand open")
     replay.add_argument("--step", action="store_true", help="wait for Enter after each move")
     replay.add_argument("--hand", type=int, default=None, metavar="K", help="only hand K")
@@ -46,13 +56,14 @@ def add_parsers(sub: Any) -> None:
     replay.set_defaults(run=run_replay)
 
     log = sub.add_parser("log", help="look into a table's log")
-    log_sub = log.add_subparsers(dest="log_command", required=True)
+    log_sub = log.add_subparsers(dest="log_command", metavar="COMMAND")
     show = log_sub.add_parser("show", help="hands, players, results, where the cards went")
-    show.add_argument("log", metavar="LOG")
+    show.add_argument("log", metavar="LOG", help="a table's log file")
     show.set_defaults(run=run_log_show)
+    log.set_defaults(run=lambda args: _usage("log", "say what to do: pageone log show LOG"))
 
     ratings = sub.add_parser("ratings", help="the local Elo table from audited logs")
-    ratings.add_argument("--json", action="store_true")
+    ratings.add_argument("--json", action="store_true", help="print one JSON document")
     ratings.set_defaults(run=run_ratings)
 
 
@@ -105,10 +116,12 @@ def run_audit(args: argparse.Namespace) -> int:
         print(f"pageone audit: {contents}", file=sys.stderr)
         return EXIT_USAGE
     audits = [audit_bytes(data, every_proof=args.every_proof) for data in contents]
+    if _not_logs(paths, audits, "audit"):
+        return EXIT_USAGE
     comparison: Comparison | None = None
     if len(audits) > 1:
         comparison = compare(paths, [read_frames(d).entries for d in contents], audits)
-    ok = all(a.ok for a in audits) and (comparison is None or comparison.ok)
+    code = exit_code(audits, comparison)
     if args.json:
         print(json.dumps(document(paths, audits, comparison), indent=1, sort_keys=True))
     else:
@@ -117,8 +130,17 @@ def run_audit(args: argparse.Namespace) -> int:
         if comparison is not None:
             print(f"comparison: {'OK' if comparison.ok else 'FAIL'} — {comparison.text}")
     if args.rate:
-        _rate(audits if ok else [], json_mode=args.json)
-    return EXIT_OK if ok else EXIT_FAULT
+        _rate(audits if code == EXIT_OK else [], json_mode=args.json)
+    return code
+
+
+def _not_logs(paths: list[str], audits: list[Audit], command: str) -> bool:
+    """Say so of every file that is not a pageone log at all; True if one is not."""
+    for path, audit in zip(paths, audits, strict=True):
+        if audit.not_a_log:
+            print(f"pageone {command}: {path} is not a pageone log ({audit.not_a_log})",
+                  file=sys.stderr)
+    return any(audit.not_a_log for audit in audits)
 
 
 def _rate(audits: list[Audit], json_mode: bool) -> None:
@@ -126,7 +148,8 @@ def _rate(audits: list[Audit], json_mode: bool) -> None:
 
     out = sys.stderr if json_mode else sys.stdout
     if not audits:
-        print("not rated: the audit did not pass", file=out)
+        print("not rated: only a table whose every log is OK (played to its end, every check "
+              "holding) counts", file=out)
         return
     try:
         data = ratings.load(ratings_path())
@@ -163,7 +186,8 @@ def _audited(path: str, command: str) -> Audit | None:
     if isinstance(contents, str):
         print(f"pageone {command}: {contents}", file=sys.stderr)
         return None
-    return audit_bytes(contents[0])
+    audit = audit_bytes(contents[0])
+    return None if _not_logs([path], [audit], command) else audit
 
 
 def run_replay(args: argparse.Namespace) -> int:
@@ -174,17 +198,34 @@ def run_replay(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.summary:
         print(without_ruling_ids("\n".join(summary_lines(audit))))
-        return EXIT_OK if audit.ok else EXIT_FAULT
-    if args.seat is not None and not 0 <= args.seat < len(audit.players):
-        print(f"pageone replay: there is no seat {args.seat} at this table", file=sys.stderr)
-        return EXIT_USAGE
+        return exit_code([audit])
+    refused = _replay_refused(audit, args.seat, args.hand)
+    if refused:
+        return _usage("replay", refused)
     for line in replay_lines(audit, args.seat, args.open, args.hand):
         if line is None:
             if args.step and not _wait():
                 args.step = False
             continue
         print(without_ruling_ids(line), flush=True)
-    return EXIT_OK if audit.ok else EXIT_FAULT
+    return exit_code([audit])
+
+
+def _replay_refused(audit: Audit, seat: int | None, hand: int | None) -> str:
+    """Why a replay's ``--seat`` or ``--hand`` cannot be shown ("" if both can)."""
+    if seat is not None and not 0 <= seat < len(audit.players):
+        return f"there is no seat {seat} at this table (seats 0-{len(audit.players) - 1})"
+    numbers = [line.hand for line in audit.hands]
+    if hand is not None and hand not in numbers:
+        has = ("no hands" if not numbers else f"hand {numbers[0]}" if len(numbers) == 1
+               else f"hands {numbers[0]}-{numbers[-1]}")
+        return f"there is no hand {hand} in this log (it has {has})"
+    return ""
+
+
+def _usage(command: str, message: str) -> int:
+    print(f"pageone {command}: {message}", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def _wait() -> bool:
@@ -202,4 +243,4 @@ def run_log_show(args: argparse.Namespace) -> int:
     if audit is None:
         return EXIT_USAGE
     print("\n".join(summary_lines(audit)))
-    return EXIT_OK if audit.ok else EXIT_FAULT
+    return exit_code([audit])

@@ -57,8 +57,8 @@ def on_timeout(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     if reveal_due(s, silent):
         raise TableEnded(refused_reveal(s, silent), silent)
     if 0 <= silent < len(s.keys) and s.keys[silent] == s.host_key:  # no sequencer, no table
-        raise TableEnded(f"timed itself out (the table waited for {env.data['waited_for']}): "
-                         "there is no sequencer left", silent)
+        raise TableClosed(f"timed itself out (the table waited for {env.data['waited_for']}): "
+                          "there is no sequencer left", silent)
     leave(s, env.data["seat"], f"went silent while the table waited for "
            f"{env.data['waited_for']}")
 
@@ -100,8 +100,8 @@ def on_bye(s: PublicState, env: Envelope, seat: int, now: float) -> None:
         raise TableEnded(refused_reveal(s, seat), seat)
     if env.sender == s.host_key and not s.game_over:  # no sequencer, no table
         reason = env.data["reason"]
-        raise TableEnded("closed the table" + (f" ({reason})" if reason and reason !=
-                                               "the host closed the table" else ""), seat)
+        raise TableClosed("closed the table" + (f" ({reason})" if reason and reason !=
+                                                "the host closed the table" else ""), seat)
     if not s.game_over:
         leave(s, seat, f"left the table: {env.data['reason']}")
 
