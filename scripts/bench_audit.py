@@ -35,7 +35,7 @@ from typing import Any
 from p2p_pageone.audit.check import audit_bytes
 from p2p_pageone.crypto.deck import DeckRound
 from p2p_pageone.engine import make_settings
-from p2p_pageone.session import handlers
+from p2p_pageone.session.fold import dealing, rounds
 from p2p_pageone.session.hand import HandDeck, HandSecrets
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.wire.codec import frame
@@ -72,7 +72,7 @@ def timing(clock: Clock, targets: list[tuple[Any, str]]) -> Iterator[None]:
             setattr(owner, name, function)
 
 
-REDERIVE = [(handlers, "check_reveal"), (handlers, "round_cards")]
+REDERIVE = [(dealing, "check_reveal"), (rounds, "round_cards")]
 PEER_CRYPTO = [
     *REDERIVE,  # the other peers' reveals, and every card of the hand opened after them
     (HandSecrets, "compute_pass"), (HandSecrets, "key_for"), (HandSecrets, "open_own"),
