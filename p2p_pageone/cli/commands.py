@@ -20,8 +20,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     # name: (example, what it does in a few words, more)
     "play": ("play 7h | play 5r 5b | play cc red | play qd !", "play cards",
              "cards by name (classic 7h 10s qd ac jk; qdan 5r d2b d3g revy skipr cc). Several "
-             "qdan cards of one rank go together, the last on top; a colour after cc chooses "
-             "it; a final ! says Page One with the play."),
+             "qdan cards of one rank go together, in any order: one that matches goes first, "
+             "the last typed on top when it can; a colour after cc chooses it; a final ! says "
+             "Page One with the play."),
     "draw": ("draw", "draw a card",
              "classic: when you cannot follow suit; qdan: draw one and end your turn."),
     "pass": ("pass", "qdan: same as draw", "draw one card and end your turn."),

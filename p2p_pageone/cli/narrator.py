@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..engine.cards import JOKER
-from ..engine.classic import ClassicDeal
 from ..engine.game import DealResult
 from ..engine.moves import Play
 from ..engine.qdan import QdanDeal
 from ..session.common import Event
 from ..session.peer import PeerSession
 from . import render
+from .hints import typed_move, what_to_do
 from .render import Line
 
 Sink = Callable[[list[Line]], None]
@@ -370,42 +369,8 @@ class Narrator:
         self.lines.append([("bold", "  " + what_to_do(s, playable, legal))])
         calls = [m for m in legal if m.call]
         if calls:
-            name = render.typed_names(list(calls[0].cards), family)
+            name = typed_move(calls[0], family)
             left = len(view.hand()) - len(calls[0].cards)
             self.lines.append([("bold", f"  a play that leaves you {left} card"
                                         f"{'s' if left != 1 else ''} needs Page One: add !, "
                                         f"e.g. play {name} !")])
-
-
-def what_to_do(s: PeerSession, playable: set[int], legal: list[Play]) -> str:
-    game = s.game
-    assert game is not None
-    deal = game.deal
-    plain = [m for m in legal if not m.call] or legal
-    single = [m for m in plain if len(m.cards) == 1] or plain
-    example = render.typed_names(list(single[0].cards), deal.family) if single else ""
-    if isinstance(deal, ClassicDeal):
-        if deal.drawn_slot >= 0 and playable:
-            return f"play the card you drew: play {example}"
-        if not deal.trick:
-            return f"lead any card, e.g. play {example}"
-        if deal.led_suit < 0:
-            return f"a joker was led: play any card, e.g. play {example}"
-        suit = render.SUIT_NAMES[deal.led_suit]
-        if any(c < JOKER for c in playable):
-            return f"follow {suit} or play the joker: play {example}" if any(
-                c >= JOKER for c in playable) else f"follow {suit}: play {example}"
-        if playable:
-            return f"no {suit}: play the joker (play jk) or draw"
-        return f"no {suit}: draw (type draw)"
-    if isinstance(deal, QdanDeal):
-        if deal.pending:
-            if playable:
-                return f"stack it (play {example}) or draw {deal.pending} (type draw)"
-            return f"you must draw {deal.pending}: type draw"
-        if playable:
-            top = render.plain([render.card(deal.known[deal.discard[-1]], "qdan")])
-            cc = " (or a cc)" if any(c >= 104 for c in playable) else ""
-            return f"match {top} by colour or number{cc}: e.g. play {example}; or draw"
-        return "nothing matches: type draw"
-    return "type help"

@@ -1,0 +1,61 @@
+"""Issue 20's smaller problems, one test (or more) each: groups, hints, wording, names, help."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from p2p_pageone.cli.commands import parse_command
+from p2p_pageone.cli.hints import what_to_do
+from p2p_pageone.crypto.identity import Identity
+from p2p_pageone.engine import Game, IllegalMove, Play, QdanSettings
+from p2p_pageone.engine.qdan import QdanDeal
+from p2p_pageone.engine.view import SeatView
+from p2p_pageone.session.peer import PeerSession
+
+from .helpers import cards_of, rig
+
+NAMES = ["me", "bob"]
+
+
+def _typed(game: Game, text: str) -> Play:
+    move = parse_command(text, SeatView(game, 0), NAMES)
+    assert isinstance(move, Play)
+    return move
+
+
+def test_a_qdan_group_is_accepted_in_either_order_as_typed() -> None:
+    for typed in ("play 1r 1b", "play 1b 1r"):
+        game = rig(QdanSettings(), ["1r 5y 1b 6g", "1g 2y 3y 4y"], stock="9b")
+        game.apply(_typed(game, typed))
+        deal = game.deal
+        assert isinstance(deal, QdanDeal)
+        assert deal.events[-1] == ("play", 0, tuple(cards_of("qdan", "1b 1r")), -1)
+        assert deal.top_colour == 0  # 1b had to go first, so red 1 is on top
+
+
+def test_a_group_with_no_matching_card_says_what_must_match_in_card_names() -> None:
+    game = rig(QdanSettings(), ["1r 1y 5y 6g", "1g 2y 3y 4y"], stock="9b")
+    with pytest.raises(IllegalMove) as refused:
+        game.apply(_typed(game, "play 1r 1y"))
+    text = str(refused.value)
+    assert "none of 1r 1y matches the colour on top (blue) or the number (9)" in text
+    assert "Red" not in text
+
+
+def _hint(game: Game) -> str:
+    session = PeerSession(Identity(bytes(32)), "me", random.Random(0).randbytes)
+    session.names, session.me, session.game = NAMES, 0, game
+    legal = [m for m in game.legal_moves(0) if isinstance(m, Play)]
+    return what_to_do(session, {c for m in legal for c in m.cards}, legal)
+
+
+@pytest.mark.parametrize("hand", ["cc 5y 6y 7y", "cc 5b 6y 7y", "5b 5b 6y 7y"])
+def test_every_hint_example_is_a_command_the_game_accepts(hand: str) -> None:
+    game = rig(QdanSettings(), [hand, "1g 2y 3y 4y"], stock="9b")
+    hint = _hint(game)
+    example = hint.split("play ", 1)[1].split(";")[0].split(")")[0]
+    game.deal.verify(_typed(game, "play " + example))
+    if hand.startswith("cc 5y"):  # only the cc can be played: its example names a colour
+        assert hint.endswith("e.g. play cc red; or draw"), hint
