@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
+import pwd
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -59,3 +65,34 @@ def test_every_hint_example_is_a_command_the_game_accepts(hand: str) -> None:
     game.deal.verify(_typed(game, "play " + example))
     if hand.startswith("cc 5y"):  # only the cc can be played: its example names a colour
         assert hint.endswith("e.g. play cc red; or draw"), hint
+
+
+# --- item 6: offline play keeps who you are, and exits when input ends ---------------------------
+
+
+def _run(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / "cfg"),
+           "XDG_DATA_HOME": str(home / "data"), "PATH": "/usr/bin:/bin"}
+    return subprocess.run([sys.executable, "-m", "p2p_pageone.cli.main", *args], input=stdin,
+                          capture_output=True, text=True, timeout=60, env=env, check=False)
+
+
+def test_offline_games_use_one_stored_identity_named_after_the_user(tmp_path: Path) -> None:
+    logs = [tmp_path / f"game{i}.log" for i in range(2)]
+    for seed, log in enumerate(logs):
+        result = _run(tmp_path, "play", "--autoplay", "--bots", "1", "--seed", str(seed),
+                      "--deals", "1", "--log", str(log))
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert _run(tmp_path, "audit", "--rate", str(log)).returncode == 0
+    fingerprint = _run(tmp_path, "whoami").stdout.split()[0]
+    players = json.loads(_run(tmp_path, "ratings", "--json").stdout)["players"]
+    user = pwd.getpwuid(os.getuid()).pw_name
+    mine = [p for p in players if not p["name"].endswith("-cpu")]
+    assert mine == [{"fingerprint": fingerprint, "name": user, "rating": mine[0]["rating"],
+                     "games": 2}]
+
+
+def test_offline_play_with_no_input_leaves_and_exits(tmp_path: Path) -> None:
+    result = _run(tmp_path, "play", "--bots", "1", "--seed", "1", stdin="")
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert result.stdout.rstrip().endswith("you quit the game")

@@ -172,7 +172,7 @@ def add_tables(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def add_play(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     play = sub.add_parser("play", help="an offline game against CPU players (no network)")
     _rules(play)
-    _you(play, "you")
+    _you(play, _default_nick())
     play.add_argument("--bots", type=_count(1, 5), default=3,
                       help="CPU players besides you, 1-5 (default 3)")
     play.add_argument("--level", default="normal", choices=LEVELS,

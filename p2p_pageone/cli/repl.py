@@ -165,7 +165,8 @@ class Terminal:
             while not self.done() and not self._dealt():
                 await asyncio.sleep(0.05)  # piped commands apply once our cards are dealt
             line = await lines.get()
-            if line is None:
+            if line is None:  # no more commands will come: leave, as Ctrl-D does
+                self.quit()
                 return
             self.handle(line)
 
