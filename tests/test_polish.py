@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import dataclasses
+import io
 import json
 import os
 import pwd
@@ -12,12 +16,16 @@ from pathlib import Path
 
 import pytest
 
+from p2p_pageone.cli import join_cmd
 from p2p_pageone.cli.commands import parse_command
 from p2p_pageone.cli.hints import what_to_do
+from p2p_pageone.cli.table_cmds import advert_fields
 from p2p_pageone.crypto.identity import Identity
-from p2p_pageone.engine import Game, IllegalMove, Play, QdanSettings
+from p2p_pageone.engine import Game, IllegalMove, Play, QdanSettings, make_settings
 from p2p_pageone.engine.qdan import QdanDeal
 from p2p_pageone.engine.view import SeatView
+from p2p_pageone.net.discovery import Advertiser, TableAdvert, advert_from
+from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.peer import PeerSession
 
 from .helpers import cards_of, rig
@@ -96,3 +104,64 @@ def test_offline_play_with_no_input_leaves_and_exits(tmp_path: Path) -> None:
     result = _run(tmp_path, "play", "--bots", "1", "--seed", "1", stdin="")
     assert result.returncode == 4, result.stdout + result.stderr
     assert result.stdout.rstrip().endswith("you quit the game")
+
+
+# --- item 4: joining a game under way, and by the host's name ------------------------------------
+
+
+def _advert_after_a_quit() -> tuple[TableAdvert, str, str]:
+    """A real 3-seat table where seat 2 quit mid-game: its advert as a joiner resolves it, and
+    the fingerprints of the leaver and of a stayer."""
+    t = MemoryTable(make_settings("classic", {"deals": 2}), 3, seed=5)
+    for _ in range(60):
+        t.step()
+    host, leaver = t.sessions[0], t.sessions[2]
+    assert host.game is not None and 2 in host.active
+    leaver.urgent = ("bye", {"reason": "the player quit"})
+    leaver.flush(t.now)
+    for _ in range(30):
+        t.step()
+    assert 2 not in host.active
+    fields = {**advert_fields(host, "alice"), "name": "alice's table"}
+    info = Advertiser("127.0.0.1", 7000, host.identity.fingerprint)._service_info(fields)
+    props = {k.decode(): (v or b"").decode() for k, v in info.properties.items()}
+    advert = advert_from(props, "127.0.0.1", 7000, info.name)
+    assert advert is not None
+    return advert, leaver.identity.fingerprint, t.sessions[1].identity.fingerprint
+
+
+def _find(monkeypatch: pytest.MonkeyPatch, tables: list[TableAdvert], wanted: str, me: str,
+          wait: float = 10.0) -> tuple[TableAdvert | None, int]:
+    rounds = []
+
+    async def browse(seconds: float, interface: str | None) -> list[TableAdvert]:
+        rounds.append(seconds)
+        return tables
+
+    monkeypatch.setattr(join_cmd, "browse", browse)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    args = argparse.Namespace(table=wanted, wait=wait, interface=None)
+    return asyncio.run(join_cmd.find_table(args, me)), len(rounds)
+
+
+def test_a_leaver_is_told_at_once_the_game_went_on_without_it(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    advert, leaver, stranger = _advert_after_a_quit()
+    assert advert.state == "playing" and advert.free == 0
+    for wanted in ("", "alice's table", "ALICE"):  # the host's name finds the table too
+        found, rounds = _find(monkeypatch, [advert], wanted, leaver)
+        assert found is None and rounds == 1  # one look, not the whole --wait
+        err = capsys.readouterr().err
+        assert "the game at \"alice's table\" is under way and you left it" in err, err
+        assert "full" not in err
+    _find(monkeypatch, [advert], "alice", "ZZZZ-" + stranger[5:])
+    assert "under way: it takes no new players" in capsys.readouterr().err
+
+
+def test_join_by_the_host_players_name_finds_the_open_table(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    table = TableAdvert("alice's table", "qdan", 1, 3, "AAAA-1111", "1", "127.0.0.1", 7001,
+                        "alice-s table [AAAA]._pageone._tcp.local.", nick="alice",
+                        state="lobby")
+    other = dataclasses.replace(table, name="bob's table", nick="bob", service="b")
+    assert _find(monkeypatch, [other, table], "Alice", "CCCC-3333") == (table, 1)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bots import parse_bot_levels
-from ..crypto.identity import Identity
+from ..crypto.identity import Identity, fingerprint
 from ..engine.settings import SettingError, Settings
 from ..net.discovery import SERVICE, Advertiser, browse
 from ..net.logwriter import check_writable
@@ -220,7 +220,13 @@ def advert_fields(session: PeerSession, nick: str) -> dict[str, object]:
         changed = " ".join(f"{f.name}={getattr(settings, f.name)}"
                            for f in dataclasses.fields(settings)
                            if getattr(settings, f.name) != getattr(default, f.name))
-    return {**session.advert(), "nick": nick, "settings": changed}
+    state, left = "lobby", ""
+    if session.game is not None:
+        state = "over" if session.game_over else "playing"
+        left = ",".join(fingerprint(key)[:9] for seat, key in enumerate(session.keys)
+                        if seat not in session.active and seat not in session.away)
+    return {**session.advert(), "nick": nick, "settings": changed, "state": state,
+            "left": left}
 
 
 async def _tables(args: argparse.Namespace) -> int:

@@ -31,12 +31,25 @@ class TableAdvert:
     service: str
     nick: str = ""  # the host player's name
     settings: str = ""  # the table's settings that differ from the defaults
+    state: str = ""  # lobby, playing or over ("" from an older host)
+    left: tuple[str, ...] = ()  # the start of each leaver's fingerprint (a game under way)
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "rules": self.rules, "taken": self.taken, "free": self.free,
                 "host": self.fingerprint, "proto": self.proto, "address": self.address,
                 "port": self.port, "nick": self.nick, "settings": self.settings,
-                "service": self.service}
+                "service": self.service, "state": self.state, "left": list(self.left)}
+
+    def matches(self, wanted: str) -> bool:
+        """``wanted`` (any case) is the table's name or its host player's name."""
+        folded = wanted.casefold()
+        return folded in (self.name.casefold(), self.nick.casefold()) and bool(folded)
+
+    def under_way(self) -> bool:
+        return self.state in ("playing", "over")
+
+    def left_by(self, fingerprint: str) -> bool:
+        return fingerprint[:9] in self.left
 
 
 def _zeroconf(interface: str | None) -> AsyncZeroconf:
@@ -77,7 +90,9 @@ class Advertiser:
         properties = {"proto": PROTOCOL, "name": fields["name"], "rules": fields["rules"],
                       "taken": str(fields["taken"]), "free": str(fields["free"]),
                       "host": self.fingerprint, "nick": str(fields.get("nick", ""))[:32],
-                      "settings": str(fields.get("settings", ""))[:200]}
+                      "settings": str(fields.get("settings", ""))[:200],
+                      "state": str(fields.get("state", "")),
+                      "left": str(fields.get("left", ""))[:60]}
         service = name or instance_name(fields["name"], self.fingerprint)
         return AsyncServiceInfo(SERVICE, service, port=self.port, properties=properties,
                                 addresses=[socket.inet_aton(a) for a in addresses],
@@ -135,11 +150,17 @@ async def _resolve(zc: AsyncZeroconf, name: str) -> TableAdvert | None:
     addresses = info.parsed_addresses(IPVersion.V4Only)
     if not addresses or info.port is None:
         return None
+    return advert_from(props, addresses[0], int(info.port), name)
+
+
+def advert_from(props: dict[str, str], address: str, port: int, name: str) -> TableAdvert | None:
+    """A table from its TXT fields (None when a number does not parse)."""
     try:
         return TableAdvert(props.get("name", name), props.get("rules", "?"),
                            int(props.get("taken", "0")), int(props.get("free", "0")),
-                           props.get("host", "?"), props.get("proto", "?"), addresses[0],
-                           int(info.port), name, props.get("nick", ""),
-                           props.get("settings", ""))
+                           props.get("host", "?"), props.get("proto", "?"), address, port, name,
+                           props.get("nick", ""), props.get("settings", ""),
+                           props.get("state", ""),
+                           tuple(f for f in props.get("left", "").split(",") if f))
     except ValueError:
         return None

@@ -214,7 +214,7 @@ class Sequencer:
         seated = host.game is not None and seat in host.active
         if host.game is not None and not seated:
             self._turn_away(conn, "this identity's seat was given up: the game went on without it"
-                            if seat >= 0 else "the table is full")
+                            if seat >= 0 else "the game is under way: it takes no new players")
             return
         link.keeps = seated
         if seated and self.gather_until >= 0:  # it may hand over entries: a pass is ~8 KB
