@@ -16,12 +16,23 @@ from pathlib import Path
 
 import pytest
 
+from p2p_pageone.bots import make_bot
 from p2p_pageone.cli import join_cmd
 from p2p_pageone.cli.commands import parse_command
+from p2p_pageone.cli.cpu import FORGET_DEFAULT
 from p2p_pageone.cli.hints import what_to_do
-from p2p_pageone.cli.table_cmds import advert_fields
+from p2p_pageone.cli.main import build_parser
+from p2p_pageone.cli.table_cmds import advert_fields, cpu_session
 from p2p_pageone.crypto.identity import Identity
-from p2p_pageone.engine import Game, IllegalMove, Play, QdanSettings, make_settings
+from p2p_pageone.engine import (
+    Call,
+    Catch,
+    Game,
+    IllegalMove,
+    Play,
+    QdanSettings,
+    make_settings,
+)
 from p2p_pageone.engine.qdan import QdanDeal
 from p2p_pageone.engine.view import SeatView
 from p2p_pageone.net.discovery import Advertiser, TableAdvert, advert_from
@@ -165,3 +176,39 @@ def test_join_by_the_host_players_name_finds_the_open_table(
                         state="lobby")
     other = dataclasses.replace(table, name="bob's table", nick="bob", service="b")
     assert _find(monkeypatch, [other, table], "Alice", "CCCC-3333") == (table, 1)
+
+
+# --- item 8: a normal CPU player sometimes forgets Page One at tables with people ----------------
+
+
+def _owes_a_call() -> Game:
+    return rig(QdanSettings(), ["5r 5b 9g", "1g 2y 3y"], stock="3r")
+
+
+def test_a_forgetful_normal_cpu_plays_without_its_call_and_does_not_call_late() -> None:
+    game = _owes_a_call()
+    bot = make_bot("normal", forget=1.0)
+    move = bot.choose(SeatView(game, 0), random.Random(1))
+    assert isinstance(move, Play) and not move.call
+    game.apply(move)
+    assert game.deal.open_miss == 0  # a call missed: someone can catch it
+    assert bot.choose(SeatView(game, 0), random.Random(1)) is None  # no late call
+    catcher = make_bot("normal", forget=1.0).choose(SeatView(game, 1), random.Random(1))
+    assert catcher == Catch(1, 0)  # forgetting its own calls, it still catches
+
+
+def test_cpu_players_forget_only_as_often_as_set_and_hard_never() -> None:
+    def forgets(level: str, chance: float, seed: int) -> bool:
+        move = make_bot(level, chance).choose(SeatView(_owes_a_call(), 0), random.Random(seed))
+        return not isinstance(move, Call) and not (isinstance(move, Play) and move.call)
+
+    assert not any(forgets("normal", 0.0, seed) for seed in range(50))
+    assert not any(forgets("hard", 0.5, seed) for seed in range(50))
+    assert 10 < sum(forgets("normal", 0.5, seed) for seed in range(50)) < 40
+
+
+def test_the_forget_setting_reaches_cpu_players_only_at_tables_with_people() -> None:
+    args = build_parser().parse_args(["host", "--bots", "2"])
+    assert args.cpu_forgets == FORGET_DEFAULT > 0
+    assert cpu_session(0, "normal", 0.0, 0.0, args.cpu_forgets / 100).bot.forget > 0  # type: ignore[union-attr]
+    assert make_bot("normal").forget == 0  # type: ignore[attr-defined]

@@ -48,7 +48,8 @@ async def _join(args: argparse.Namespace) -> int:
         args.name = cpu_name(random.randrange(8)) if args.bot else default_nick()
     think = args.think if args.bot else 0.0
     bot = cpu_bot(args.level if args.bot else "normal", time.monotonic, think,
-                  args.catch_window if args.bot else 0.0, random.Random())
+                  args.catch_window if args.bot else 0.0, random.Random(),
+                  args.cpu_forgets / 100 if args.bot else 0.0)
     seeds = SeedFile(me.fingerprint)
     sweep()
     session = PeerSession(me, args.name, os.urandom, bot=bot, rng=random.Random(),

@@ -42,7 +42,8 @@ async def _play(args: argparse.Namespace, settings: Settings) -> int:
     for index in range(args.bots):
         bot_rng = random.Random(rng.random())
         cpus.append(PeerSession(Identity(rng.randbytes(32)), cpu_name(index), rng.randbytes,
-                                bot=cpu_bot(args.level, clock, think, window, bot_rng),
+                                bot=cpu_bot(args.level, clock, think, window, bot_rng,
+                                            0.0 if args.autoplay else args.cpu_forgets / 100),
                                 rng=bot_rng, autoplay=True))
     log = LogWriter(default_log("play", explicit))
     terminal = Terminal(me, interactive=not args.autoplay, log=log, catch_window=window,

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from .. import __version__
 from ..bots import LEVELS
 from ..engine.settings import SettingError, Settings, parse_options
+from .cpu import FORGET_DEFAULT
 
 
 def _rules(parser: argparse.ArgumentParser) -> None:
@@ -69,6 +70,10 @@ def _fairness(parser: argparse.ArgumentParser) -> None:
                         "it or call late before any CPU player may (default 2)")
     parser.add_argument("--think", type=_seconds, default=1.0, metavar="S",
                         help="about how long CPU players think before a move (default 1)")
+    parser.add_argument("--cpu-forgets", type=_count(0, 100), default=FORGET_DEFAULT,
+                        metavar="PCT", help="how often, in percent, a normal CPU player "
+                        "forgets to say Page One, so people get calls to catch (default "
+                        f"{FORGET_DEFAULT}; 0: never; CPU players alone never forget)")
 
 
 def _you(parser: argparse.ArgumentParser, default: str | None) -> None:

@@ -82,9 +82,10 @@ class LogWriterPath:
         return data_dir() / "logs" / name
 
 
-def cpu_session(index: int, level: str, think: float, window: float) -> PeerSession:
+def cpu_session(index: int, level: str, think: float, window: float,
+                forget: float = 0.0) -> PeerSession:
     rng = random.Random()
-    bot = cpu_bot(level, time.monotonic, think, window, rng)
+    bot = cpu_bot(level, time.monotonic, think, window, rng, forget)
     return PeerSession(Identity(os.urandom(32)), cpu_name(index), os.urandom, bot=bot,
                        rng=rng, autoplay=True)
 
@@ -136,7 +137,8 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     else:
         print(f"not advertised: others join with pageone join --connect {address}:{port}",
               flush=True)
-    bots = [cpu_session(i, level, think, window) for i, level in enumerate(levels)]
+    forget = 0.0 if all_cpu else args.cpu_forgets / 100
+    bots = [cpu_session(i, level, think, window, forget) for i, level in enumerate(levels)]
     runner.sequencer.cpu_keys = {bot.identity.public for bot in bots}
     bot_logs = [LogWriter(LogWriterPath(f"cpu{i + 1}")) for i in range(len(levels))]
     here = args.interface or "127.0.0.1"  # where the server listens
