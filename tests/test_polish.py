@@ -12,6 +12,7 @@ import pwd
 import random
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,13 +21,16 @@ from p2p_pageone.bots import make_bot
 from p2p_pageone.cli import join_cmd
 from p2p_pageone.cli.commands import parse_command
 from p2p_pageone.cli.cpu import FORGET_DEFAULT
-from p2p_pageone.cli.hints import what_to_do
+from p2p_pageone.cli.hints import refusal_text, what_to_do
 from p2p_pageone.cli.main import build_parser
+from p2p_pageone.cli.narrator import Narrator
+from p2p_pageone.cli.render import Line, plain
 from p2p_pageone.cli.table_cmds import advert_fields, cpu_session
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import (
     Call,
     Catch,
+    Draw,
     Game,
     IllegalMove,
     Play,
@@ -36,10 +40,11 @@ from p2p_pageone.engine import (
 from p2p_pageone.engine.qdan import QdanDeal
 from p2p_pageone.engine.view import SeatView
 from p2p_pageone.net.discovery import Advertiser, TableAdvert, advert_from
+from p2p_pageone.session.common import Event
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.peer import PeerSession
 
-from .helpers import cards_of, rig
+from .helpers import cards_of, play, rig
 
 NAMES = ["me", "bob"]
 
@@ -212,3 +217,111 @@ def test_the_forget_setting_reaches_cpu_players_only_at_tables_with_people() -> 
     assert args.cpu_forgets == FORGET_DEFAULT > 0
     assert cpu_session(0, "normal", 0.0, 0.0, args.cpu_forgets / 100).bot.forget > 0  # type: ignore[union-attr]
     assert make_bot("normal").forget == 0  # type: ignore[attr-defined]
+
+
+# --- item 8: the narration's wording ------------------------------------------------------------
+
+
+def _narrated(t: MemoryTable, seat: int, until: Callable[[], bool], limit: float) -> list[str]:
+    """Pump ``t`` until ``until()``, narrating seat ``seat``'s events as they come."""
+    printed: list[str] = []
+    session = t.sessions[seat]
+
+    def sink(lines: list[Line]) -> None:
+        printed.extend(plain(line) for line in lines)
+
+    narrator = Narrator(session, sink, symbols=False, prompts=False)
+    while not until() and t.now < limit:
+        if not t.step():
+            t.advance(t.now + 0.5)
+        narrator.show(session.take_events())
+    return printed
+
+
+def test_after_a_void_hand_the_next_is_numbered_as_the_table_does_and_leavers_are_marked() -> None:
+    t = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=5)
+    watcher, leaver = t.sessions[0], t.sessions[2]
+    printed = _narrated(t, 0, lambda: watcher.game is not None and watcher.hand == 1
+                        and bool(watcher.game.deal.trick), 300)
+    leaver.urgent = ("bye", {"reason": "the player quit"})
+    leaver.flush(t.now)
+    printed += _narrated(t, 0, lambda: watcher.game_over, t.now + 900)
+    text = "\n".join(printed)
+    assert "— hand 1: p1 deals —" in text and "— hand 2: you deal —" in text, text
+    assert "hand 2 over:" in text and "hand 1 over" not in text, text  # hand 1 was void
+    totals = next(line for line in printed if "totals after" in line)
+    assert totals.rstrip().endswith("(left)") and "p2" not in totals.split(",")[0], totals
+
+
+def _watch(game: Game, me: int, names: list[str]) -> tuple[Narrator, list[str]]:
+    session = PeerSession(Identity(bytes(32)), names[me], random.Random(0).randbytes)
+    session.names, session.me, session.game = names, me, game
+    session.settings = game.settings
+    printed: list[str] = []
+    return Narrator(session, lambda lines: printed.extend(plain(x) for x in lines),
+                    symbols=False, prompts=False), printed
+
+
+def _tell(narrator: Narrator, game: Game, seen: int) -> int:
+    events = game.deal.events
+    narrator.show([Event("engine", "", {"event": e}) for e in events[seen:]])
+    return len(events)
+
+
+def test_an_eliminated_player_is_out_not_gone_out_like_a_winner() -> None:
+    game = rig(QdanSettings(hand_limit=10), ["1r 2r 3r 4r 5r 6r 7r 8r 9r 1y",
+                                             "1g 2g 3g 4g 5g 6g 7g 8g 9g 2y"], stock="3b 3y")
+    narrator, printed = _watch(game, 1, ["ann", "me"])
+    seen = _tell(narrator, game, 0)
+    game.apply(Draw(0))  # an eleventh card: over the hand limit
+    _tell(narrator, game, seen)
+    assert "ann is out: 2nd place" in [line.strip() for line in printed], printed
+    assert not any("goes out" in line for line in printed)
+
+
+def test_a_skip_says_who_is_skipped() -> None:
+    game = rig(QdanSettings(), ["skipr 5y 6y", "1g 2g 3g", "1b 2b 3b"], stock="3r")
+    narrator, printed = _watch(game, 1, ["ann", "me", "cy"])
+    seen = _tell(narrator, game, 0)
+    play(game, 0, "skipr")
+    _tell(narrator, game, seen)
+    assert [line.strip() for line in printed[-2:]] == [
+        "ann plays skipr  (2 cards left)", "you are skipped"]
+    assert game.deal.turn == 2
+
+
+def test_the_loser_of_a_catch_race_is_told_who_caught_first() -> None:
+    game = rig(QdanSettings(), ["5r 5b 9g", "1g 2g 3g", "1b 2b 3b"], stock="3r")
+    play(game, 0, "5r 5b")  # one card left, no call
+    game.apply(Catch(1, 0))
+    narrator, _ = _watch(game, 2, ["ann", "bob", "me"])
+    with pytest.raises(IllegalMove) as refused:
+        game.deal.verify(Catch(2, 0))
+    assert refusal_text(narrator.session, "not allowed: " + str(refused.value)) == (
+        "not allowed: too late: bob caught ann first")
+    assert refusal_text(narrator.session, "not accepted: you cannot catch yourself") == (
+        "not accepted: you cannot catch yourself")
+
+
+def test_no_turn_prompt_after_the_host_closed_the_table() -> None:
+    t = MemoryTable(make_settings("qdan", {}), 2, seed=3)
+    joiner = t.sessions[1]
+    joiner.autoplay = False  # a person: the table waits for its moves
+    printed: list[str] = []
+    narrator = Narrator(joiner, lambda lines: printed.extend(plain(x) for x in lines),
+                        symbols=False)
+    while not (joiner.game is not None and joiner.game.deal.turn == 1 and joiner.hand_known()):
+        if not t.step():
+            t.advance(t.now + 0.5)
+        narrator.show(joiner.take_events())
+        assert t.now < 300
+    narrator.show(joiner.take_events())
+    assert any("YOUR TURN" in line for line in printed)
+    t.sessions[0].urgent = ("bye", {"reason": "the host closed the table"})
+    t.sessions[0].flush(t.now)
+    while not joiner.ended and t.now < 400:
+        if not t.step():
+            t.advance(t.now + 0.5)
+        narrator.show(joiner.take_events())
+    closed = next(i for i, line in enumerate(printed) if "the host closed the table" in line)
+    assert not any("YOUR TURN" in line for line in printed[closed:]), printed[closed:]

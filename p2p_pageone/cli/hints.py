@@ -49,3 +49,23 @@ def what_to_do(s: PeerSession, playable: set[int], legal: list[Play]) -> str:
             return f"match {top} by colour or number{cc}: e.g. play {example}; or draw"
         return "nothing matches: type draw"
     return "type help"
+
+
+def refusal_text(s: PeerSession, text: str) -> str:
+    """A refusal in the player's words: a catch that lost its race says who caught first."""
+    game = s.game
+    late = "too late or too early"
+    if late not in text or game is None:
+        return text
+    for event in reversed(game.deal.events):
+        if event[0] == "play":
+            break
+        if event[0] == "caught":
+            catcher, target = (int(str(seat)) for seat in event[1:3])
+            return (f"{text.partition(late)[0]}too late: {_who(s, catcher)} caught "
+                    f"{_who(s, target)} first")
+    return text
+
+
+def _who(s: PeerSession, seat: int) -> str:
+    return "you" if seat == s.me else s.names[seat] if 0 <= seat < len(s.names) else "?"

@@ -15,7 +15,7 @@ from ..engine.qdan import QdanDeal
 from ..session.common import Event
 from ..session.peer import PeerSession
 from . import render
-from .hints import typed_move, what_to_do
+from .hints import refusal_text, typed_move, what_to_do
 from .render import Line
 
 Sink = Callable[[list[Line]], None]
@@ -37,7 +37,7 @@ class Narrator:
         self.results_shown = 0
         self.places_shown: set[int] = set()
         self.places_deal = 0
-        self.eliminated: set[int] = set()
+        self.eliminated: set[tuple[int, int]] = set()  # (id of the deal, seat)
         self.recent: list[tuple[object, ...]] = []  # the last two engine events
         self.last_play: dict[int, int] = {}  # seat → index of its last play in this batch
         self.index = 0
@@ -96,7 +96,7 @@ class Narrator:
             return
         self._flush_draw()
         if event.kind == "scores":
-            self._results()
+            self._results(int(event.data.get("hand", -1)))
         elif event.kind == "game_over":
             self._results()
             self._places()
@@ -105,6 +105,8 @@ class Narrator:
             self._new_hand(event)
         elif event.kind == "say":
             self.say("  " + event.text, "italic")
+        elif event.kind == "refused":
+            self.say("  " + refusal_text(self.session, render.without_ruling_ids(event.text)))
         elif event.kind == "ended":
             self._ended(event)
         elif event.kind == "table" and self.session.table_name == "offline":
@@ -158,9 +160,12 @@ class Narrator:
             self.say(f"  {self._verb(catcher, 'catch')} {self._name(target)}: no Page One "
                      "call, penalty cards", "bold")
         elif kind == "eliminated":
-            self.eliminated.add(int(str(rest[0])))
+            self.eliminated.add((self._deal_id(), int(str(rest[0]))))
             self.say(f"  {self._verb(int(str(rest[0])), 'hold')} too many cards")
             self._places(int(str(rest[0])))
+        elif kind == "skipped":
+            seat = int(str(rest[0]))
+            self.say(f"  {self._name(seat)} {'are' if seat == self.session.me else 'is'} skipped")
         elif kind == "stopped":
             self.say(f"  {self._name(int(str(rest[0])))}: stopped by the 8, no card this trick")
         elif kind == "passed":
@@ -237,9 +242,15 @@ class Narrator:
         game = s.game
         if game is None:
             return
-        self.say(f"— {event.text} —", "bold")
+        hand, dealer = event.data.get("hand"), event.data.get("dealer")
+        if isinstance(hand, int) and isinstance(dealer, int):
+            self.say(f"— hand {hand}: {self._verb(dealer, 'deal')} —", "bold")
+        else:
+            self.say(f"— {event.text} —", "bold")
 
-    def _results(self) -> None:
+    def _results(self, hand: int = -1) -> None:
+        """Results not shown yet. A hand's ``scores`` event brings one, with ``hand`` its
+        number at the table (void hands count there, not in the game's own numbering)."""
         s = self.session
         game = s.game
         if game is None:
@@ -247,23 +258,25 @@ class Narrator:
         while self.results_shown < len(game.results):
             result = game.results[self.results_shown]
             self.results_shown += 1
-            self._result(result)
+            self._result(result, hand if hand > 0 else result.number)
+            if hand > 0:
+                return
 
-    def _result(self, result: DealResult) -> None:
+    def _result(self, result: DealResult, number: int) -> None:
         s = self.session
         game = s.game
         assert game is not None
         if game.settings.family == "qdan":
             return  # places are announced as players go out
         if result.drawn:
-            self.say(f"  hand {result.number} is a drawn deal: the stock ran out and there were "
+            self.say(f"  hand {number} is a drawn deal: the stock ran out and there were "
                      "no tricks to reshuffle, so nobody scores it", "bold")
         else:
             out = [p for p, v in result.scores.items() if v == 0]
             who = ", ".join(self._name(p) for p in out) or "nobody"
             penalties = ", ".join(f"{self._name(p)} {v}" for p, v in
                                   sorted(result.scores.items(), key=lambda kv: kv[1]))
-            self.say(f"  hand {result.number} over: {who} went out. Penalties: {penalties}",
+            self.say(f"  hand {number} over: {who} went out. Penalties: {penalties}",
                      "bold")
         self.say("  " + render.scores_line(game, s.names))
 
@@ -281,10 +294,10 @@ class Narrator:
             if not place or seat in self.places_shown or only not in (-1, seat):
                 continue
             self.places_shown.add(seat)
-            if not deal.hands[seat]:
-                how = "go out" if seat == s.me else "goes out"
-            elif seat in self.eliminated:
+            if (id(deal), seat) in self.eliminated:
                 how = "are out" if seat == s.me else "is out"
+            elif not deal.hands[seat]:
+                how = "go out" if seat == s.me else "goes out"
             else:
                 how = "are the last one playing" if seat == s.me else "is the last one playing"
             self.say(f"  {self._name(seat)} {how}: {render.ordinal(place)} place", "bold")
@@ -314,6 +327,10 @@ class Narrator:
 
     # --- what to do now -----------------------------------------------------------------------
 
+    def _deal_id(self) -> int:
+        game = self.session.game
+        return id(game.deal) if game is not None else 0
+
     def _family(self) -> str:
         settings = self.session.settings
         return settings.family if settings else "classic"
@@ -322,7 +339,8 @@ class Narrator:
         s = self.session
         game = s.game
         return bool(self.prompts and game is not None and game.chance is None
-                    and game.deal.turn == s.me and s.hand_known() and not s.game_over)
+                    and game.deal.turn == s.me and s.hand_known() and not s.game_over
+                    and not s.ended)
 
     def _catch_hint(self) -> None:
         s = self.session

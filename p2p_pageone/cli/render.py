@@ -159,9 +159,10 @@ def scores_line(game: Game, names: list[str]) -> str:
         settings.scoring == "deals") else 0
     done = f"after {len(game.results)} of {deals} deals" if deals else (
         f"after {len(game.results)} deals")
-    seats = sorted(range(game.seats), key=lambda seat: game.totals[seat])
+    seats = sorted(range(game.seats), key=lambda seat: (seat in game.left, game.totals[seat]))
     return f"totals {done} (lowest wins): " + ", ".join(
-        f"{names[seat]} {game.totals[seat]}" for seat in seats)
+        f"{names[seat]} {game.totals[seat]}{' (left)' if seat in game.left else ''}"
+        for seat in seats)
 
 
 def standings(game: Game, names: list[str]) -> list[str]:

@@ -28,6 +28,7 @@ from ..session.common import Event
 from ..session.peer import PeerSession
 from . import render
 from .commands import VERBS, CommandError, Info, help_text, parse_command
+from .hints import refusal_text
 from .narrator import Narrator
 from .screen import Screen
 
@@ -268,7 +269,7 @@ class Terminal:
         try:
             s.request(command)
         except IllegalMove as error:
-            self.say(f"  not allowed: {render.without_ruling_ids(str(error))}")
+            self.say(f"  not allowed: {refusal_text(s, render.without_ruling_ids(str(error)))}")
 
     def _log_info(self) -> None:
         path = self.log.path if self.log is not None else None

@@ -222,6 +222,8 @@ class QdanDeal(Deal):
             self._place(seat, best=True)
         if not self.over:
             self.turn = self._step(seat, steps)
+            if kind == KIND_SKIP:
+                self.events.extend(("skipped", self._step(seat, i)) for i in range(1, steps))
 
     def _step(self, seat: int, steps: int) -> int:
         """The seat ``steps`` active players on from ``seat`` in the current direction."""
