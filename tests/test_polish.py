@@ -10,6 +10,7 @@ import json
 import os
 import pwd
 import random
+import socket
 import subprocess
 import sys
 from collections.abc import Callable
@@ -17,14 +18,16 @@ from pathlib import Path
 
 import pytest
 
-from p2p_pageone.bots import make_bot
+from p2p_pageone.bots import NormalBot, make_bot
 from p2p_pageone.cli import join_cmd
-from p2p_pageone.cli.commands import parse_command
+from p2p_pageone.cli.commands import help_text, parse_command
 from p2p_pageone.cli.cpu import FORGET_DEFAULT
 from p2p_pageone.cli.hints import refusal_text, what_to_do
 from p2p_pageone.cli.main import build_parser
 from p2p_pageone.cli.narrator import Narrator
 from p2p_pageone.cli.render import Line, plain
+from p2p_pageone.cli.repl import Terminal
+from p2p_pageone.cli.screen import Screen
 from p2p_pageone.cli.table_cmds import advert_fields, cpu_session
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import (
@@ -39,7 +42,7 @@ from p2p_pageone.engine import (
 )
 from p2p_pageone.engine.qdan import QdanDeal
 from p2p_pageone.engine.view import SeatView
-from p2p_pageone.net.discovery import Advertiser, TableAdvert, advert_from
+from p2p_pageone.net.discovery import Advertiser, TableAdvert, advert_from, host_addresses
 from p2p_pageone.session.common import Event
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.peer import PeerSession
@@ -215,8 +218,10 @@ def test_cpu_players_forget_only_as_often_as_set_and_hard_never() -> None:
 def test_the_forget_setting_reaches_cpu_players_only_at_tables_with_people() -> None:
     args = build_parser().parse_args(["host", "--bots", "2"])
     assert args.cpu_forgets == FORGET_DEFAULT > 0
-    assert cpu_session(0, "normal", 0.0, 0.0, args.cpu_forgets / 100).bot.forget > 0  # type: ignore[union-attr]
-    assert make_bot("normal").forget == 0  # type: ignore[attr-defined]
+    at_people = cpu_session(0, "normal", 0.0, 0.0, args.cpu_forgets / 100).bot
+    alone = make_bot("normal")
+    assert isinstance(at_people, NormalBot) and at_people.forget == FORGET_DEFAULT / 100
+    assert isinstance(alone, NormalBot) and alone.forget == 0
 
 
 # --- item 8: the narration's wording ------------------------------------------------------------
@@ -325,3 +330,95 @@ def test_no_turn_prompt_after_the_host_closed_the_table() -> None:
         narrator.show(joiner.take_events())
     closed = next(i for i, line in enumerate(printed) if "the host closed the table" in line)
     assert not any("YOUR TURN" in line for line in printed[closed:]), printed[closed:]
+
+
+# --- item 8: auto off, the quit warning at two seats, help wording -------------------------
+
+
+def _person_at_two_seats() -> tuple[MemoryTable, Terminal]:
+    t = MemoryTable(make_settings("qdan", {}), 2, seed=3)
+    person = t.sessions[1]
+    person.autoplay = False
+    terminal = Terminal(person, interactive=True, screen=Screen(colour=False))
+    while not (person.game is not None and person.game.deal.turn == 1 and person.hand_known()):
+        if not t.step():
+            t.advance(t.now + 0.5)
+        terminal.show(person, person.take_events())
+        assert t.now < 300
+    return t, terminal
+
+
+def test_auto_can_be_undone_and_says_how(capsys: pytest.CaptureFixture[str]) -> None:
+    _, terminal = _person_at_two_seats()
+    person = terminal.session
+    capsys.readouterr()
+    terminal.handle("auto")
+    assert person.autoplay and "auto off" in capsys.readouterr().out
+    terminal.handle("auto off")
+    assert not person.autoplay
+    out = capsys.readouterr().out
+    assert "you play your seat again" in out
+    assert "It plays your seat until you type auto off." in help_text("auto")
+
+
+def test_at_two_players_the_quit_warning_says_the_game_ends(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    _, terminal = _person_at_two_seats()
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    capsys.readouterr()
+    terminal.handle("quit")
+    out = capsys.readouterr().out
+    assert "the game ends: one player would be left" in out and "goes on" not in out
+
+
+# --- item 8: names, ranges, addresses, one plain error --------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["", "   ", "a\tb", "x" * 33])
+def test_bad_player_names_are_refused(name: str) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["play", "--name", name])
+
+
+def test_seats_out_of_range_give_one_message_either_side(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    messages = []
+    for seats in ("9", "1"):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args(["host", "--seats", seats])
+        messages.append(capsys.readouterr().err.splitlines()[-1].replace(f"'{seats}'", "N"))
+    assert messages[0] == messages[1] and "2-6" in messages[0]
+
+
+def test_the_host_prints_its_real_address_not_a_placeholder(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "p2p_pageone.cli.main", "host", "--no-mdns", "--interface",
+         "127.0.0.1", "--autoplay", "--table", "alice's table"],
+        env={"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
+             "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": "/usr/bin:/bin"},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline() for _ in range(2)]
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    assert "--connect 127.0.0.1:" in lines[1] and "THIS-MACHINE" not in "".join(lines), lines
+    assert host_addresses("10.1.2.3") == ["10.1.2.3"]
+    assert host_addresses() and not any(a.startswith("127.") for a in host_addresses()[1:])
+
+
+def test_a_refused_connection_is_told_once_in_plain_words(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a loopback port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
+           "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": "/usr/bin:/bin"}
+    result = subprocess.run(
+        [sys.executable, "-m", "p2p_pageone.cli.main", "join", "--bot", "--connect",
+         f"127.0.0.1:{port}"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, timeout=60, check=False)
+    assert result.returncode == 3
+    said = [line for line in result.stdout.splitlines() if "could not connect" in line]
+    assert said == [f"could not sit down: could not connect to 127.0.0.1:{port} "
+                    "(Connection refused)"], result.stdout

@@ -36,7 +36,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "scores": ("scores", "show totals or places", "classic: penalty totals; qdan: places."),
     "say": ("say good luck", "chat", "everyone at the table sees it (it is in the log)."),
     "log": ("log", "where the log is", "and the command that checks it."),
-    "auto": ("auto", "let the CPU play for you", "for the rest of the game."),
+    "auto": ("auto | auto off", "let the CPU play for you",
+             "It plays your seat until you type auto off."),
     "start": ("start", "host: start with those seated",
               "the host may start before every seat is taken, with 2 players or more."),
     "help": ("help play", "this list, or help on one command", ""),
@@ -52,7 +53,8 @@ def help_text(topic: str = "") -> str:
         if topic not in COMMANDS:
             return f"  no command {topic!r}: type help for the list"
         example, short, more = COMMANDS[topic]
-        return f"  {topic}: {short}. {more}\n  e.g. {example}"
+        more = more[:1].upper() + more[1:]  # a sentence of its own
+        return f"  {topic}: {short}.{' ' + more if more else ''}\n  e.g. {example}"
     rows = [f"  {name:<8} {short:<36} e.g. {example}"
             for name, (example, short, _) in COMMANDS.items()]
     return "commands (help COMMAND for more):\n" + "\n".join(rows)

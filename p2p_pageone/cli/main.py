@@ -76,9 +76,29 @@ def _fairness(parser: argparse.ArgumentParser) -> None:
                         f"{FORGET_DEFAULT}; 0: never; CPU players alone never forget)")
 
 
+NAME_MAX = 32
+
+
+def _player_name(text: str) -> str:
+    name = text.strip()
+    if not name or not name.isprintable() or len(name) > NAME_MAX:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a name is 1-{NAME_MAX} printable characters, e.g. --name alice")
+    return name
+
+
+def _table_name(text: str) -> str:
+    name = text.strip()
+    if not name.isprintable() or len(name) > 50:
+        raise argparse.ArgumentTypeError(f"{text!r}: a table name is up to 50 printable "
+                                         "characters, e.g. --table friday")
+    return name
+
+
 def _you(parser: argparse.ArgumentParser, default: str | None) -> None:
-    parser.add_argument("--name", default=default,
-                        help="your name at the table (default: your user name)")
+    parser.add_argument("--name", default=default, type=_player_name,
+                        help=f"your name at the table, 1-{NAME_MAX} printable characters "
+                        "(default: your user name)")
 
 
 def add_sim(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -104,8 +124,9 @@ def add_host(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     host = sub.add_parser("host", help="host a table on the LAN (with --bots: CPU players)")
     _rules(host)
     _you(host, _default_nick())
-    host.add_argument("--table", default="", help="the table's name (default: NAME's table)")
-    host.add_argument("--seats", type=_count(0, 6), default=0,
+    host.add_argument("--table", default="", type=_table_name,
+                      help="the table's name, up to 50 characters (default: NAME's table)")
+    host.add_argument("--seats", type=_count(2, 6), default=0,
                       help="seats at the table, 2-6 (default: 2, or --bots + 1)")
     host.add_argument("--bots", default="0", metavar="N|LEVELS",
                       help="CPU players to seat, each a real peer: a number (of --level), or "

@@ -19,7 +19,7 @@ from typing import Any
 from ..bots import parse_bot_levels
 from ..crypto.identity import Identity, fingerprint
 from ..engine.settings import SettingError, Settings
-from ..net.discovery import SERVICE, Advertiser, browse
+from ..net.discovery import SERVICE, Advertiser, browse, host_addresses, instance_name
 from ..net.logwriter import check_writable
 from ..net.runner import HostRunner, LocalFault, LogWriter, run_joiner
 from ..session.peer import PeerSession
@@ -129,14 +129,15 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     assert runner.sequencer is not None
     runner.sequencer.catch_window = window
     advertiser = await _advertise(args, port, me, session)
-    address = args.interface or "THIS-MACHINE"
+    addresses = host_addresses(args.interface)
     print(f"hosting {table_name!r}: {settings.family}, {seats} seats, port {port}", flush=True)
+    connect = f"pageone join --connect {addresses[0]}:{port}"
     if advertiser is not None:
-        print(f"others join with: pageone join {table_name!r}   "
-              f"(or pageone join --connect {address}:{port})", flush=True)
+        print(f"others join with: pageone join {table_name!r}   (or {connect})", flush=True)
     else:
-        print(f"not advertised: others join with pageone join --connect {address}:{port}",
-              flush=True)
+        print(f"not advertised: others join with {connect}", flush=True)
+    if len(addresses) > 1:
+        print(f"this machine's addresses: {', '.join(addresses)}", flush=True)
     forget = 0.0 if all_cpu else args.cpu_forgets / 100
     bots = [cpu_session(i, level, think, window, forget) for i, level in enumerate(levels)]
     runner.sequencer.cpu_keys = {bot.identity.public for bot in bots}
@@ -189,7 +190,11 @@ async def _advertise(args: argparse.Namespace, port: int, me: Identity,
         print(f"could not advertise the table over mDNS ({error}); others can still join "
               "with --connect", file=sys.stderr)
         return None
-    print(f"advertised on the LAN as {service.removesuffix('.' + SERVICE)!r}", flush=True)
+    if service != instance_name(str(advert_fields(session, args.name)["name"]), me.fingerprint):
+        print(f"advertised on the LAN (as {service.removesuffix('.' + SERVICE)!r}: another "
+              "table had the same name)", flush=True)
+    else:
+        print("advertised on the LAN", flush=True)
     return advertiser
 
 
@@ -272,7 +277,8 @@ def _run(main: Coroutine[Any, Any, int], command: str) -> int:
 
 def default_nick() -> str:
     try:
-        return getpass.getuser()[:32] or "player"
+        name = "".join(c for c in getpass.getuser() if c.isprintable()).strip()
+        return name[:32] or "player"
     except (KeyError, OSError):
         return "player"
 

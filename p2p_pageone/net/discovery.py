@@ -10,7 +10,7 @@ import socket
 from dataclasses import dataclass
 from typing import Any
 
-import zeroconf
+import ifaddr
 from zeroconf import InterfaceChoice, IPVersion, ServiceStateChange
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
@@ -52,6 +52,16 @@ class TableAdvert:
         return fingerprint[:9] in self.left
 
 
+def host_addresses(interface: str = "") -> list[str]:
+    """The IPv4 addresses others reach this machine at: ``interface`` if given, else every
+    address but loopback (loopback alone on a machine with no network)."""
+    if interface:
+        return [interface]
+    found = [str(ip.ip) for adapter in ifaddr.get_adapters() for ip in adapter.ips
+             if isinstance(ip.ip, str) and not ip.ip.startswith("127.")]
+    return list(dict.fromkeys(found)) or ["127.0.0.1"]
+
+
 def _zeroconf(interface: str | None) -> AsyncZeroconf:
     if interface:
         return AsyncZeroconf(interfaces=[interface], ip_version=IPVersion.V4Only)
@@ -84,9 +94,7 @@ class Advertiser:
         self._fields: dict[str, Any] = {}
 
     def _service_info(self, fields: dict[str, Any], name: str | None = None) -> AsyncServiceInfo:
-        addresses = [self.interface] if self.interface else [
-            a for a in zeroconf.get_all_addresses()  # type: ignore[attr-defined]
-            if not a.startswith("127.")] or ["127.0.0.1"]
+        addresses = host_addresses(self.interface or "")
         properties = {"proto": PROTOCOL, "name": fields["name"], "rules": fields["rules"],
                       "taken": str(fields["taken"]), "free": str(fields["free"]),
                       "host": self.fingerprint, "nick": str(fields.get("nick", ""))[:32],
