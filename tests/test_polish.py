@@ -28,6 +28,7 @@ from p2p_pageone.cli.narrator import Narrator
 from p2p_pageone.cli.render import Line, plain
 from p2p_pageone.cli.repl import Terminal
 from p2p_pageone.cli.screen import Screen
+from p2p_pageone.cli.sim_cmd import ProgressBar
 from p2p_pageone.cli.table_cmds import advert_fields, cpu_session
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import (
@@ -422,3 +423,63 @@ def test_a_refused_connection_is_told_once_in_plain_words(tmp_path: Path) -> Non
     said = [line for line in result.stdout.splitlines() if "could not connect" in line]
     assert said == [f"could not sit down: could not connect to 127.0.0.1:{port} "
                     "(Connection refused)"], result.stdout
+
+
+# --- item 8: sim progress, help everywhere, --log never makes directories ------------------------
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_sim_draws_a_progress_bar_on_a_terminal_and_wipes_it() -> None:
+    stream, ticks = _Terminal(), iter(float(i) for i in range(100))
+    bar = ProgressBar(stream, lambda: next(ticks))
+    for done in range(1, 4):
+        bar.show(done, 3)
+    bar.clear()
+    text = stream.getvalue()
+    assert "\r[" + "#" * 10 + "." * 20 + "] 1/3 games" in text and "] 3/3 games" in text
+    assert text.endswith("\r" + " " * len("[" + "#" * 30 + "] 3/3 games") + "\r")
+
+
+def test_sim_prints_nothing_on_stderr_when_it_is_not_a_terminal(tmp_path: Path) -> None:
+    result = _run(tmp_path, "sim", "--games", "2", "--no-timing")
+    assert result.returncode == 0 and result.stderr == "" and "games played" in result.stdout
+
+
+def _parsers(parser: argparse.ArgumentParser,
+             path: str) -> list[tuple[str, argparse.ArgumentParser, str]]:
+    """Every (sub)command below ``parser``: its name, parser and help line."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {choice.dest: choice.help for choice in action._choices_actions}
+            for name, sub in action.choices.items():
+                found.append((f"{path} {name}", sub, helps.get(name) or ""))
+                found += _parsers(sub, f"{path} {name}")
+    return found
+
+
+def test_every_command_and_option_has_help() -> None:
+    commands = _parsers(build_parser(), "pageone")
+    assert len(commands) > 8
+    for name, parser, line in commands:
+        assert line, f"{name} has no help line"
+        for action in parser._actions:
+            if not isinstance(action, argparse._HelpAction | argparse._SubParsersAction):
+                assert action.help, f"{name} {action.option_strings or action.dest}: no help"
+
+
+def test_log_alone_says_what_to_type(tmp_path: Path) -> None:
+    result = _run(tmp_path, "log")
+    assert result.returncode == 2 and "pageone log show LOG" in result.stderr
+    assert "log_command" not in result.stderr
+
+
+def test_a_log_in_a_missing_directory_is_refused_not_created(tmp_path: Path) -> None:
+    missing = tmp_path / "nonexistent" / "dir"
+    result = _run(tmp_path, "play", "--autoplay", "--bots", "1", "--log", str(missing / "x.log"))
+    assert result.returncode == 2 and f"there is no directory {missing}" in result.stderr
+    assert not missing.parent.exists()

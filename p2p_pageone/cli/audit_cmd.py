@@ -36,7 +36,7 @@ def add_parsers(sub: Any) -> None:
     audit.set_defaults(run=run_audit)
 
     replay = sub.add_parser("replay", help="replay a table's log move by move")
-    replay.add_argument("log", metavar="LOG")
+    replay.add_argument("log", metavar="LOG", help="the log file (from host, join or play)")
     view = replay.add_mutually_exclusive_group()
     view.add_argument("--seat", type=int, default=None, help="as seat N saw it (its cards only)")
     view.add_argument("--open", action="store_true", help="every hand open")
@@ -46,14 +46,21 @@ def add_parsers(sub: Any) -> None:
     replay.set_defaults(run=run_replay)
 
     log = sub.add_parser("log", help="look into a table's log")
-    log_sub = log.add_subparsers(dest="log_command", required=True)
+    log_sub = log.add_subparsers(dest="log_command", metavar="COMMAND")
+    log.set_defaults(run=lambda args: _say_which(log))
     show = log_sub.add_parser("show", help="hands, players, results, where the cards went")
-    show.add_argument("log", metavar="LOG")
+    show.add_argument("log", metavar="LOG", help="the log file (from host, join or play)")
     show.set_defaults(run=run_log_show)
 
     ratings = sub.add_parser("ratings", help="the local Elo table from audited logs")
-    ratings.add_argument("--json", action="store_true")
+    ratings.add_argument("--json", action="store_true", help="print one JSON document")
     ratings.set_defaults(run=run_ratings)
+
+
+def _say_which(parser: Any) -> int:
+    parser.print_usage(sys.stderr)
+    print("pageone log: say what to look at, e.g. pageone log show LOG", file=sys.stderr)
+    return 2
 
 
 def ratings_path() -> Path:

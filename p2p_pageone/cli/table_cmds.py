@@ -55,6 +55,9 @@ def log_place(args: argparse.Namespace, role: str) -> Path | None:
     elif path is not None and path.exists():
         raise Refusal(f"--log {path} already exists: logs are never overwritten, choose "
                       "another path")
+    if path is not None and not path.parent.is_dir():  # a typo must not make directories
+        raise Refusal(f"--log {path}: there is no directory {path.parent}; create it first, or "
+                      "choose another path")
     directory = path.parent if path is not None else data_dir() / "logs"
     advice = ("choose a writable place with --log PATH" if path is not None else
               "fix that directory's permissions, set XDG_DATA_HOME, or use --log PATH")
