@@ -34,6 +34,7 @@ from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import (
     Call,
     Catch,
+    ClassicSettings,
     Draw,
     Game,
     IllegalMove,
@@ -483,3 +484,12 @@ def test_a_log_in_a_missing_directory_is_refused_not_created(tmp_path: Path) -> 
     result = _run(tmp_path, "play", "--autoplay", "--bots", "1", "--log", str(missing / "x.log"))
     assert result.returncode == 2 and f"there is no directory {missing}" in result.stderr
     assert not missing.parent.exists()
+
+
+def test_counts_of_one_are_singular() -> None:
+    game = rig(ClassicSettings(call_at=1), ["5h 10s 3c 4c", "kh 2d 3d 4d"])
+    with pytest.raises(IllegalMove, match="leaves you 1 card "):
+        game.deal.verify(Call(0))
+    narrator, printed = _watch(game, 0, ["me", "bob"])
+    narrator.show([Event("engine", "", {"event": ("forgiven", 1, 1)})])
+    assert "  bob: nothing left to draw, 1 penalty card forgiven" in printed, printed

@@ -173,7 +173,7 @@ class Narrator:
                      "passes (no card this trick)")
         elif kind == "forgiven":
             self.say(f"  {self._name(int(str(rest[0])))}: nothing left to draw, "
-                     f"{rest[1]} penalty cards forgiven")
+                     f"{rest[1]} penalty card{'' if rest[1] == 1 else 's'} forgiven")
 
     def _play(self, seat: int, played: object, colour: object) -> None:
         assert isinstance(played, tuple)

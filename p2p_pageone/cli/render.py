@@ -153,7 +153,8 @@ def scores_line(game: Game, names: list[str]) -> str:
         if not places:
             return "places: nobody has gone out yet"
         ordered = sorted(places.items(), key=lambda kv: kv[1])
-        return "places: " + ", ".join(f"{_ordinal(p)} {names[s]}" for s, p in ordered)
+        return "places: " + ", ".join(f"{_ordinal(p)} {names[s]}"
+                                      f"{' (left)' if s in game.left else ''}" for s, p in ordered)
     settings = game.settings
     deals = settings.deals if isinstance(settings, ClassicSettings) and (
         settings.scoring == "deals") else 0
