@@ -93,7 +93,8 @@ def cpu_session(index: int, level: str, think: float, window: float,
                        rng=rng, autoplay=True)
 
 
-async def _host(args: argparse.Namespace, settings: Settings) -> int:
+def _seating(args: argparse.Namespace, settings: Settings) -> tuple[list[str], int]:
+    """The CPU players' levels and the seats, or a refusal saying what to change."""
     try:
         levels = parse_bot_levels(args.bots, args.level)
     except ValueError as error:
@@ -108,6 +109,11 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     if args.min_players > seats:
         raise Refusal(f"--min-players {args.min_players} is more than the {seats} seats: use "
                       f"--seats {args.min_players} or more, or fewer --min-players")
+    return levels, seats
+
+
+async def _host(args: argparse.Namespace, settings: Settings) -> int:
+    levels, seats = _seating(args, settings)
     explicit = log_place(args, "host")
     me = identity()
     table_name = args.table or f"{args.name}'s table"
@@ -132,15 +138,8 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     assert runner.sequencer is not None
     runner.sequencer.catch_window = window
     advertiser = await _advertise(args, port, me, session)
-    addresses = host_addresses(args.interface)
     print(f"hosting {table_name!r}: {settings.family}, {seats} seats, port {port}", flush=True)
-    connect = f"pageone join --connect {addresses[0]}:{port}"
-    if advertiser is not None:
-        print(f"others join with: pageone join {table_name!r}   (or {connect})", flush=True)
-    else:
-        print(f"not advertised: others join with {connect}", flush=True)
-    if len(addresses) > 1:
-        print(f"this machine's addresses: {', '.join(addresses)}", flush=True)
+    _how_to_join(args.interface, table_name, port, advertised=advertiser is not None)
     forget = 0.0 if all_cpu else args.cpu_forgets / 100
     bots = [cpu_session(i, level, think, window, forget) for i, level in enumerate(levels)]
     runner.sequencer.cpu_keys = {bot.identity.public for bot in bots}
@@ -170,6 +169,18 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
                 task.cancel()
 
     return await play_seat(session, terminal, table(), [log, *bot_logs])
+
+
+def _how_to_join(interface: str, table_name: str, port: int, advertised: bool) -> None:
+    """The command others type, with this machine's real address."""
+    addresses = host_addresses(interface)
+    connect = f"pageone join --connect {addresses[0]}:{port}"
+    if advertised:
+        print(f"others join with: pageone join {table_name!r}   (or {connect})", flush=True)
+    else:
+        print(f"not advertised: others join with {connect}", flush=True)
+    if len(addresses) > 1:
+        print(f"this machine's addresses: {', '.join(addresses)}", flush=True)
 
 
 def listen_problem(args: argparse.Namespace, error: OSError) -> str:
