@@ -136,7 +136,8 @@ def test_a_leaver_is_told_at_once_the_game_went_on_without_it(
         assert "the game at \"alice's table\" is under way and you left it" in err, err
         assert "full" not in err
     _find(monkeypatch, [advert], "alice", "ZZZZ-" + stranger[5:])
-    assert "under way: it takes no new players" in capsys.readouterr().err
+    assert "under way (2 players): it takes no new players" in capsys.readouterr().err
+    assert advert.seats_text() == "playing (2 players)"  # as pageone tables --all lists it
 
 
 def test_join_by_the_host_players_name_finds_the_open_table(

@@ -107,8 +107,8 @@ def no_seat(t: TableAdvert, me: str) -> str:
         return (f"the game at {t.name!r} is under way and you left it: a seat given up is not "
                 "kept; host a new table with pageone host")
     if t.under_way():
-        return (f"the game at {t.name!r} is under way: it takes no new players; wait for the "
-                "next table, or host one with pageone host")
+        return (f"the game at {t.name!r} is under way ({t.players_text()}): it takes no new "
+                "players; wait for the next table, or host one with pageone host")
     return (f"the table {t.name!r} is full ({t.taken} of {t.taken + t.free} seats taken); "
             "host one with pageone host")
 

@@ -259,12 +259,12 @@ async def _tables(args: argparse.Namespace) -> int:
         return EXIT_OK
     if not tables:
         full = len(found) - len(tables)
-        print("no tables with a free seat" + (f" ({full} full; --all lists them)" if full
+        print("no tables with a free seat" + (f" ({full} full or playing; --all lists them)" if full
                                                else "") + " — host one: pageone host")
         return EXIT_OK
     print(f"{'TABLE':24} {'HOST':12} {'RULES':8} {'SEATS':12} {'SETTINGS':24} ADDRESS")
     for t in tables:
-        seats = f"{t.free} of {t.taken + t.free} free" if t.free else "full"
+        seats = t.seats_text()
         print(f"{t.name:24} {t.nick or t.fingerprint[:9]:12} {t.rules:8} {seats:12} "
               f"{t.settings or 'defaults':24} {t.address}:{t.port}")
     return EXIT_OK

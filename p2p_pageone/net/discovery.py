@@ -51,6 +51,17 @@ class TableAdvert:
     def left_by(self, fingerprint: str) -> bool:
         return fingerprint[:9] in self.left
 
+    def players_text(self) -> str:
+        """``3 players``: the seats still in the game (a leaver's seat is taken but empty)."""
+        players = self.taken - len(self.left)
+        return f"{players} player{'s' if players != 1 else ''}"
+
+    def seats_text(self) -> str:
+        """``2 of 4 free``, ``full``, or for a game under way ``playing (3 players)``."""
+        if self.under_way() and not self.free:
+            return f"{self.state} ({self.players_text()})"
+        return f"{self.free} of {self.taken + self.free} free" if self.free else "full"
+
 
 def host_addresses(interface: str = "") -> list[str]:
     """The IPv4 addresses others reach this machine at: ``interface`` if given, else every
