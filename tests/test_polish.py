@@ -39,6 +39,7 @@ from p2p_pageone.net.discovery import Advertiser, TableAdvert, advert_from
 from p2p_pageone.session.common import Event
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.peer import PeerSession
+from p2p_pageone.session.sequencer import Client
 
 from .helpers import cards_of, play, rig
 
@@ -90,9 +91,8 @@ def test_every_hint_example_is_a_command_the_game_accepts(hand: str) -> None:
 # --- item 4: joining a game under way, and by the host's name ------------------------------------
 
 
-def _advert_after_a_quit() -> tuple[TableAdvert, str, str]:
-    """A real 3-seat table where seat 2 quit mid-game: its advert as a joiner resolves it, and
-    the fingerprints of the leaver and of a stayer."""
+def _table_after_a_quit() -> MemoryTable:
+    """A real 3-seat table where seat 2 quit mid-game."""
     t = MemoryTable(make_settings("classic", {"deals": 2}), 3, seed=5)
     for _ in range(60):
         t.step()
@@ -103,6 +103,14 @@ def _advert_after_a_quit() -> tuple[TableAdvert, str, str]:
     for _ in range(30):
         t.step()
     assert 2 not in host.active
+    return t
+
+
+def _advert_after_a_quit() -> tuple[TableAdvert, str, str]:
+    """The table of ``_table_after_a_quit`` as a joiner resolves its advert, and the
+    fingerprints of the leaver and of a stayer."""
+    t = _table_after_a_quit()
+    host, leaver = t.sessions[0], t.sessions[2]
     fields = {**advert_fields(host, "alice"), "name": "alice's table"}
     info = Advertiser("127.0.0.1", 7000, host.identity.fingerprint)._service_info(fields)
     props = {k.decode(): (v or b"").decode() for k, v in info.properties.items()}
@@ -138,6 +146,17 @@ def test_a_leaver_is_told_at_once_the_game_went_on_without_it(
     _find(monkeypatch, [advert], "alice", "ZZZZ-" + stranger[5:])
     assert "under way (2 players): it takes no new players" in capsys.readouterr().err
     assert advert.seats_text() == "playing (2 players)"  # as pageone tables --all lists it
+
+
+def test_a_leaver_connecting_straight_is_told_it_left() -> None:
+    t = _table_after_a_quit()
+    again = PeerSession(t.sessions[2].identity, "p2", random.Random(1).randbytes)
+    t.clients.append(Client(again, t.now))
+    t.sequencer.connect(len(t.clients), t.now)
+    for _ in range(5):
+        t.step()
+    assert again.ended == ("the host refused to seat us: the game is under way and you left "
+                           "it: your seat was given up")
 
 
 def test_join_by_the_host_players_name_finds_the_open_table(
