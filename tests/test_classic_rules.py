@@ -164,7 +164,7 @@ def test_c1_call_at_one_variant() -> None:
     play(game, 2, "qh")
     play(game, 1, "2d")  # two cards left: nothing due with call_at=1
     assert deal_of(game).open_miss == -1
-    with pytest.raises(IllegalMove, match="leaves you 1 cards"):
+    with pytest.raises(IllegalMove, match=r"leaves you 1 card$"):
         game.apply(play_move(game, 2, "2s", call=True))
 
 

@@ -109,7 +109,7 @@ def _turn_prompts_come_last(text: str) -> None:
             assert "the trick" in earlier or "— hand" in earlier, earlier
 
 
-def test_host_quits_joiner_is_told_and_a_full_table_says_so(tmp_path: Path) -> None:
+def test_host_quits_joiner_is_told_and_a_game_under_way_says_so(tmp_path: Path) -> None:
     port = str(free_port())
     host_home, joiner_home, late_home = (tmp_path / "h", tmp_path / "j", tmp_path / "l")
     for home in (host_home, joiner_home, late_home):
@@ -121,7 +121,8 @@ def test_host_quits_joiner_is_told_and_a_full_table_says_so(tmp_path: Path) -> N
     joiner.expect("your cards:")
     late = spawn(late_home, "join", "--name", "carol", "--connect", f"127.0.0.1:{port}",
                  colour=False)
-    late.expect("could not sit down: the table is full", timeout=10)
+    late.expect("could not sit down: the game is under way: it takes no new players",
+                timeout=10)
     late.expect(pexpect.EOF)
     late.close()
     assert late.exitstatus == 3

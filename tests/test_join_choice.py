@@ -31,7 +31,7 @@ def two_fridays(monkeypatch: pytest.MonkeyPatch) -> list[TableAdvert]:
 
 def find(table: str) -> TableAdvert | None:
     args = argparse.Namespace(table=table, wait=0.0, interface=None)
-    return asyncio.run(join_cmd.find_table(args))
+    return asyncio.run(join_cmd.find_table(args, "CCCC-3333"))
 
 
 def test_two_tables_of_one_name_are_listed_with_their_hosts_not_picked(

@@ -139,7 +139,7 @@ def test_an_idle_lobby_closes_with_a_message() -> None:
     assert host.ended
 
 
-def test_a_late_joiner_is_told_the_table_is_full_at_once() -> None:
+def test_a_late_joiner_is_told_the_game_is_under_way_at_once() -> None:
     t = MemoryTable(make_settings("classic", {"deals": 1}), 2, seed=6)
     settle(t)
     assert t.sessions[0].game is not None
@@ -149,10 +149,13 @@ def test_a_late_joiner_is_told_the_table_is_full_at_once() -> None:
     t.sequencer.connect(conn, t.now)  # in a running game its intro decides: its first frame
     t.sequencer.receive(conn, t.clients[-1].out.pop(0), t.now)
     frames = [unpack(data[4:]) for c, data in t.sequencer.out if c == conn]
-    assert frames == [{"control": "refused", "seq": -1, "reason": "the table is full"}]
+    assert frames == [{"control": "refused", "seq": -1,
+                       "reason": "the game is under way: it takes no new players"}]
     assert conn in t.sequencer.to_close
     t.step()
-    assert late.ended == "the host refused to seat us: the table is full" and late.log == []
+    assert late.ended == (
+        "the host refused to seat us: the game is under way: it takes no new players")
+    assert late.log == []
 
 
 def test_a_step_sealed_before_someone_left_is_refused_not_fatal() -> None:

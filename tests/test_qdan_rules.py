@@ -76,14 +76,21 @@ def test_q3_same_number_together_last_on_top_sets_colour() -> None:
     assert deal.top_group == 3 and len(deal.hands[0]) == 1
 
 
-def test_q3_first_card_must_match_and_ranks_must_agree() -> None:
-    game = rig(S, ["5b 5r 6r 9g", "1y 2y 3y 4y"], stock="3r")
-    with pytest.raises(IllegalMove, match="matches neither"):
-        play(game, 0, "5b 5r")  # blue 5 does not match red 3
+def test_q3_one_card_must_match_and_ranks_must_agree() -> None:
+    game = rig(S, ["5b 5g 6r 9g", "1y 2y 3y 4y"], stock="3r")
+    with pytest.raises(IllegalMove, match="none of 5b 5g matches"):
+        play(game, 0, "5b 5g")  # neither matches red 3
+    with pytest.raises(IllegalMove, match="5b matches neither"):
+        play(game, 0, "5b")
     with pytest.raises(IllegalMove, match="share a number"):
-        play(game, 0, "5r 6r")
-    play(game, 0, "5r 5b")  # the red one first matches
-    assert top_name(game) == (3, 4)
+        play(game, 0, "6r 5b")
+
+
+def test_q3_a_group_typed_in_any_order_starts_with_a_matching_card() -> None:
+    game = rig(S, ["5b 5r 5g 9g", "1y 2y 3y 4y"], stock="3r")
+    play(game, 0, "5b 5r 5g")  # the red one goes first; the green one, typed last, stays on top
+    assert deal_of(game).events[-1] == ("play", 0, tuple(cards_of("qdan", "5r 5b 5g")), -1)
+    assert top_name(game) == (2, 4)
 
 
 def test_q3_change_colour_cards_are_not_played_together() -> None:

@@ -30,11 +30,16 @@ BOTS: dict[str, type[RandomBot] | type[NormalBot] | type[HardBot]] = {
 LEVELS = tuple(BOTS)
 
 
-def make_bot(level: str) -> Bot:
+def make_bot(level: str, forget: float = 0.0) -> Bot:
+    """A bot of ``level``; a ``normal`` one forgets a Page One call owed with chance
+    ``forget`` (the others never do)."""
     try:
-        return BOTS[level]()
+        bot = BOTS[level]()
     except KeyError:
         raise ValueError(f"unknown bot level {level!r}: choose {', '.join(BOTS)}") from None
+    if forget > 0 and type(bot) is NormalBot:
+        bot.forget = forget
+    return bot
 
 
 def parse_bot_levels(spec: str, level: str = "normal") -> list[str]:

@@ -32,17 +32,38 @@ class NormalBot:
     seen_weight = 1  # classic lead: weight of the suit's cards already seen
     draw_card_keep = 0  # qdan: score of a Draw 2/3 while the next player is not low
     attack_at, attack_bonus = 3, 15  # qdan: the next player is low at this many cards: hit it
+    # The chance of forgetting a Page One call owed, so that people at the table get calls to
+    # catch (a table setting; 0 at tables of CPU players only and in ``pageone sim``). A call
+    # forgotten stays forgotten: no late call for it.
+    forget = 0.0
+    _forgetting = False
+    _moment: tuple[int, int] = (-1, -1)
 
     def choose(self, view: SeatView, rng: random.Random) -> Move | None:
         moves = view.legal_moves()
         if not moves:
             return None
+        if self.forget > 0 and self._forgets(view, moves, rng):
+            moves = [m for m in moves if not isinstance(m, Call)
+                     and not (isinstance(m, Play) and m.call)]
         for move in moves:
             if isinstance(move, Catch | Call):
                 return move  # catch every missed call; make every call owed
         if view.turn != view.seat:
             return None
         return self.decide(view, moves, rng)
+
+    def _forgets(self, view: SeatView, moves: list[Move], rng: random.Random) -> bool:
+        """Whether this seat forgets the call owed now: decided once per turn that owes one."""
+        if view.turn != view.seat:
+            return self._forgetting  # a late call: only if it did not forget
+        if not any(isinstance(m, Call) or (isinstance(m, Play) and m.call) for m in moves):
+            self._forgetting = False
+            return False
+        moment = (len(view.hand()), len(view.played_cards()))
+        if moment != self._moment:
+            self._moment, self._forgetting = moment, rng.random() < self.forget
+        return self._forgetting
 
     def decide(self, view: SeatView, moves: list[Move], rng: random.Random) -> Move:
         """A move on this seat's own turn, with no call or catch owed."""

@@ -20,8 +20,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     # name: (example, what it does in a few words, more)
     "play": ("play 7h | play 5r 5b | play cc red | play qd !", "play cards",
              "cards by name (classic 7h 10s qd ac jk; qdan 5r d2b d3g revy skipr cc). Several "
-             "qdan cards of one rank go together, the last on top; a colour after cc chooses "
-             "it; a final ! says Page One with the play."),
+             "qdan cards of one rank go together, in any order: one that matches goes first, "
+             "the last typed on top when it can; a colour after cc chooses it; a final ! says "
+             "Page One with the play."),
     "draw": ("draw", "draw a card",
              "classic: when you cannot follow suit; qdan: draw one and end your turn."),
     "pass": ("pass", "qdan: same as draw", "draw one card and end your turn."),
@@ -35,7 +36,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "scores": ("scores", "show totals or places", "classic: penalty totals; qdan: places."),
     "say": ("say good luck", "chat", "everyone at the table sees it (it is in the log)."),
     "log": ("log", "where the log is", "and the command that checks it."),
-    "auto": ("auto", "let the CPU play for you", "for the rest of the game."),
+    "auto": ("auto | auto off", "let the CPU play for you",
+             "It plays your seat until you type auto off."),
     "start": ("start", "host: start with those seated",
               "the host may start before every seat is taken, with 2 players or more."),
     "help": ("help play", "this list, or help on one command", ""),
@@ -51,7 +53,8 @@ def help_text(topic: str = "") -> str:
         if topic not in COMMANDS:
             return f"  no command {topic!r}: type help for the list"
         example, short, more = COMMANDS[topic]
-        return f"  {topic}: {short}. {more}\n  e.g. {example}"
+        more = more[:1].upper() + more[1:]  # a sentence of its own
+        return f"  {topic}: {short}.{' ' + more if more else ''}\n  e.g. {example}"
     rows = [f"  {name:<8} {short:<36} e.g. {example}"
             for name, (example, short, _) in COMMANDS.items()]
     return "commands (help COMMAND for more):\n" + "\n".join(rows)

@@ -4,6 +4,9 @@ Only pacing: fairness does not rest on it. The sequencer holds moves back on its
 the Page One window (session/sequencer.py); this only keeps CPU peers from acting in the same
 instant as the play they answer, and gives their catches and late calls the same window a person
 has. Tables of CPU players only, and ``pageone sim``, do not wait at all.
+
+At a table with people, a ``normal`` CPU player sometimes forgets to say Page One
+(``--cpu-forgets``), so that people get calls to catch; CPU-only tables and sims never forget.
 """
 
 from __future__ import annotations
@@ -57,9 +60,13 @@ class ThinkingBot:
         return intent
 
 
+FORGET_DEFAULT = 15  # percent: how often a normal CPU player forgets Page One among people
+
+
 def cpu_bot(level: str, clock: Callable[[], float], think: float, catch_window: float,
-            rng: random.Random) -> Bot:
-    bot = make_bot(level)
+            rng: random.Random, forget: float = 0.0) -> Bot:
+    """A CPU player; ``forget``: the chance a ``normal`` one forgets a Page One call."""
+    bot = make_bot(level, forget)
     if think <= 0 and catch_window <= 0:
         return bot
     return ThinkingBot(bot, clock, think, catch_window, rng)

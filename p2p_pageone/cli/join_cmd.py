@@ -36,20 +36,21 @@ def parse_connect(text: str) -> tuple[str, int]:
 
 async def _join(args: argparse.Namespace) -> int:
     explicit = log_place(args, "join")
+    me = identity()
     if args.connect:
         address, port = parse_connect(args.connect)
     else:
-        advert = await find_table(args)
+        advert = await find_table(args, me.fingerprint)
         if advert is None:
             return EXIT_ENDED
         address, port = advert.address, advert.port
         print(f"joining {advert.name!r} at {address}:{port}", flush=True)
-    me = identity()
     if args.name is None:
         args.name = cpu_name(random.randrange(8)) if args.bot else default_nick()
     think = args.think if args.bot else 0.0
     bot = cpu_bot(args.level if args.bot else "normal", time.monotonic, think,
-                  args.catch_window if args.bot else 0.0, random.Random())
+                  args.catch_window if args.bot else 0.0, random.Random(),
+                  args.cpu_forgets / 100 if args.bot else 0.0)
     seeds = SeedFile(me.fingerprint)
     sweep()
     session = PeerSession(me, args.name, os.urandom, bot=bot, rng=random.Random(),
@@ -74,38 +75,43 @@ async def _join(args: argparse.Namespace) -> int:
     return code
 
 
-async def find_table(args: argparse.Namespace) -> TableAdvert | None:
-    """Browse until a table fits; a named full table is reported at once."""
-    wanted = args.table.casefold()
+async def find_table(args: argparse.Namespace, me: str) -> TableAdvert | None:
+    """Browse until a table with a seat fits (by its name or its host's); tables that fit but
+    have no seat are reported at once, with why. ``me``: this user's fingerprint."""
     print("looking for tables…", flush=True)
     deadline = time.monotonic() + args.wait
     seen: dict[str, TableAdvert] = {}
     while True:
         for t in await browse(min(2.0, args.wait), args.interface):
             seen[t.service] = t
-        tables = list(seen.values())
-        if wanted:
-            named = [t for t in tables if t.name.casefold() == wanted]
-            open_ = [t for t in named if t.free > 0]
-            if len(open_) == 1:
-                return open_[0]
-            if open_:
-                return choose_table(open_)
-            if named:
-                t = named[0]
-                print(f"pageone join: the table {t.name!r} is full ({t.taken} of "
-                      f"{t.taken + t.free} seats taken)", file=sys.stderr)
-                return None
-        else:
-            open_ = [t for t in tables if t.free > 0]
-            if len(open_) == 1:
-                return open_[0]
-            if len(open_) > 1:
-                return choose_table(open_)
+        tables = [t for t in seen.values() if not args.table or t.matches(args.table)]
+        open_ = [t for t in tables if t.free > 0]
+        if len(open_) == 1:
+            return open_[0]
+        if open_:
+            return choose_table(open_)
+        if tables:
+            for t in tables:
+                print(f"pageone join: {no_seat(t, me)}", file=sys.stderr)
+            return None
         if time.monotonic() >= deadline:
             break
     _nothing_found(args, list(seen.values()))
     return None
+
+
+def no_seat(t: TableAdvert, me: str) -> str:
+    """Why a table seen has no seat for us, and what to do."""
+    if t.state == "over":
+        return f"the game at {t.name!r} is over; host a new one with pageone host"
+    if t.under_way() and t.left_by(me):
+        return (f"the game at {t.name!r} is under way and you left it: a seat given up is not "
+                "kept; host a new table with pageone host")
+    if t.under_way():
+        return (f"the game at {t.name!r} is under way ({t.players_text()}): it takes no new "
+                "players; wait for the next table, or host one with pageone host")
+    return (f"the table {t.name!r} is full ({t.taken} of {t.taken + t.free} seats taken); "
+            "host one with pageone host")
 
 
 def choose_table(tables: list[TableAdvert]) -> TableAdvert | None:
@@ -138,17 +144,15 @@ def choose_table(tables: list[TableAdvert]) -> TableAdvert | None:
 
 
 def _nothing_found(args: argparse.Namespace, tables: list[TableAdvert]) -> None:
+    """Nothing fits: no table at all, or none of that name (the ones seen are listed)."""
     if args.table:
-        names = ", ".join(repr(t.name) for t in tables) or "none"
-        print(f"pageone join: found no table named {args.table!r} in {args.wait:g} s "
-              f"(tables seen: {names}); try pageone tables, or --connect HOST:PORT",
-              file=sys.stderr)
-    elif tables:
-        print("pageone join: every table found is full; host one with pageone host",
-              file=sys.stderr)
-    else:
-        print(f"pageone join: found no table in {args.wait:g} s; host one with pageone host, "
-              "or use --connect HOST:PORT where multicast is blocked", file=sys.stderr)
+        names = ", ".join(f"{t.name!r} (host {t.nick or t.fingerprint})" for t in tables)
+        print(f"pageone join: found no table named {args.table!r} or hosted by "
+              f"{args.table!r} in {args.wait:g} s (tables seen: {names or 'none'}); try "
+              "pageone tables, or --connect HOST:PORT", file=sys.stderr)
+        return
+    print(f"pageone join: found no table in {args.wait:g} s; host one with pageone host, "
+          "or use --connect HOST:PORT where multicast is blocked", file=sys.stderr)
 
 
 def run_join(args: argparse.Namespace) -> int:

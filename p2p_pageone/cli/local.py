@@ -15,7 +15,7 @@ from ..session.peer import PeerSession
 from .cpu import cpu_bot, cpu_name
 from .playing import play_seat
 from .repl import Terminal
-from .table_cmds import _run, default_log, log_place
+from .table_cmds import _run, default_log, identity, log_place
 
 TICK = 0.05
 
@@ -33,7 +33,8 @@ async def _play(args: argparse.Namespace, settings: Settings) -> int:
 
     window = 0.0 if args.autoplay else args.catch_window
     think = 0.0 if args.autoplay else args.think
-    me = PeerSession(Identity(rng.randbytes(32)), args.name, rng.randbytes,
+    rng.randbytes(32)  # a throwaway key's secret once: still drawn, so a --seed deals as before
+    me = PeerSession(identity(), args.name, rng.randbytes,
                      bot=cpu_bot("normal", clock, 0.0, 0.0, random.Random(rng.random())),
                      rng=random.Random(rng.random()), autoplay=args.autoplay,
                      host_table=("offline", settings, players))
@@ -41,7 +42,8 @@ async def _play(args: argparse.Namespace, settings: Settings) -> int:
     for index in range(args.bots):
         bot_rng = random.Random(rng.random())
         cpus.append(PeerSession(Identity(rng.randbytes(32)), cpu_name(index), rng.randbytes,
-                                bot=cpu_bot(args.level, clock, think, window, bot_rng),
+                                bot=cpu_bot(args.level, clock, think, window, bot_rng,
+                                            0.0 if args.autoplay else args.cpu_forgets / 100),
                                 rng=bot_rng, autoplay=True))
     log = LogWriter(default_log("play", explicit))
     terminal = Terminal(me, interactive=not args.autoplay, log=log, catch_window=window,

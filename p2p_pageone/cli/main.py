@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from .. import __version__
 from ..bots import LEVELS
 from ..engine.settings import SettingError, Settings, parse_options
+from .cpu import FORGET_DEFAULT
 
 
 def _rules(parser: argparse.ArgumentParser) -> None:
@@ -69,11 +70,35 @@ def _fairness(parser: argparse.ArgumentParser) -> None:
                         "it or call late before any CPU player may (default 2)")
     parser.add_argument("--think", type=_seconds, default=1.0, metavar="S",
                         help="about how long CPU players think before a move (default 1)")
+    parser.add_argument("--cpu-forgets", type=_count(0, 100), default=FORGET_DEFAULT,
+                        metavar="PCT", help="how often, in percent, a normal CPU player "
+                        "forgets to say Page One, so people get calls to catch (default "
+                        f"{FORGET_DEFAULT}; 0: never; CPU players alone never forget)")
+
+
+NAME_MAX = 32
+
+
+def _player_name(text: str) -> str:
+    name = text.strip()
+    if not name or not name.isprintable() or len(name) > NAME_MAX:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a name is 1-{NAME_MAX} printable characters, e.g. --name alice")
+    return name
+
+
+def _table_name(text: str) -> str:
+    name = text.strip()
+    if not name.isprintable() or len(name) > 50:
+        raise argparse.ArgumentTypeError(f"{text!r}: a table name is up to 50 printable "
+                                         "characters, e.g. --table friday")
+    return name
 
 
 def _you(parser: argparse.ArgumentParser, default: str | None) -> None:
-    parser.add_argument("--name", default=default,
-                        help="your name at the table (default: your user name)")
+    parser.add_argument("--name", default=default, type=_player_name,
+                        help=f"your name at the table, 1-{NAME_MAX} printable characters "
+                        "(default: your user name)")
 
 
 def add_sim(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -99,8 +124,9 @@ def add_host(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     host = sub.add_parser("host", help="host a table on the LAN (with --bots: CPU players)")
     _rules(host)
     _you(host, _default_nick())
-    host.add_argument("--table", default="", help="the table's name (default: NAME's table)")
-    host.add_argument("--seats", type=_count(0, 6), default=0,
+    host.add_argument("--table", default="", type=_table_name,
+                      help="the table's name, up to 50 characters (default: NAME's table)")
+    host.add_argument("--seats", type=_count(2, 6), default=0,
                       help="seats at the table, 2-6 (default: 2, or --bots + 1)")
     host.add_argument("--bots", default="0", metavar="N|LEVELS",
                       help="CPU players to seat, each a real peer: a number (of --level), or "
@@ -172,7 +198,7 @@ def add_tables(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def add_play(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     play = sub.add_parser("play", help="an offline game against CPU players (no network)")
     _rules(play)
-    _you(play, "you")
+    _you(play, _default_nick())
     play.add_argument("--bots", type=_count(1, 5), default=3,
                       help="CPU players besides you, 1-5 (default 3)")
     play.add_argument("--level", default="normal", choices=LEVELS,

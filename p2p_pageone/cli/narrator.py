@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..engine.cards import JOKER
-from ..engine.classic import ClassicDeal
 from ..engine.game import DealResult
 from ..engine.moves import Play
 from ..engine.qdan import QdanDeal
 from ..session.common import Event
 from ..session.peer import PeerSession
 from . import render
+from .hints import refusal_text, typed_move, what_to_do
 from .render import Line
 
 Sink = Callable[[list[Line]], None]
@@ -38,7 +37,7 @@ class Narrator:
         self.results_shown = 0
         self.places_shown: set[int] = set()
         self.places_deal = 0
-        self.eliminated: set[int] = set()
+        self.eliminated: set[tuple[int, int]] = set()  # (id of the deal, seat)
         self.recent: list[tuple[object, ...]] = []  # the last two engine events
         self.last_play: dict[int, int] = {}  # seat → index of its last play in this batch
         self.index = 0
@@ -97,7 +96,7 @@ class Narrator:
             return
         self._flush_draw()
         if event.kind == "scores":
-            self._results()
+            self._results(int(event.data.get("hand", -1)))
         elif event.kind == "game_over":
             self._results()
             self._places()
@@ -106,6 +105,8 @@ class Narrator:
             self._new_hand(event)
         elif event.kind == "say":
             self.say("  " + event.text, "italic")
+        elif event.kind == "refused":
+            self.say("  " + refusal_text(self.session, render.without_ruling_ids(event.text)))
         elif event.kind == "ended":
             self._ended(event)
         elif event.kind == "table" and self.session.table_name == "offline":
@@ -159,9 +160,12 @@ class Narrator:
             self.say(f"  {self._verb(catcher, 'catch')} {self._name(target)}: no Page One "
                      "call, penalty cards", "bold")
         elif kind == "eliminated":
-            self.eliminated.add(int(str(rest[0])))
+            self.eliminated.add((self._deal_id(), int(str(rest[0]))))
             self.say(f"  {self._verb(int(str(rest[0])), 'hold')} too many cards")
             self._places(int(str(rest[0])))
+        elif kind == "skipped":
+            seat = int(str(rest[0]))
+            self.say(f"  {self._name(seat)} {'are' if seat == self.session.me else 'is'} skipped")
         elif kind == "stopped":
             self.say(f"  {self._name(int(str(rest[0])))}: stopped by the 8, no card this trick")
         elif kind == "passed":
@@ -169,7 +173,7 @@ class Narrator:
                      "passes (no card this trick)")
         elif kind == "forgiven":
             self.say(f"  {self._name(int(str(rest[0])))}: nothing left to draw, "
-                     f"{rest[1]} penalty cards forgiven")
+                     f"{rest[1]} penalty card{'' if rest[1] == 1 else 's'} forgiven")
 
     def _play(self, seat: int, played: object, colour: object) -> None:
         assert isinstance(played, tuple)
@@ -238,9 +242,15 @@ class Narrator:
         game = s.game
         if game is None:
             return
-        self.say(f"— {event.text} —", "bold")
+        hand, dealer = event.data.get("hand"), event.data.get("dealer")
+        if isinstance(hand, int) and isinstance(dealer, int):
+            self.say(f"— hand {hand}: {self._verb(dealer, 'deal')} —", "bold")
+        else:
+            self.say(f"— {event.text} —", "bold")
 
-    def _results(self) -> None:
+    def _results(self, hand: int = -1) -> None:
+        """Results not shown yet. A hand's ``scores`` event brings one, with ``hand`` its
+        number at the table (void hands count there, not in the game's own numbering)."""
         s = self.session
         game = s.game
         if game is None:
@@ -248,23 +258,25 @@ class Narrator:
         while self.results_shown < len(game.results):
             result = game.results[self.results_shown]
             self.results_shown += 1
-            self._result(result)
+            self._result(result, hand if hand > 0 else result.number)
+            if hand > 0:
+                return
 
-    def _result(self, result: DealResult) -> None:
+    def _result(self, result: DealResult, number: int) -> None:
         s = self.session
         game = s.game
         assert game is not None
         if game.settings.family == "qdan":
             return  # places are announced as players go out
         if result.drawn:
-            self.say(f"  hand {result.number} is a drawn deal: the stock ran out and there were "
+            self.say(f"  hand {number} is a drawn deal: the stock ran out and there were "
                      "no tricks to reshuffle, so nobody scores it", "bold")
         else:
             out = [p for p, v in result.scores.items() if v == 0]
             who = ", ".join(self._name(p) for p in out) or "nobody"
             penalties = ", ".join(f"{self._name(p)} {v}" for p, v in
                                   sorted(result.scores.items(), key=lambda kv: kv[1]))
-            self.say(f"  hand {result.number} over: {who} went out. Penalties: {penalties}",
+            self.say(f"  hand {number} over: {who} went out. Penalties: {penalties}",
                      "bold")
         self.say("  " + render.scores_line(game, s.names))
 
@@ -282,10 +294,10 @@ class Narrator:
             if not place or seat in self.places_shown or only not in (-1, seat):
                 continue
             self.places_shown.add(seat)
-            if not deal.hands[seat]:
-                how = "go out" if seat == s.me else "goes out"
-            elif seat in self.eliminated:
+            if (id(deal), seat) in self.eliminated:
                 how = "are out" if seat == s.me else "is out"
+            elif not deal.hands[seat]:
+                how = "go out" if seat == s.me else "goes out"
             else:
                 how = "are the last one playing" if seat == s.me else "is the last one playing"
             self.say(f"  {self._name(seat)} {how}: {render.ordinal(place)} place", "bold")
@@ -315,6 +327,10 @@ class Narrator:
 
     # --- what to do now -----------------------------------------------------------------------
 
+    def _deal_id(self) -> int:
+        game = self.session.game
+        return id(game.deal) if game is not None else 0
+
     def _family(self) -> str:
         settings = self.session.settings
         return settings.family if settings else "classic"
@@ -323,7 +339,8 @@ class Narrator:
         s = self.session
         game = s.game
         return bool(self.prompts and game is not None and game.chance is None
-                    and game.deal.turn == s.me and s.hand_known() and not s.game_over)
+                    and game.deal.turn == s.me and s.hand_known() and not s.game_over
+                    and not s.ended)
 
     def _catch_hint(self) -> None:
         s = self.session
@@ -370,42 +387,8 @@ class Narrator:
         self.lines.append([("bold", "  " + what_to_do(s, playable, legal))])
         calls = [m for m in legal if m.call]
         if calls:
-            name = render.typed_names(list(calls[0].cards), family)
+            name = typed_move(calls[0], family)
             left = len(view.hand()) - len(calls[0].cards)
             self.lines.append([("bold", f"  a play that leaves you {left} card"
                                         f"{'s' if left != 1 else ''} needs Page One: add !, "
                                         f"e.g. play {name} !")])
-
-
-def what_to_do(s: PeerSession, playable: set[int], legal: list[Play]) -> str:
-    game = s.game
-    assert game is not None
-    deal = game.deal
-    plain = [m for m in legal if not m.call] or legal
-    single = [m for m in plain if len(m.cards) == 1] or plain
-    example = render.typed_names(list(single[0].cards), deal.family) if single else ""
-    if isinstance(deal, ClassicDeal):
-        if deal.drawn_slot >= 0 and playable:
-            return f"play the card you drew: play {example}"
-        if not deal.trick:
-            return f"lead any card, e.g. play {example}"
-        if deal.led_suit < 0:
-            return f"a joker was led: play any card, e.g. play {example}"
-        suit = render.SUIT_NAMES[deal.led_suit]
-        if any(c < JOKER for c in playable):
-            return f"follow {suit} or play the joker: play {example}" if any(
-                c >= JOKER for c in playable) else f"follow {suit}: play {example}"
-        if playable:
-            return f"no {suit}: play the joker (play jk) or draw"
-        return f"no {suit}: draw (type draw)"
-    if isinstance(deal, QdanDeal):
-        if deal.pending:
-            if playable:
-                return f"stack it (play {example}) or draw {deal.pending} (type draw)"
-            return f"you must draw {deal.pending}: type draw"
-        if playable:
-            top = render.plain([render.card(deal.known[deal.discard[-1]], "qdan")])
-            cc = " (or a cc)" if any(c >= 104 for c in playable) else ""
-            return f"match {top} by colour or number{cc}: e.g. play {example}; or draw"
-        return "nothing matches: type draw"
-    return "type help"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 from collections.abc import Coroutine
@@ -84,9 +85,17 @@ def finish(session: PeerSession, terminal: Terminal, log_path: Path | None) -> i
         else:
             print("you left the table", flush=True)
         return EXIT_QUIT
-    if not sys.stderr.isatty():
+    if not sys.stderr.isatty() and not _same_file(sys.stdout, sys.stderr):  # said once
         print(f"pageone: {session.ended or 'the table ended'}", file=sys.stderr)
     return EXIT_ENDED
+
+
+def _same_file(one: Any, other: Any) -> bool:
+    try:
+        a, b = os.fstat(one.fileno()), os.fstat(other.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
 def exit_lines(log_path: Path | None) -> list[str]:

@@ -153,15 +153,17 @@ def scores_line(game: Game, names: list[str]) -> str:
         if not places:
             return "places: nobody has gone out yet"
         ordered = sorted(places.items(), key=lambda kv: kv[1])
-        return "places: " + ", ".join(f"{_ordinal(p)} {names[s]}" for s, p in ordered)
+        return "places: " + ", ".join(f"{_ordinal(p)} {names[s]}"
+                                      f"{' (left)' if s in game.left else ''}" for s, p in ordered)
     settings = game.settings
     deals = settings.deals if isinstance(settings, ClassicSettings) and (
         settings.scoring == "deals") else 0
     done = f"after {len(game.results)} of {deals} deals" if deals else (
         f"after {len(game.results)} deals")
-    seats = sorted(range(game.seats), key=lambda seat: game.totals[seat])
+    seats = sorted(range(game.seats), key=lambda seat: (seat in game.left, game.totals[seat]))
     return f"totals {done} (lowest wins): " + ", ".join(
-        f"{names[seat]} {game.totals[seat]}" for seat in seats)
+        f"{names[seat]} {game.totals[seat]}{' (left)' if seat in game.left else ''}"
+        for seat in seats)
 
 
 def standings(game: Game, names: list[str]) -> list[str]:

@@ -28,6 +28,7 @@ from ..session.common import Event
 from ..session.peer import PeerSession
 from . import render
 from .commands import VERBS, CommandError, Info, help_text, parse_command
+from .hints import refusal_text
 from .narrator import Narrator
 from .screen import Screen
 
@@ -165,7 +166,9 @@ class Terminal:
             while not self.done() and not self._dealt():
                 await asyncio.sleep(0.05)  # piped commands apply once our cards are dealt
             line = await lines.get()
-            if line is None:
+            if line is None:  # no more commands: leave, as Ctrl-D does (unless the CPU plays)
+                if not self.done() and not self.session.autoplay:
+                    self.quit()
                 return
             self.handle(line)
 
@@ -206,6 +209,8 @@ class Terminal:
             self.say("  you are the host: quitting closes the table for everyone", "bold")
         elif self.offline:
             self.say("  quitting ends this game", "bold")
+        elif len(s.active) <= 2:
+            self.say("  if you quit, the game ends: one player would be left", "bold")
         else:
             self.say("  if you quit, the table goes on without you and this hand is void",
                      "bold")
@@ -242,10 +247,14 @@ class Terminal:
         elif verb == "start":
             refusal = self.session.start_now()
             self.say(f"  {refusal}" if refusal else "  starting with the players seated")
+        elif verb == "auto" and rest.strip().lower() in ("off", "stop", "no"):
+            self.session.autoplay = False
+            self.say("  you play your seat again")
+            self.narrator.show([])  # your turn, if it is
         elif verb == "auto":
             self.session.autoplay = True
             self.session.flush(0.0)
-            self.say("  the CPU plays for you from now on")
+            self.say("  the CPU plays for you from now on (auto off: you play again)")
         else:
             self._game_command(text)
 
@@ -267,7 +276,7 @@ class Terminal:
         try:
             s.request(command)
         except IllegalMove as error:
-            self.say(f"  not allowed: {render.without_ruling_ids(str(error))}")
+            self.say(f"  not allowed: {refusal_text(s, render.without_ruling_ids(str(error)))}")
 
     def _log_info(self) -> None:
         path = self.log.path if self.log is not None else None

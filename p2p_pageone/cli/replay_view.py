@@ -43,6 +43,7 @@ def describe(event: tuple[object, ...], names: list[str], family: str) -> str:
         return text
     simple = {"trick": f"{who} wins the trick", "call": f"{who}: Page One!",
               "eliminated": f"{who} holds too many cards and is out",
+              "skipped": f"{who} is skipped",
               "stopped": f"{who}: stopped by the 8, no card this trick",
               "passed": f"{who}: cannot follow and the stock is empty, passes"}
     if kind in simple:

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ..bots import parse_bot_levels
-from ..crypto.identity import Identity
+from ..crypto.identity import Identity, fingerprint
 from ..engine.settings import SettingError, Settings
-from ..net.discovery import SERVICE, Advertiser, browse
+from ..net.discovery import SERVICE, Advertiser, browse, host_addresses, instance_name
 from ..net.joiner import run_joiner
 from ..net.logwriter import check_writable
 from ..net.runner import HostRunner, LocalFault, LogWriter
@@ -56,6 +56,9 @@ def log_place(args: argparse.Namespace, role: str) -> Path | None:
     elif path is not None and path.exists():
         raise Refusal(f"--log {path} already exists: logs are never overwritten, choose "
                       "another path")
+    if path is not None and not path.parent.is_dir():  # a typo must not make directories
+        raise Refusal(f"--log {path}: there is no directory {path.parent}; create it first, or "
+                      "choose another path")
     directory = path.parent if path is not None else data_dir() / "logs"
     advice = ("choose a writable place with --log PATH" if path is not None else
               "fix that directory's permissions, set XDG_DATA_HOME, or use --log PATH")
@@ -83,14 +86,16 @@ class LogWriterPath:
         return data_dir() / "logs" / name
 
 
-def cpu_session(index: int, level: str, think: float, window: float) -> PeerSession:
+def cpu_session(index: int, level: str, think: float, window: float,
+                forget: float = 0.0) -> PeerSession:
     rng = random.Random()
-    bot = cpu_bot(level, time.monotonic, think, window, rng)
+    bot = cpu_bot(level, time.monotonic, think, window, rng, forget)
     return PeerSession(Identity(os.urandom(32)), cpu_name(index), os.urandom, bot=bot,
                        rng=rng, autoplay=True)
 
 
-async def _host(args: argparse.Namespace, settings: Settings) -> int:
+def _seating(args: argparse.Namespace, settings: Settings) -> tuple[list[str], int]:
+    """The CPU players' levels and the seats, or a refusal saying what to change."""
     try:
         levels = parse_bot_levels(args.bots, args.level)
     except ValueError as error:
@@ -105,6 +110,11 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     if args.min_players > seats:
         raise Refusal(f"--min-players {args.min_players} is more than the {seats} seats: use "
                       f"--seats {args.min_players} or more, or fewer --min-players")
+    return levels, seats
+
+
+async def _host(args: argparse.Namespace, settings: Settings) -> int:
+    levels, seats = _seating(args, settings)
     explicit = log_place(args, "host")
     me = identity()
     table_name = args.table or f"{args.name}'s table"
@@ -129,15 +139,10 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     assert runner.sequencer is not None
     runner.sequencer.catch_window = window
     advertiser = await _advertise(args, port, me, session)
-    address = args.interface or "THIS-MACHINE"
     print(f"hosting {table_name!r}: {settings.family}, {seats} seats, port {port}", flush=True)
-    if advertiser is not None:
-        print(f"others join with: pageone join {table_name!r}   "
-              f"(or pageone join --connect {address}:{port})", flush=True)
-    else:
-        print(f"not advertised: others join with pageone join --connect {address}:{port}",
-              flush=True)
-    bots = [cpu_session(i, level, think, window) for i, level in enumerate(levels)]
+    _how_to_join(args.interface, table_name, port, advertised=advertiser is not None)
+    forget = 0.0 if all_cpu else args.cpu_forgets / 100
+    bots = [cpu_session(i, level, think, window, forget) for i, level in enumerate(levels)]
     runner.sequencer.cpu_keys = {bot.identity.public for bot in bots}
     bot_logs = [LogWriter(LogWriterPath(f"cpu{i + 1}")) for i in range(len(levels))]
     here = args.interface or "127.0.0.1"  # where the server listens
@@ -167,6 +172,18 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     return await play_seat(session, terminal, table(), [log, *bot_logs])
 
 
+def _how_to_join(interface: str, table_name: str, port: int, advertised: bool) -> None:
+    """The command others type, with this machine's real address."""
+    addresses = host_addresses(interface)
+    connect = f"pageone join --connect {addresses[0]}:{port}"
+    if advertised:
+        print(f"others join with: pageone join {table_name!r}   (or {connect})", flush=True)
+    else:
+        print(f"not advertised: others join with {connect}", flush=True)
+    if len(addresses) > 1:
+        print(f"this machine's addresses: {', '.join(addresses)}", flush=True)
+
+
 def listen_problem(args: argparse.Namespace, error: OSError) -> str:
     where = f"{args.interface or 'all addresses'} port {args.port or '(any)'}"
     if error.errno == errno.EADDRINUSE:
@@ -188,7 +205,11 @@ async def _advertise(args: argparse.Namespace, port: int, me: Identity,
         print(f"could not advertise the table over mDNS ({error}); others can still join "
               "with --connect", file=sys.stderr)
         return None
-    print(f"advertised on the LAN as {service.removesuffix('.' + SERVICE)!r}", flush=True)
+    if service != instance_name(str(advert_fields(session, args.name)["name"]), me.fingerprint):
+        print(f"advertised on the LAN (as {service.removesuffix('.' + SERVICE)!r}: another "
+              "table had the same name)", flush=True)
+    else:
+        print("advertised on the LAN", flush=True)
     return advertiser
 
 
@@ -221,7 +242,13 @@ def advert_fields(session: PeerSession, nick: str) -> dict[str, object]:
         changed = " ".join(f"{f.name}={getattr(settings, f.name)}"
                            for f in dataclasses.fields(settings)
                            if getattr(settings, f.name) != getattr(default, f.name))
-    return {**session.advert(), "nick": nick, "settings": changed}
+    state, left = "lobby", ""
+    if session.game is not None:
+        state = "over" if session.game_over else "playing"
+        left = ",".join(fingerprint(key)[:9] for seat, key in enumerate(session.keys)
+                        if seat not in session.active and seat not in session.away)
+    return {**session.advert(), "nick": nick, "settings": changed, "state": state,
+            "left": left}
 
 
 async def _tables(args: argparse.Namespace) -> int:
@@ -233,12 +260,12 @@ async def _tables(args: argparse.Namespace) -> int:
         return EXIT_OK
     if not tables:
         full = len(found) - len(tables)
-        print("no tables with a free seat" + (f" ({full} full; --all lists them)" if full
+        print("no tables with a free seat" + (f" ({full} full or playing; --all lists them)" if full
                                                else "") + " — host one: pageone host")
         return EXIT_OK
     print(f"{'TABLE':24} {'HOST':12} {'RULES':8} {'SEATS':12} {'SETTINGS':24} ADDRESS")
     for t in tables:
-        seats = f"{t.free} of {t.taken + t.free} free" if t.free else "full"
+        seats = t.seats_text()
         print(f"{t.name:24} {t.nick or t.fingerprint[:9]:12} {t.rules:8} {seats:12} "
               f"{t.settings or 'defaults':24} {t.address}:{t.port}")
     return EXIT_OK
@@ -265,7 +292,8 @@ def _run(main: Coroutine[Any, Any, int], command: str) -> int:
 
 def default_nick() -> str:
     try:
-        return getpass.getuser()[:32] or "player"
+        name = "".join(c for c in getpass.getuser() if c.isprintable()).strip()
+        return name[:32] or "player"
     except (KeyError, OSError):
         return "player"
 

@@ -69,7 +69,7 @@ class ClassicDeal(Deal):
         card = move.cards[0]
         if move.call and len(self.hands[move.seat]) - 1 != self.rules.call_at:
             raise IllegalMove(
-                f"call Page One with the play that leaves you {self.rules.call_at} cards"
+                f"call Page One with the play that leaves you {self._call_cards()}"
             )
         led = self.led_suit
         if not self.trick or led == -1:
@@ -100,10 +100,13 @@ class ClassicDeal(Deal):
                     f"you hold {classic_label(card)}: follow suit instead of drawing (C5)"
                 )
 
+    def _call_cards(self) -> str:
+        return "1 card" if self.rules.call_at == 1 else f"{self.rules.call_at} cards"
+
     def verify_call(self, move: Call) -> None:
         if self.open_miss != move.seat:
             raise IllegalMove(
-                f"call Page One when a play leaves you {self.rules.call_at} cards "
+                f"call Page One when a play leaves you {self._call_cards()} "
                 "(attach it to the play, or call before the next player acts)"
             )
 

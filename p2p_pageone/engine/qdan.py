@@ -14,7 +14,7 @@ from .cards import (
     KIND_SKIP,
     QDAN_COLOURED,
     is_number,
-    qdan_label,
+    qdan_name,
 )
 from .deal import NOBODY, PASS, PENALTY, PENDING, UNKNOWN, Deal
 from .moves import Call, Catch, ChanceError, Draw, IllegalMove, Move, Play, TurnUpRequest
@@ -125,18 +125,14 @@ class QdanDeal(Deal):
                 raise IllegalMove("cards played together must share a number or an action (Q3)")
         if kind == KIND_CHANGE and len(cards) > 1:
             raise IllegalMove("play change-colour cards one at a time (Q3)")
-        first = cards[0]
         if self.pending:
             if kind != self.pending_kind:
                 need = KIND_NAMES[self.pending_kind]
                 raise IllegalMove(
                     f"draw {self.pending} or stack another {need}: nothing else answers it (Q4)"
                 )
-        elif not leads_on(first, self.top_colour, self.top_kind):
-            raise IllegalMove(
-                f"{qdan_label(first)} matches neither the colour "
-                f"({COLOUR_NAMES[self.top_colour]}) nor the number or action on top"
-            )
+        elif self._lead_index(cards) < 0:
+            raise IllegalMove(self._no_match(cards))
         if _kind(cards[-1]) == KIND_CHANGE:
             if not 0 <= move.colour < 4:
                 raise IllegalMove("choose the next colour: red, yellow, green or blue")
@@ -146,6 +142,35 @@ class QdanDeal(Deal):
             self._verify_call_allowed()
             if len(self.hands[move.seat]) - len(cards) != 1:
                 raise IllegalMove("call Page One with a play that leaves you one card (Q9)")
+
+    def arranged(self, move: Play) -> Play:
+        """``move`` as it is played: a group may be typed in any order (Q3). When its first card
+        does not match the top, the first typed card that does goes first and the rest keep their
+        order, so the card typed last stays on top unless it is the only one that matches."""
+        index = 0 if self.pending else self._lead_index(move.cards)
+        if index <= 0:
+            return move
+        order = [index, *(i for i in range(len(move.cards)) if i != index)]
+        return Play(move.seat, tuple(move.slots[i] for i in order),
+                    tuple(move.cards[i] for i in order), move.call, move.colour)
+
+    def _lead_index(self, cards: tuple[int, ...]) -> int:
+        """The card of ``cards`` that starts the group: -1 when none matches the top."""
+        top_colour, top_kind = self.top_colour, self.top_kind
+        if leads_on(cards[0], top_colour, top_kind):
+            return 0
+        return next((i for i, c in enumerate(cards) if leads_on(c, top_colour, top_kind)), -1)
+
+    def _no_match(self, cards: tuple[int, ...]) -> str:
+        colour = COLOUR_NAMES[self.top_colour]
+        rank = KIND_NAMES[self.top_kind]
+        what = "number" if self.top_kind < KIND_DRAW2 else "card"
+        named = " ".join(qdan_name(c) for c in cards)
+        if len(cards) == 1:
+            return (f"{named} matches neither the colour on top ({colour}) nor the {what} "
+                    f"({rank})")
+        return (f"none of {named} matches the colour on top ({colour}) or the {what} ({rank}): "
+                "one card of a group must")
 
     def verify_draw(self, move: Draw) -> None:
         if move.seat != self.turn:
@@ -171,6 +196,7 @@ class QdanDeal(Deal):
     # --- apply ----------------------------------------------------------------------------------
 
     def _apply_play(self, move: Play) -> None:
+        move = self.arranged(move)
         seat, cards = move.seat, move.cards
         hand = self.hands[seat]
         for slot in move.slots:
@@ -196,6 +222,8 @@ class QdanDeal(Deal):
             self._place(seat, best=True)
         if not self.over:
             self.turn = self._step(seat, steps)
+            if kind == KIND_SKIP:
+                self.events.extend(("skipped", self._step(seat, i)) for i in range(1, steps))
 
     def _step(self, seat: int, steps: int) -> int:
         """The seat ``steps`` active players on from ``seat`` in the current direction."""

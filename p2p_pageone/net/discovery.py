@@ -10,7 +10,7 @@ import socket
 from dataclasses import dataclass
 from typing import Any
 
-import zeroconf
+import ifaddr
 from zeroconf import InterfaceChoice, IPVersion, ServiceStateChange
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
@@ -31,12 +31,46 @@ class TableAdvert:
     service: str
     nick: str = ""  # the host player's name
     settings: str = ""  # the table's settings that differ from the defaults
+    state: str = ""  # lobby, playing or over ("" from an older host)
+    left: tuple[str, ...] = ()  # the start of each leaver's fingerprint (a game under way)
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "rules": self.rules, "taken": self.taken, "free": self.free,
                 "host": self.fingerprint, "proto": self.proto, "address": self.address,
                 "port": self.port, "nick": self.nick, "settings": self.settings,
-                "service": self.service}
+                "service": self.service, "state": self.state, "left": list(self.left)}
+
+    def matches(self, wanted: str) -> bool:
+        """``wanted`` (any case) is the table's name or its host player's name."""
+        folded = wanted.casefold()
+        return folded in (self.name.casefold(), self.nick.casefold()) and bool(folded)
+
+    def under_way(self) -> bool:
+        return self.state in ("playing", "over")
+
+    def left_by(self, fingerprint: str) -> bool:
+        return fingerprint[:9] in self.left
+
+    def players_text(self) -> str:
+        """``3 players``: the seats still in the game (a leaver's seat is taken but empty)."""
+        players = self.taken - len(self.left)
+        return f"{players} player{'s' if players != 1 else ''}"
+
+    def seats_text(self) -> str:
+        """``2 of 4 free``, ``full``, or for a game under way ``playing (3 players)``."""
+        if self.under_way() and not self.free:
+            return f"{self.state} ({self.players_text()})"
+        return f"{self.free} of {self.taken + self.free} free" if self.free else "full"
+
+
+def host_addresses(interface: str = "") -> list[str]:
+    """The IPv4 addresses others reach this machine at: ``interface`` if given, else every
+    address but loopback (loopback alone on a machine with no network)."""
+    if interface:
+        return [interface]
+    found = [str(ip.ip) for adapter in ifaddr.get_adapters() for ip in adapter.ips
+             if isinstance(ip.ip, str) and not ip.ip.startswith("127.")]
+    return list(dict.fromkeys(found)) or ["127.0.0.1"]
 
 
 def _zeroconf(interface: str | None) -> AsyncZeroconf:
@@ -71,13 +105,13 @@ class Advertiser:
         self._fields: dict[str, Any] = {}
 
     def _service_info(self, fields: dict[str, Any], name: str | None = None) -> AsyncServiceInfo:
-        addresses = [self.interface] if self.interface else [
-            a for a in zeroconf.get_all_addresses()  # type: ignore[attr-defined]
-            if not a.startswith("127.")] or ["127.0.0.1"]
+        addresses = host_addresses(self.interface or "")
         properties = {"proto": PROTOCOL, "name": fields["name"], "rules": fields["rules"],
                       "taken": str(fields["taken"]), "free": str(fields["free"]),
                       "host": self.fingerprint, "nick": str(fields.get("nick", ""))[:32],
-                      "settings": str(fields.get("settings", ""))[:200]}
+                      "settings": str(fields.get("settings", ""))[:200],
+                      "state": str(fields.get("state", "")),
+                      "left": str(fields.get("left", ""))[:60]}
         service = name or instance_name(fields["name"], self.fingerprint)
         return AsyncServiceInfo(SERVICE, service, port=self.port, properties=properties,
                                 addresses=[socket.inet_aton(a) for a in addresses],
@@ -135,11 +169,17 @@ async def _resolve(zc: AsyncZeroconf, name: str) -> TableAdvert | None:
     addresses = info.parsed_addresses(IPVersion.V4Only)
     if not addresses or info.port is None:
         return None
+    return advert_from(props, addresses[0], int(info.port), name)
+
+
+def advert_from(props: dict[str, str], address: str, port: int, name: str) -> TableAdvert | None:
+    """A table from its TXT fields (None when a number does not parse)."""
     try:
         return TableAdvert(props.get("name", name), props.get("rules", "?"),
                            int(props.get("taken", "0")), int(props.get("free", "0")),
-                           props.get("host", "?"), props.get("proto", "?"), addresses[0],
-                           int(info.port), name, props.get("nick", ""),
-                           props.get("settings", ""))
+                           props.get("host", "?"), props.get("proto", "?"), address, port, name,
+                           props.get("nick", ""), props.get("settings", ""),
+                           props.get("state", ""),
+                           tuple(f for f in props.get("left", "").split(",") if f))
     except ValueError:
         return None

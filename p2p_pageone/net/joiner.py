@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 
 from ..session.client import Client
 from ..session.common import Event
@@ -124,8 +125,8 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
     try:
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 5.0)
     except (OSError, TimeoutError) as error:
-        why = error.strerror if isinstance(error, OSError) else "no answer"
-        session.lost_host(f"could not connect to {host}:{port} ({why or error})")
+        why = os.strerror(error.errno) if isinstance(error, OSError) and error.errno else ""
+        session.lost_host(f"could not connect to {host}:{port} ({why or 'no answer'})")
         on_events(session, session.take_events())
         return "refused" if isinstance(error, ConnectionRefusedError) else "unreachable"
     if standby is not None:

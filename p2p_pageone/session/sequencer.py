@@ -160,8 +160,8 @@ class Sequencer(SeatKeeper):
         seat = host.seat_of(key)
         seated = host.game is not None and seat in host.active
         if host.game is not None and not seated:
-            self._turn_away(conn, "this identity's seat was given up: the game went on without it"
-                            if seat >= 0 else "the table is full")
+            self._turn_away(conn, "the game is under way and you left it: your seat was given up"
+                            if seat >= 0 else "the game is under way: it takes no new players")
             return
         link.keeps = seated
         if seated and self.gather_until >= 0:  # it may hand over entries: a pass is ~8 KB

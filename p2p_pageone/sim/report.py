@@ -169,10 +169,12 @@ def seat_bots(names: list[str], players: int) -> list[str]:
 def simulate(
     settings: Settings, players: int, games: int, seed: int, bot_names: list[str],
     check: Check = "sample", clock: Callable[[], float] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> SimReport:
     """Play ``games`` seeded games; the same arguments give the same report (timings aside).
 
-    Game ``i`` seats bot ``b`` of the line-up at seat ``(b + i) % players``."""
+    Game ``i`` seats bot ``b`` of the line-up at seat ``(b + i) % players``. ``progress(done,
+    games)`` is told after each game."""
     names = seat_bots(bot_names, players)
     bots = [make_bot(name) for name in names]
     settings.check_players(players)
@@ -195,4 +197,6 @@ def simulate(
             if record.clocks:
                 report.lineup[bot].decisions += record.clocks[seat].decisions
                 report.lineup[bot].seconds += record.clocks[seat].seconds
+        if progress is not None:
+            progress(index + 1, games)
     return report

@@ -1,0 +1,71 @@
+"""What to type now: the hint under YOUR TURN. Every example is a command the game accepts."""
+
+from __future__ import annotations
+
+from ..engine.cards import COLOUR_NAMES, JOKER, QDAN_COLOURED
+from ..engine.classic import ClassicDeal
+from ..engine.moves import Play
+from ..engine.qdan import QdanDeal
+from ..session.peer import PeerSession
+from . import render
+
+
+def typed_move(move: Play, family: str) -> str:
+    """The cards of ``move`` as typed after ``play``, with the colour a cc needs."""
+    text = render.typed_names(list(move.cards), family)
+    return f"{text} {COLOUR_NAMES[move.colour]}" if move.colour >= 0 else text
+
+
+def what_to_do(s: PeerSession, playable: set[int], legal: list[Play]) -> str:
+    game = s.game
+    assert game is not None
+    deal = game.deal
+    plain = [m for m in legal if not m.call] or legal
+    single = [m for m in plain if len(m.cards) == 1] or plain
+    single.sort(key=lambda m: m.colour >= 0)  # an example without a colour is simpler
+    example = typed_move(single[0], deal.family) if single else ""
+    if isinstance(deal, ClassicDeal):
+        if deal.drawn_slot >= 0 and playable:
+            return f"play the card you drew: play {example}"
+        if not deal.trick:
+            return f"lead any card, e.g. play {example}"
+        if deal.led_suit < 0:
+            return f"a joker was led: play any card, e.g. play {example}"
+        suit = render.SUIT_NAMES[deal.led_suit]
+        if any(c < JOKER for c in playable):
+            return f"follow {suit} or play the joker: play {example}" if any(
+                c >= JOKER for c in playable) else f"follow {suit}: play {example}"
+        if playable:
+            return f"no {suit}: play the joker (play jk) or draw"
+        return f"no {suit}: draw (type draw)"
+    if isinstance(deal, QdanDeal):
+        if deal.pending:
+            if playable:
+                return f"stack it (play {example}) or draw {deal.pending} (type draw)"
+            return f"you must draw {deal.pending}: type draw"
+        if playable:
+            top = render.plain([render.card(deal.known[deal.discard[-1]], "qdan")])
+            cc = " (or a cc, naming a colour)" if any(c >= QDAN_COLOURED for c in playable) else ""
+            return f"match {top} by colour or number{cc}: e.g. play {example}; or draw"
+        return "nothing matches: type draw"
+    return "type help"
+
+
+def refusal_text(s: PeerSession, text: str) -> str:
+    """A refusal in the player's words: a catch that lost its race says who caught first."""
+    game = s.game
+    late = "too late or too early"
+    if late not in text or game is None:
+        return text
+    for event in reversed(game.deal.events):
+        if event[0] == "play":
+            break
+        if event[0] == "caught":
+            catcher, target = (int(str(seat)) for seat in event[1:3])
+            return (f"{text.partition(late)[0]}too late: {_who(s, catcher)} caught "
+                    f"{_who(s, target)} first")
+    return text
+
+
+def _who(s: PeerSession, seat: int) -> str:
+    return "you" if seat == s.me else s.names[seat] if 0 <= seat < len(s.names) else "?"
