@@ -1,4 +1,6 @@
-"""The player's terminal, the same for `pageone play`, `host` and `join`: events above a prompt.
+"""The player's terminal, the same for `pageone play`, `host` and `join`: the table screen on a
+terminal (tablescreen.py), else the line narration (piped, ``--plain``, screen readers): events
+printed above a prompt.
 
 Quitting: ``quit``, Ctrl-C and Ctrl-D ask to confirm during a game (a host is told its table
 closes), then the peer says ``bye`` and the command exits quietly with the log's path.
@@ -26,10 +28,14 @@ from ..engine.moves import IllegalMove
 from ..net.runner import LogWriter
 from ..session.common import Event
 from ..session.peer import PeerSession
-from . import render
+from . import render, theme
 from .commands import VERBS, CommandError, Info, help_text, parse_command
 from .narrator import Narrator
 from .screen import Screen
+from .tablescreen import Recorder, TableScreen
+from .tableview import hand_area, table_area
+from .typed import TypedMoves
+from .wrap import wrap
 
 
 class HandCompleter(Completer):
@@ -76,14 +82,23 @@ def _story_so_far(events: list[Event]) -> list[Event]:
 class Terminal:
     def __init__(self, session: PeerSession, interactive: bool, screen: Screen | None = None,
                  log: LogWriter | None = None, catch_window: float = 2.0,
-                 offline: bool = False) -> None:
+                 offline: bool = False, plain: bool = False) -> None:
         self.session = session
         self.interactive = interactive
-        self.screen = screen or Screen()
         self.log = log
         self.offline = offline
+        self.typed = TypedMoves(session, catch_window, self.say, _clock)
+        self.table_screen: TableScreen | None = None
+        if interactive and not plain and screen is None and _on_terminal():
+            self.table_screen = TableScreen(
+                lambda width: table_area(session, width, self.typed.owed_left()),
+                lambda width: hand_area(session, width, self.typed.queue),
+                self._prompt_text, HandCompleter(session), self.handle, self._interrupt)
+        self.screen: Screen | TableScreen = self.table_screen or screen or Screen()
+        self._before = Recorder() if self.table_screen is not None else None
         self.narrator = Narrator(session, self.screen.lines, symbols=self.screen.colour,
-                                 prompts=interactive, catch_window=catch_window)
+                                 prompts=interactive and self.table_screen is None,
+                                 catch_window=catch_window)
         self.paused = False
         self._held: list[Event] = []
         self._reading: list[Event] = []  # events of the log read on (re)joining
@@ -106,6 +121,11 @@ class Terminal:
         if events:
             self._last_event = _clock()
         self.narrator.show(events)
+        self.typed.tick()
+        if self.table_screen is not None:
+            if self._my_turn():
+                self.narrator.idle()  # a draw being counted is told before the turn is ours
+            self.table_screen.refresh()
 
     def resume(self) -> None:
         self.paused = False
@@ -121,7 +141,9 @@ class Terminal:
     # --- input loops --------------------------------------------------------------------------
 
     async def run(self) -> None:
-        if self.interactive and sys.stdin.isatty():
+        if self.table_screen is not None:
+            await self._screen_loop(self.table_screen)
+        elif self.interactive and sys.stdin.isatty():
             await self._prompt_loop()
         elif self.interactive:
             await self._line_loop()
@@ -133,17 +155,50 @@ class Terminal:
         if _clock() - self._last_event > 1.5:
             self.narrator.idle()
 
+    async def _screen_loop(self, screen: TableScreen) -> None:
+        if self._before is not None:
+            screen.story.lines[:0] = self._before.stop()
+        app = asyncio.ensure_future(screen.app.run_async())
+        try:
+            while not self.done() and not self.quitting and not app.done():
+                await asyncio.sleep(0.1)
+                self.typed.tick()
+                if _clock() - self._last_event > 1.5:
+                    self.narrator.idle()
+        finally:
+            if not app.done():
+                screen.app.exit(result="")
+            await asyncio.wait({app}, timeout=1.0)
+        size = screen.app.output.get_size()
+        Screen().lines(screen.tail(size.columns, max(5, size.rows - 4)))
+
+    def _prompt_text(self) -> str:
+        return "quit? (y/n) " if self.confirming else "pageone> "
+
+    def _interrupt(self) -> None:
+        """Ctrl-C or Ctrl-D on the table screen: ask first; a second time, leave now."""
+        if self.confirming:
+            self.quit()
+        else:
+            self.ask_quit()
+
+    def _my_turn(self) -> bool:
+        game = self.session.game
+        return (game is not None and game.chance is None and game.deal.turn == self.session.me
+                and self.session.hand_known())
+
     async def _prompt_loop(self) -> None:
         self._prompt = PromptSession(completer=HandCompleter(self.session),
                                      bottom_toolbar=self._toolbar, complete_while_typing=False,
-                                     key_bindings=_quit_keys())
+                                     key_bindings=_quit_keys(), output=theme.terminal_output())
         with patch_stdout():
             while not self.done() and not self.quitting:
                 message = "quit? (y/n) " if self.confirming else "pageone> "
                 task = asyncio.ensure_future(self._prompt.prompt_async(message,
                                                                        handle_sigint=False))
                 while not task.done() and not self.done() and not self.quitting:
-                    await asyncio.wait({task}, timeout=0.3)
+                    await asyncio.wait({task}, timeout=0.1)
+                    self.typed.tick()
                     if _clock() - self._last_event > 1.5:
                         self.narrator.idle()
                 if not task.done():
@@ -168,6 +223,9 @@ class Terminal:
             if line is None:
                 return
             self.handle(line)
+            while self.typed.queue and not self.done():  # piped moves keep their order
+                await asyncio.sleep(0.05)
+                self.typed.tick()
 
     def _dealt(self) -> bool:
         s = self.session
@@ -177,9 +235,10 @@ class Terminal:
 
     def _toolbar(self) -> FormattedText:
         s = self.session
+        width = get_app().output.get_size().columns
         if s.game is None or s.me < 0:
-            return FormattedText([("", f" {s.table_name or 'table'}: {len(s.keys)}/"
-                                   f"{s.seat_count} seated, waiting for players | help, quit")])
+            return _fitted([("", f" {s.table_name or 'table'}: {len(s.keys)}/"
+                             f"{s.seat_count} seated, waiting for players | help, quit")], width)
         deal = s.game.deal
         turn = "you" if deal.turn == s.me else s.names[deal.turn] if deal.turn >= 0 else "-"
         counts = " ".join(f"{'you' if p == s.me else s.names[p]}:{len(deal.hands[p])}"
@@ -191,7 +250,7 @@ class Terminal:
             parts += [("", "follow "), render.follow_suit(deal.led_suit,  # type: ignore[attr-defined]
                                                           self.screen.colour), ("", " | ")]
         parts.append(("", f"stock {len(deal.stock)}"))
-        return FormattedText(parts)
+        return _fitted(parts, width)
 
     # --- commands -----------------------------------------------------------------------------
 
@@ -264,10 +323,7 @@ class Terminal:
         if isinstance(command, Info):
             self._info(command.name)
             return
-        try:
-            s.request(command)
-        except IllegalMove as error:
-            self.say(f"  not allowed: {render.without_ruling_ids(str(error))}")
+        self.typed.typed(text, command)
 
     def _log_info(self) -> None:
         path = self.log.path if self.log is not None else None
@@ -329,6 +385,18 @@ def _stdin_lines() -> asyncio.Queue[str | None]:
 
     threading.Thread(target=read, daemon=True).start()
     return queue
+
+
+def _fitted(line: render.Line, width: int) -> FormattedText:
+    """The toolbar wrapped at word boundaries (it grows a line rather than lose its end)."""
+    joined: render.Line = []
+    for index, part in enumerate(wrap([line], width - 1, indent=" ")):
+        joined += [("", "\n")] * bool(index) + part
+    return FormattedText(joined)
+
+
+def _on_terminal() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def _clock() -> float:
