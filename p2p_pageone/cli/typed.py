@@ -31,17 +31,17 @@ class TypedMoves:
         self._note_window()
         urgent = isinstance(move, Catch | Call)
         if urgent and self.session.requested is None:
-            self._send(text, move, echo=False)
+            self._send(text, move)
             return
         waiting = bool(self.queue) or self.session.requested is not None
-        if not waiting and self._held(move) and self._refused(move):
+        if not waiting and self._held(move) and self._refused(text, move):
             return  # not allowed whatever the window does: said now
         if waiting or self._held(move):
             self.queue.append(text)
             why = HELD if self._held(move) else "held until your move before it is in"
             self.say(f"  {text.strip()}: {why}")
             return
-        self._send(text, move, echo=False)
+        self._send(text, move)
 
     def tick(self) -> None:
         """Send what was held, in order, once it may go."""
@@ -65,7 +65,7 @@ class TypedMoves:
             if self._held(move):
                 return
             self.queue.pop(0)
-            self._send(text, move, echo=True)
+            self._send(text, move)
 
     def owed_left(self) -> float | None:
         """Seconds left in the Page One window as this terminal saw it open, if one is open."""
@@ -94,19 +94,21 @@ class TypedMoves:
             return False
         return self.clock() - self.window[1] < self.catch_window
 
-    def _refused(self, move: Move) -> bool:
+    def _refused(self, text: str, move: Move) -> bool:
         game = self.session.game
         try:
             if game is not None:
                 game.deal.verify(move)
         except IllegalMove as error:
-            self.say(f"  not allowed: {render.without_ruling_ids(str(error))}")
+            self._not_allowed(text, error)
             return True
         return False
 
-    def _send(self, text: str, move: Move, echo: bool) -> None:
+    def _send(self, text: str, move: Move) -> None:
         try:
             self.session.request(move)
         except IllegalMove as error:
-            prefix = f"{text.strip()}: " if echo else ""
-            self.say(f"  {prefix}not allowed: {render.without_ruling_ids(str(error))}")
+            self._not_allowed(text, error)
+
+    def _not_allowed(self, text: str, error: IllegalMove) -> None:
+        self.say(f"  {text.strip()}: not allowed: {render.without_ruling_ids(str(error))}")

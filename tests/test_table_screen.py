@@ -1,0 +1,158 @@
+"""The table screen on a pseudo-terminal, read through a terminal emulator (pyte) as a person
+sees it: six players in both families at 80x24 and 120x40, resized while playing, with and
+without NO_COLOR. Offline games only (no network)."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pexpect
+import pyte
+import pytest
+
+SGR = re.compile(rb"\x1b\[[0-9;:]*m")  # Select Graphic Rendition: colours and attributes
+RULE = "─"
+CLASSIC_SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+
+
+class Term:
+    """A `pageone` command on a pty, its output fed to an emulated screen of the same size."""
+
+    def __init__(self, home: Path, args: list[str], rows: int, cols: int,
+                 colour: bool = True) -> None:
+        env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / "cfg"),
+               "XDG_DATA_HOME": str(home / "data"), "PATH": "/usr/bin:/bin", "TERM": "xterm",
+               "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", "PROMPT_TOOLKIT_NO_CPR": "1"}
+        if not colour:
+            env["NO_COLOR"] = "1"
+        self.child = pexpect.spawn(sys.executable, ["-m", "p2p_pageone.cli.main", *args],
+                                   env=env, dimensions=(rows, cols), timeout=30)
+        self.screen = pyte.Screen(cols, rows)
+        self.stream = pyte.ByteStream(self.screen)
+        self.raw = b""
+
+    def pump(self, seconds: float = 0.05) -> None:
+        end = time.monotonic() + seconds
+        while True:
+            try:
+                data = self.child.read_nonblocking(65536, timeout=max(0.01, end - time.monotonic()))
+            except pexpect.TIMEOUT:
+                data = b""
+            except pexpect.EOF:
+                return
+            self.raw += data
+            self.stream.feed(data)
+            if time.monotonic() >= end:
+                return
+
+    def lines(self) -> list[str]:
+        return [line.rstrip() for line in self.screen.display]
+
+    def wait(self, check: Callable[[list[str]], bool], what: str, seconds: float = 30) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.pump(0.1)
+            if check(self.lines()):
+                return
+        raise AssertionError(f"timed out waiting for {what}:\n" + "\n".join(self.lines()))
+
+    def type(self, text: str) -> None:
+        self.child.send(text + "\r")
+
+    def resize(self, rows: int, cols: int) -> None:
+        self.child.setwinsize(rows, cols)
+        self.screen.resize(rows, cols)
+        self.pump(0.5)
+
+
+def areas(lines: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """The table, the story and the hand (with the input line) between the two rules."""
+    rules = [i for i, line in enumerate(lines) if line and set(line) == {RULE}]
+    assert len(rules) == 2, "\n".join(lines)
+    return lines[: rules[0]], lines[rules[0] + 1 : rules[1]], lines[rules[1] + 1 :]
+
+
+def my_turn(lines: list[str]) -> bool:
+    return any(line.startswith("YOUR TURN") for line in lines) and any(
+        line.startswith("pageone>") for line in lines)
+
+
+def check_screen(lines: list[str], cols: int, names: list[str]) -> None:
+    table, _story, hand = areas(lines)
+    assert table[0].startswith("hand "), table
+    shown = " ".join(table).replace("\xa0", " ")
+    for name in names:  # every player, with cards in hand (or out, or gone)
+        assert re.search(rf"{re.escape(name)} (\d+ cards?|\w+ place|out|left)", shown), (
+            name, table)
+    assert re.search(r"^(trick|top):", "\n".join(table), re.M), table
+    assert hand[-1].startswith("pageone>"), hand
+    assert any(line.startswith("you hold ") for line in hand), hand
+    for above, below in itertools.pairwise(lines):
+        cut = len(above) == cols and above[-1:].isalnum() and below[:1].isalnum()
+        assert not cut, f"a word cut at the line end:\n{above}\n{below}"
+
+
+def hinted_command(hand: list[str]) -> str:
+    hint = " ".join(hand)
+    commands = re.findall(r"play (?:10|[2-9jqka])[shdc]|play jk|play [a-z0-9]+|draw", hint)
+    assert commands, hand
+    return commands[0]
+
+
+def check_marked(hand: list[str], family: str) -> None:
+    """The card the hint suggests is marked playable, and only bracketed cards are marked."""
+    command = hinted_command(hand)
+    if command == "draw":
+        return
+    name = command.split()[1]
+    if family == "classic":
+        label = "Joker" if name == "jk" else name[:-1].upper() + CLASSIC_SUITS[name[-1]]
+    else:
+        label = name
+    cards = " ".join(line for line in hand if line.startswith("you hold")
+                     or not line.startswith(("YOUR", "a play", "pageone", "held")))
+    assert f"[{label}]" in cards, (label, hand)
+
+
+NAMES = ["you", "ann-cpu", "bob-cpu", "cy-cpu", "dee-cpu", "eve-cpu"]
+
+
+@pytest.mark.parametrize("family", ["classic", "qdan"])
+@pytest.mark.parametrize("colour", [True, False], ids=["colour", "no_color"])
+def test_six_players_fit_and_survive_resizing(tmp_path: Path, family: str, colour: bool) -> None:
+    deals = ["--deals", "2"] if family == "classic" else []
+    term = Term(tmp_path, ["play", "--rules", family, "--bots", "5", "--seed", "5",
+                           "--think", "0.05", "--catch-window", "0.3", *deals],
+                24, 80, colour=colour)
+    sizes = [(24, 80), (40, 120), (24, 80)]
+    turns = 0
+    for rows, cols in sizes:
+        if (rows, cols) != (term.screen.lines, term.screen.columns):
+            term.resize(rows, cols)
+        term.wait(my_turn, f"your turn at {cols}x{rows}")
+        lines = term.lines()
+        check_screen(lines, cols, NAMES)
+        hand = areas(lines)[2]
+        check_marked(hand, family)
+        term.type(hinted_command(hand))
+        turns += 1
+        term.pump(0.5)
+        check_screen(term.lines(), cols, NAMES)
+    term.child.sendcontrol("c")
+    term.wait(lambda lines: any(line.startswith("quit? (y/n)") for line in lines), "quit?")
+    term.type("y")
+    term.child.expect(pexpect.EOF, timeout=15)
+    term.raw += term.child.before or b""
+    term.child.close()
+    assert term.child.exitstatus == 4 and turns == 3
+    assert b"Traceback" not in term.raw
+    if colour:
+        assert SGR.search(term.raw), "no colour at all on a terminal"
+    else:
+        found = SGR.findall(term.raw)
+        assert not found, f"NO_COLOR: {len(found)} colour/attribute sequences, e.g. {found[:3]}"
