@@ -156,3 +156,34 @@ def test_six_players_fit_and_survive_resizing(tmp_path: Path, family: str, colou
     else:
         found = SGR.findall(term.raw)
         assert not found, f"NO_COLOR: {len(found)} colour/attribute sequences, e.g. {found[:3]}"
+
+
+def test_replay_draws_the_table_screen_and_steps_jumps_and_quits(tmp_path: Path) -> None:
+    log = tmp_path / "game.pageone-log"
+    made = pexpect.run(f"{sys.executable} -m p2p_pageone.cli.main play --autoplay --bots 3 "
+                       f"--deals 2 --seed 1 --log {log}", withexitstatus=True, timeout=120,
+                       env={"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"),
+                            "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+    assert made[1] == 0, made[0]
+    missing = pexpect.run(f"{sys.executable} -m p2p_pageone.cli.main replay {log} --hand 99",
+                          withexitstatus=True, timeout=60)
+    assert missing[1] == 2 and b"there is no hand 99" in missing[0], missing
+    term = Term(tmp_path, ["replay", str(log), "--seat", "1"], 24, 80, colour=False)
+    term.wait(lambda lines: lines[0].startswith("hand 1") and "move 0 of" in lines[0],
+              "the first hand dealt")
+    for _ in range(3):
+        term.child.send("\x1b[C")  # Right: the next move
+    term.wait(lambda lines: "move 3 of" in lines[0], "three moves on")
+    lines = term.lines()
+    table, story, hand = areas(lines)
+    assert any(symbol in "\n".join(table + story) for symbol in "♠♥♦♣"), lines
+    assert hand[0].startswith("ann-cpu: ") and "q quit" in hand[-1], hand
+    term.child.send("\x1b[D")  # Left: one back
+    term.wait(lambda lines: "move 2 of" in lines[0], "one move back")
+    term.child.send("2\r")
+    term.wait(lambda lines: lines[0].startswith("hand 2") and "move 0 of" in lines[0], "hand 2")
+    term.child.send("q")
+    term.child.expect(pexpect.EOF, timeout=10)
+    term.raw += term.child.before or b""
+    term.child.close()
+    assert term.child.exitstatus == 0 and not SGR.findall(term.raw)

@@ -43,6 +43,7 @@ def add_parsers(sub: Any) -> None:
     replay.add_argument("--step", action="store_true", help="wait for Enter after each move")
     replay.add_argument("--hand", type=int, default=None, metavar="K", help="only hand K")
     replay.add_argument("--summary", action="store_true", help="hands, players, results")
+    replay.add_argument("--plain", action="store_true", help="line by line, not the table screen")
     replay.set_defaults(run=run_replay)
 
     log = sub.add_parser("log", help="look into a table's log")
@@ -178,6 +179,11 @@ def run_replay(args: argparse.Namespace) -> int:
     if args.seat is not None and not 0 <= args.seat < len(audit.players):
         print(f"pageone replay: there is no seat {args.seat} at this table", file=sys.stderr)
         return EXIT_USAGE
+    from .replay_screen import replay_command
+
+    handled = replay_command(audit, args)
+    if handled is not None:  # a hand that is not there, or the replay screen on a terminal
+        return handled
     for line in replay_lines(audit, args.seat, args.open, args.hand):
         if line is None:
             if args.step and not _wait():

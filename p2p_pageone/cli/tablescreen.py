@@ -42,27 +42,36 @@ Area = Callable[[int], list[Line]]  # the lines of an area at a width
 class Story:
     """The story's lines, wrapped once per width."""
 
-    def __init__(self) -> None:
+    def __init__(self, kept: int | None = STORY_KEPT) -> None:
+        self.kept = kept
         self.lines: list[Line] = []
         self._width = 0
         self._wrapped: list[Line] = []
+        self._ends: list[int] = []  # wrapped lines up to and including each line
         self._count = 0  # lines of ``self.lines`` in ``_wrapped``
 
     def add(self, lines: list[Line]) -> None:
         self.lines += lines
-        if len(self.lines) > STORY_KEPT:
-            self.lines = self.lines[-STORY_KEPT:]
-            self._width = 0
+        if self.kept is not None and len(self.lines) > self.kept:
+            self.lines = self.lines[-self.kept:]
+            self._width = 0  # wrapped afresh
 
     def wrapped(self, width: int) -> list[Line]:
         if width != self._width:
-            self._width, self._wrapped, self._count = width, [], 0
-        self._wrapped += wrap(self.lines[self._count:], width)
+            self._width, self._wrapped, self._ends, self._count = width, [], [], 0
+        for line in self.lines[self._count:]:
+            self._wrapped += wrap([line], width)
+            self._ends.append(len(self._wrapped))
         self._count = len(self.lines)
         return self._wrapped
 
+    def wrapped_upto(self, count: int, width: int) -> list[Line]:
+        """The first ``count`` lines of the story, wrapped."""
+        wrapped = self.wrapped(width)
+        return wrapped[: self._ends[count - 1]] if count > 0 else []
 
-def _joined(lines: list[Line]) -> StyleAndTextTuples:
+
+def joined(lines: list[Line]) -> StyleAndTextTuples:
     out: StyleAndTextTuples = []
     for index, line in enumerate(lines):
         if index:
@@ -107,22 +116,22 @@ class TableScreen:
         return max(20, self.app.output.get_size().columns)
 
     def _root(self) -> FloatContainer:
-        table = Window(FormattedTextControl(lambda: _joined(self._table(self.width()))),
+        table = Window(FormattedTextControl(lambda: joined(self._table(self.width()))),
                        height=lambda: Dimension.exact(len(self._table(self.width()))))
         story = Window(FormattedTextControl(self._story_text, get_cursor_position=self._end,
                                             show_cursor=False), height=Dimension(weight=1))
-        hand = Window(FormattedTextControl(lambda: _joined(self._hand(self.width()))),
+        hand = Window(FormattedTextControl(lambda: joined(self._hand(self.width()))),
                       height=lambda: Dimension.exact(len(self._hand(self.width()))))
         prompt = Window(FormattedTextControl(lambda: [("class:prompt", self._prompt())]),
                         dont_extend_width=True)
         entry = VSplit([prompt, Window(BufferControl(self.buffer))], height=1)
-        body = HSplit([table, _rule(), story, _rule(), hand, entry])
+        body = HSplit([table, rule(), story, rule(), hand, entry])
         menu = Float(xcursor=True, ycursor=True,
                      content=CompletionsMenu(max_height=6, scroll_offset=1))
         return FloatContainer(content=body, floats=[menu])
 
     def _story_text(self) -> StyleAndTextTuples:
-        return _joined(self.story.wrapped(self.width()))
+        return joined(self.story.wrapped(self.width()))
 
     def _end(self) -> Point:
         count = len(self.story.wrapped(self.width()))
@@ -170,7 +179,7 @@ class Recorder:
         return [[("", line)] for line in self.text.rstrip("\n").split("\n") if line]
 
 
-def _rule() -> Window:
+def rule() -> Window:
     return Window(height=1, char="─", style="class:rule")
 
 
