@@ -24,15 +24,19 @@ class Term:
     """A `pageone` command on a pty, its output fed to an emulated screen of the same size."""
 
     def __init__(self, home: Path, args: list[str], rows: int, cols: int,
-                 colour: bool = True) -> None:
+                 colour: bool = True, cpr: bool = False) -> None:
         env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / "cfg"),
                "XDG_DATA_HOME": str(home / "data"), "PATH": "/usr/bin:/bin", "TERM": "xterm",
                "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", "PROMPT_TOOLKIT_NO_CPR": "1"}
         if not colour:
             env["NO_COLOR"] = "1"
+        if cpr:  # the emulator answers where the cursor is (prompt-toolkit's toolbar needs it)
+            del env["PROMPT_TOOLKIT_NO_CPR"]
         self.child = pexpect.spawn(sys.executable, ["-m", "p2p_pageone.cli.main", *args],
                                    env=env, dimensions=(rows, cols), timeout=30)
         self.screen = pyte.Screen(cols, rows)
+        if cpr:
+            self.screen.write_process_input = self.child.send  # type: ignore[method-assign]
         self.stream = pyte.ByteStream(self.screen)
         self.raw = b""
 
@@ -187,3 +191,23 @@ def test_replay_draws_the_table_screen_and_steps_jumps_and_quits(tmp_path: Path)
     term.raw += term.child.before or b""
     term.child.close()
     assert term.child.exitstatus == 0 and not SGR.findall(term.raw)
+
+
+def test_plain_narration_under_no_color_sends_no_attributes(tmp_path: Path) -> None:
+    """--plain keeps the line narration (and its status toolbar, wrapped): under NO_COLOR not
+    even the toolbar's reverse video is sent."""
+    term = Term(tmp_path, ["play", "--plain", "--rules", "qdan", "--bots", "5", "--seed", "5",
+                           "--think", "0.05", "--catch-window", "0.3"], 24, 80, colour=False,
+                cpr=True)
+    term.wait(lambda lines: any("YOUR TURN" in line for line in lines), "your turn")
+    term.wait(lambda lines: any(line.startswith(" hand 1 | turn: you") for line in lines),
+              "the status toolbar")
+    toolbar = [line for line in term.lines() if line.startswith(" hand 1 |")]
+    assert all(len(line) < 80 for line in term.lines()), term.lines()
+    term.child.sendcontrol("c")
+    term.child.sendcontrol("c")
+    term.child.expect(pexpect.EOF, timeout=15)
+    term.raw += term.child.before or b""
+    term.child.close()
+    assert toolbar and term.child.exitstatus == 4
+    assert not SGR.findall(term.raw), SGR.findall(term.raw)[:5]
