@@ -53,6 +53,7 @@ def add_parsers(sub: Any) -> None:
     replay.add_argument("--step", action="store_true", help="wait for Enter after each move")
     replay.add_argument("--hand", type=int, default=None, metavar="K", help="only hand K")
     replay.add_argument("--summary", action="store_true", help="hands, players, results")
+    replay.add_argument("--plain", action="store_true", help="line by line, not the table screen")
     replay.set_defaults(run=run_replay)
 
     log = sub.add_parser("log", help="look into a table's log")
@@ -202,6 +203,11 @@ def run_replay(args: argparse.Namespace) -> int:
     refused = _replay_refused(audit, args.seat, args.hand)
     if refused:
         return _usage("replay", refused)
+    from .replay_screen import replay_command
+
+    handled = replay_command(audit, args)
+    if handled is not None:  # a hand that is not there, or the replay screen on a terminal
+        return handled
     for line in replay_lines(audit, args.seat, args.open, args.hand):
         if line is None:
             if args.step and not _wait():

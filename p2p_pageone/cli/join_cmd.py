@@ -57,7 +57,8 @@ async def _join(args: argparse.Namespace) -> int:
                           autoplay=args.bot or args.autoplay, seeds=seeds)
     log = LogWriter(default_log("join", explicit))
     interactive = not (args.bot or args.autoplay)
-    terminal = Terminal(session, interactive=interactive, log=log, catch_window=args.catch_window)
+    terminal = Terminal(session, interactive=interactive, log=log, catch_window=args.catch_window,
+                        plain=args.plain)
     if interactive:
         print("waiting to be seated… (type help; quit to leave)", flush=True)
     # Found over mDNS: if this pageone takes the table over, it advertises it in turn.

@@ -47,13 +47,13 @@ async def _play(args: argparse.Namespace, settings: Settings) -> int:
                                 rng=bot_rng, autoplay=True))
     log = LogWriter(default_log("play", explicit))
     terminal = Terminal(me, interactive=not args.autoplay, log=log, catch_window=window,
-                        offline=True)
+                        offline=True, plain=args.plain)
     table = MemoryTable(settings, players, peers=[me, *cpus], catch_window=window,
                         silent_after=1e9, step_timeout=1e9)
     table.sequencer.cpu_keys = {cpu.identity.public for cpu in cpus}
     names = ", ".join(cpu.name for cpu in cpus)
-    print(f"Page One ({settings.family}), offline: you and {names}. Type help for commands.",
-          flush=True)
+    terminal.say(f"Page One ({settings.family}), offline: you and {names}. Type help for "
+                 "commands.")
 
     async def pump() -> None:
         while not table.finished():

@@ -70,6 +70,8 @@ def _fairness(parser: argparse.ArgumentParser) -> None:
                         "it or call late before any CPU player may (default 2)")
     parser.add_argument("--think", type=_seconds, default=1.0, metavar="S",
                         help="about how long CPU players think before a move (default 1)")
+    parser.add_argument("--plain", action="store_true", help="line-by-line narration instead "
+                        "of the table screen (as when output is piped; for screen readers)")
     parser.add_argument("--cpu-forgets", type=_count(0, 100), default=FORGET_DEFAULT,
                         metavar="PCT", help="how often, in percent, a normal CPU player "
                         "forgets to say Page One, so people get calls to catch (default "

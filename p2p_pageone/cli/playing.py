@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 import sys
 from collections.abc import Coroutine
@@ -20,6 +21,7 @@ from typing import Any
 from ..net.runner import LocalFault, LogWriter
 from ..session.peer import PeerSession
 from .repl import Terminal
+from .wrap import wrap_text
 
 EXIT_OK, EXIT_FILES, EXIT_USAGE, EXIT_ENDED, EXIT_QUIT = 0, 1, 2, 3, 4
 
@@ -71,6 +73,8 @@ async def play_seat(session: PeerSession, terminal: Terminal,
 
 def finish(session: PeerSession, terminal: Terminal, log_path: Path | None) -> int:
     for line in exit_lines(log_path):
+        if sys.stdout.isatty():  # a long path breaks after a /, never mid-word elsewhere
+            line = "\n".join(wrap_text(line, shutil.get_terminal_size().columns))
         print(line, flush=True)
     if session.local:  # this machine failed: say so last, where it is seen
         print(f"pageone: {session.local}", file=sys.stderr, flush=True)

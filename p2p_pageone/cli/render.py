@@ -23,12 +23,12 @@ from ..engine.classic import ClassicDeal
 from ..engine.game import Game
 from ..engine.qdan import QdanDeal
 from ..engine.settings import ClassicSettings
+from . import theme
 
 Frag = tuple[str, str]
 Line = list[Frag]
 
-_COLOUR_STYLE = {"red": "fg:ansired bold", "yellow": "fg:ansiyellow bold",
-                 "green": "fg:ansigreen bold", "blue": "fg:ansiblue bold", "black": "bold"}
+_COLOUR_STYLE = theme.CARD_COLOURS
 SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
 SUIT_SYMBOLS = "♠♥♦♣"
 _RULING = re.compile(r"\s*\((?:[QC]\d+(?:, )?)+\)")
@@ -82,7 +82,8 @@ def hand(card_ids: list[int], family: str, playable: set[int] | None = None,
             line.append(("", "  "))
         style, text = card(card_id, family, symbols)
         if playable is not None and card_id in playable:
-            line += [("bold", "["), (style + " underline", text), ("bold", "]")]
+            line += [(theme.PLAYABLE, "["), (f"{style} {theme.PLAYABLE}", text),
+                     (theme.PLAYABLE, "]")]
         else:
             line.append((style, text))
     return line

@@ -1,4 +1,6 @@
-"""The player's terminal, the same for `pageone play`, `host` and `join`: events above a prompt.
+"""The player's terminal, the same for `pageone play`, `host` and `join`: the table screen on a
+terminal (tablescreen.py), else the line narration (piped, ``--plain``, screen readers): events
+printed above a prompt.
 
 Quitting: ``quit``, Ctrl-C and Ctrl-D ask to confirm during a game (a host is told its table
 closes), then the peer says ``bye`` and the command exits quietly with the log's path.
@@ -10,55 +12,27 @@ import asyncio
 import sys
 import threading
 import time
-from collections.abc import Iterable
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
-from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.patch_stdout import patch_stdout
 
-from ..engine.cards import names as card_names
 from ..engine.moves import IllegalMove
 from ..net.runner import LogWriter
 from ..session.common import Event
 from ..session.peer import PeerSession
-from . import render
-from .commands import VERBS, CommandError, Info, help_text, parse_command
-from .hints import refusal_text
+from . import render, theme
+from .commands import CommandError, Info, help_text, parse_command
+from .completion import HandCompleter
 from .narrator import Narrator
 from .screen import Screen
-
-
-class HandCompleter(Completer):
-    """Completes commands, then the cards in hand and the other players' names."""
-
-    def __init__(self, session: PeerSession) -> None:
-        self.session = session
-
-    def get_completions(self, document: Document,
-                        complete_event: CompleteEvent) -> Iterable[Completion]:
-        words = document.text_before_cursor.split()
-        current = document.get_word_before_cursor()
-        if len(words) <= 1 and not document.text_before_cursor.endswith(" "):
-            options: list[str] = list(VERBS)
-        elif words and words[0] == "catch":
-            options = [n for i, n in enumerate(self.session.names) if i != self.session.me]
-        elif words and words[0] == "help":
-            options = list(VERBS)
-        else:
-            view = self.session.view()
-            family = self.session.settings.family if self.session.settings else "classic"
-            try:
-                options = card_names(sorted(view.hand()), family).split() if view else []
-            except IllegalMove:
-                options = []
-        for option in sorted(set(options)):
-            if option.startswith(current):
-                yield Completion(option, start_position=-len(current))
+from .tablescreen import Recorder, TableScreen
+from .tableview import hand_area, table_area
+from .typed import TypedMoves
+from .wrap import wrap
 
 
 def _story_so_far(events: list[Event]) -> list[Event]:
@@ -77,14 +51,23 @@ def _story_so_far(events: list[Event]) -> list[Event]:
 class Terminal:
     def __init__(self, session: PeerSession, interactive: bool, screen: Screen | None = None,
                  log: LogWriter | None = None, catch_window: float = 2.0,
-                 offline: bool = False) -> None:
+                 offline: bool = False, plain: bool = False) -> None:
         self.session = session
         self.interactive = interactive
-        self.screen = screen or Screen()
         self.log = log
         self.offline = offline
+        self.typed = TypedMoves(session, catch_window, self.say, _clock)
+        self.table_screen: TableScreen | None = None
+        if interactive and not plain and screen is None and _on_terminal():
+            self.table_screen = TableScreen(
+                lambda width: table_area(session, width, self.typed.owed_left()),
+                lambda width: hand_area(session, width, self.typed.queue),
+                self._prompt_text, HandCompleter(session), self.handle, self._interrupt)
+        self.screen: Screen | TableScreen = self.table_screen or screen or Screen()
+        self._before = Recorder() if self.table_screen is not None else None
         self.narrator = Narrator(session, self.screen.lines, symbols=self.screen.colour,
-                                 prompts=interactive, catch_window=catch_window)
+                                 prompts=interactive and self.table_screen is None,
+                                 catch_window=catch_window)
         self.paused = False
         self._held: list[Event] = []
         self._reading: list[Event] = []  # events of the log read on (re)joining
@@ -107,6 +90,11 @@ class Terminal:
         if events:
             self._last_event = _clock()
         self.narrator.show(events)
+        self.typed.tick()
+        if self.table_screen is not None:
+            if self._my_turn():
+                self.narrator.idle()  # a draw being counted is told before the turn is ours
+            self.table_screen.refresh()
 
     def resume(self) -> None:
         self.paused = False
@@ -122,7 +110,9 @@ class Terminal:
     # --- input loops --------------------------------------------------------------------------
 
     async def run(self) -> None:
-        if self.interactive and sys.stdin.isatty():
+        if self.table_screen is not None:
+            await self._screen_loop(self.table_screen)
+        elif self.interactive and sys.stdin.isatty():
             await self._prompt_loop()
         elif self.interactive:
             await self._line_loop()
@@ -134,17 +124,50 @@ class Terminal:
         if _clock() - self._last_event > 1.5:
             self.narrator.idle()
 
+    async def _screen_loop(self, screen: TableScreen) -> None:
+        if self._before is not None:
+            screen.story.lines[:0] = self._before.stop()
+        app = asyncio.ensure_future(screen.app.run_async())
+        try:
+            while not self.done() and not self.quitting and not app.done():
+                await asyncio.sleep(0.1)
+                self.typed.tick()
+                if _clock() - self._last_event > 1.5:
+                    self.narrator.idle()
+        finally:
+            if not app.done():
+                screen.app.exit(result="")
+            await asyncio.wait({app}, timeout=1.0)
+        size = screen.app.output.get_size()
+        Screen().lines(screen.tail(size.columns, max(5, size.rows - 4)))
+
+    def _prompt_text(self) -> str:
+        return "quit? (y/n) " if self.confirming else "pageone> "
+
+    def _interrupt(self) -> None:
+        """Ctrl-C or Ctrl-D on the table screen: ask first; a second time, leave now."""
+        if self.confirming:
+            self.quit()
+        else:
+            self.ask_quit()
+
+    def _my_turn(self) -> bool:
+        game = self.session.game
+        return (game is not None and game.chance is None and game.deal.turn == self.session.me
+                and self.session.hand_known())
+
     async def _prompt_loop(self) -> None:
         self._prompt = PromptSession(completer=HandCompleter(self.session),
                                      bottom_toolbar=self._toolbar, complete_while_typing=False,
-                                     key_bindings=_quit_keys())
+                                     key_bindings=_quit_keys(), output=theme.terminal_output())
         with patch_stdout():
             while not self.done() and not self.quitting:
                 message = "quit? (y/n) " if self.confirming else "pageone> "
                 task = asyncio.ensure_future(self._prompt.prompt_async(message,
                                                                        handle_sigint=False))
                 while not task.done() and not self.done() and not self.quitting:
-                    await asyncio.wait({task}, timeout=0.3)
+                    await asyncio.wait({task}, timeout=0.1)
+                    self.typed.tick()
                     if _clock() - self._last_event > 1.5:
                         self.narrator.idle()
                 if not task.done():
@@ -171,6 +194,9 @@ class Terminal:
                     self.quit()
                 return
             self.handle(line)
+            while self.typed.queue and not self.done():  # piped moves keep their order
+                await asyncio.sleep(0.05)
+                self.typed.tick()
 
     def _dealt(self) -> bool:
         s = self.session
@@ -180,9 +206,10 @@ class Terminal:
 
     def _toolbar(self) -> FormattedText:
         s = self.session
+        width = get_app().output.get_size().columns
         if s.game is None or s.me < 0:
-            return FormattedText([("", f" {s.table_name or 'table'}: {len(s.keys)}/"
-                                   f"{s.seat_count} seated, waiting for players | help, quit")])
+            return _fitted([("", f" {s.table_name or 'table'}: {len(s.keys)}/"
+                             f"{s.seat_count} seated, waiting for players | help, quit")], width)
         deal = s.game.deal
         turn = "you" if deal.turn == s.me else s.names[deal.turn] if deal.turn >= 0 else "-"
         counts = " ".join(f"{'you' if p == s.me else s.names[p]}:{len(deal.hands[p])}"
@@ -194,7 +221,7 @@ class Terminal:
             parts += [("", "follow "), render.follow_suit(deal.led_suit,  # type: ignore[attr-defined]
                                                           self.screen.colour), ("", " | ")]
         parts.append(("", f"stock {len(deal.stock)}"))
-        return FormattedText(parts)
+        return _fitted(parts, width)
 
     # --- commands -----------------------------------------------------------------------------
 
@@ -273,10 +300,7 @@ class Terminal:
         if isinstance(command, Info):
             self._info(command.name)
             return
-        try:
-            s.request(command)
-        except IllegalMove as error:
-            self.say(f"  not allowed: {refusal_text(s, render.without_ruling_ids(str(error)))}")
+        self.typed.typed(text, command)
 
     def _log_info(self) -> None:
         path = self.log.path if self.log is not None else None
@@ -338,6 +362,18 @@ def _stdin_lines() -> asyncio.Queue[str | None]:
 
     threading.Thread(target=read, daemon=True).start()
     return queue
+
+
+def _fitted(line: render.Line, width: int) -> FormattedText:
+    """The toolbar wrapped at word boundaries (it grows a line rather than lose its end)."""
+    joined: render.Line = []
+    for index, part in enumerate(wrap([line], width - 1, indent=" ")):
+        joined += [("", "\n")] * bool(index) + part
+    return FormattedText(joined)
+
+
+def _on_terminal() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def _clock() -> float:

@@ -12,6 +12,7 @@ from ..engine.cards import COLOUR_NAMES
 from ..engine.game import Game
 from ..session.fold.records import HandRecord
 from . import render
+from .render import Line
 
 
 def card_text(card: int, family: str) -> str:
@@ -28,38 +29,58 @@ def table_text(game: Game, names: list[str], me: int) -> str:
 
 def describe(event: tuple[object, ...], names: list[str], family: str) -> str:
     """One engine event of a replayed hand, in the terminal's words."""
+    return render.plain(describe_line(event, names, family, symbols=False))
+
+
+def describe_line(event: tuple[object, ...], names: list[str], family: str,
+                  symbols: bool = True) -> Line:
+    """The same, as styled text: cards with suit symbols and colours, as the game shows them."""
     kind, *rest = event
+
+    def cards(ids: object) -> Line:
+        assert isinstance(ids, tuple)
+        return render.cards([int(c) for c in ids], family, symbols)
+
     if kind == "reshuffle":
-        return f"the discards are reshuffled into a new stock of {rest[0]}"
+        return [("", f"the discards are reshuffled into a new stock of {rest[0]}")]
     if kind == "start":
-        return f"start card: {card_text(int(str(rest[0])), family)}"
+        return [("", "start card: "), render.card(int(str(rest[0])), family, symbols)]
     who = names[int(str(rest[0]))]
     if kind == "play":
-        cards = rest[1]
-        assert isinstance(cards, tuple)
-        text = f"{who} plays {' '.join(card_text(c, family) for c in cards)}"
+        line: Line = [("", f"{who} plays "), *cards(rest[1])]
         if len(rest) > 2 and isinstance(rest[2], int) and rest[2] >= 0:
-            text += f" and chooses {COLOUR_NAMES[rest[2]]}"
-        return text
+            line.append(("", f" and chooses {COLOUR_NAMES[rest[2]]}"))
+        return line
     simple = {"trick": f"{who} wins the trick", "call": f"{who}: Page One!",
               "eliminated": f"{who} holds too many cards and is out",
               "skipped": f"{who} is skipped",
               "stopped": f"{who}: stopped by the 8, no card this trick",
               "passed": f"{who}: cannot follow and the stock is empty, passes"}
     if kind in simple:
-        return simple[str(kind)]
+        return [("", simple[str(kind)])]
     if kind == "draw":
-        return f"{who} draws {rest[1]}" + (" (penalty)" if rest[2] == "penalty" else "")
+        return [("", f"{who} draws {rest[1]}" + (" (penalty)" if rest[2] == "penalty" else ""))]
     if kind == "caught":
-        return f"{who} catches {names[int(str(rest[1]))]}: no Page One call, penalty cards"
+        return [("", f"{who} catches {names[int(str(rest[1]))]}: no Page One call, "
+                 "penalty cards")]
     if kind == "forgiven":
-        return f"{who}: nothing left to draw, {rest[1]} penalty cards forgiven"
-    return " ".join(str(x) for x in event)
+        return [("", f"{who}: nothing left to draw, {rest[1]} penalty cards forgiven")]
+    return [("", " ".join(str(x) for x in event))]
 
 
 def _records(audit: Audit) -> dict[int, HandRecord]:
     state = audit.state
     return {record.number: record for record in (state.history if state else [])}
+
+
+def missing_hand(audit: Audit, only: int | None) -> str:
+    """Why ``--hand K`` cannot be replayed ("" if it can, or no hand was asked for)."""
+    numbers = [line.hand for line in audit.hands]
+    if only is None or only in numbers:
+        return ""
+    played = f"hands 1-{max(numbers)}" if len(numbers) > 1 else (
+        f"hand {numbers[0]}" if numbers else "no hand")
+    return f"there is no hand {only} in this log ({played} played)"
 
 
 def replay_lines(audit: Audit, seat: int | None, open_hands: bool,
@@ -94,7 +115,7 @@ def replay_lines(audit: Audit, seat: int | None, open_hands: bool,
                         yield _hand_of(step.deal.known, step.deal.hands[player], names[player],
                                        family)
             elif seat is not None and step.deal.turn == seat and not step.deal.over:
-                yield table_text(game, names, seat)
+                yield table_text(game, names, -1)  # names throughout, as the story has them
                 yield _hand_of(step.deal.known, step.deal.hands[seat], names[seat], family)
             yield None
         yield "  " + hand_line(line, audit.fault)

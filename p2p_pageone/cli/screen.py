@@ -6,17 +6,15 @@ styled text above the prompt. ``NO_COLOR`` or a non-terminal gives plain text.
 
 from __future__ import annotations
 
-import os
+import shutil
 import sys
 
 from prompt_toolkit import print_formatted_text
 from prompt_toolkit.formatted_text import FormattedText
 
 from .render import Line, plain
-
-
-def colour_wanted() -> bool:
-    return "NO_COLOR" not in os.environ and sys.stdout.isatty()
+from .theme import colour_wanted
+from .wrap import wrap
 
 
 class Screen:
@@ -26,6 +24,8 @@ class Screen:
     def lines(self, lines: list[Line]) -> None:
         if not lines:
             return
+        if sys.stdout.isatty():  # a terminal: wrapped at word boundaries to its width
+            lines = wrap(lines, shutil.get_terminal_size().columns)
         if self.colour:
             joined: Line = []
             for line in lines:

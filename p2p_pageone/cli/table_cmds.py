@@ -126,7 +126,8 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
                           rng=random.Random(), autoplay=args.autoplay,
                           host_table=(table_name, settings, seats))
     log = LogWriter(default_log("host", explicit))
-    terminal = Terminal(session, interactive=not args.autoplay, log=log, catch_window=window)
+    terminal = Terminal(session, interactive=not args.autoplay, log=log, catch_window=window,
+                        plain=args.plain)
     terminal.paused = True
     lobby = {"min_players": args.min_players, "start_after": args.start_after,
              "lobby_timeout": args.lobby_timeout, "reconnect_window": args.reconnect_window}
