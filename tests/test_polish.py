@@ -98,7 +98,7 @@ def _table_after_a_quit() -> MemoryTable:
         t.step()
     host, leaver = t.sessions[0], t.sessions[2]
     assert host.game is not None and 2 in host.active
-    leaver.urgent = ("bye", {"reason": "the player quit"})
+    leaver.notify("bye", {"reason": "the player quit"})
     leaver.flush(t.now)
     for _ in range(30):
         t.step()
@@ -230,7 +230,7 @@ def test_after_a_void_hand_the_next_is_numbered_as_the_table_does_and_leavers_ar
     watcher, leaver = t.sessions[0], t.sessions[2]
     printed = _narrated(t, 0, lambda: watcher.game is not None and watcher.hand == 1
                         and bool(watcher.game.deal.trick), 300)
-    leaver.urgent = ("bye", {"reason": "the player quit"})
+    leaver.notify("bye", {"reason": "the player quit"})
     leaver.flush(t.now)
     printed += _narrated(t, 0, lambda: watcher.game_over, t.now + 900)
     text = "\n".join(printed)
@@ -304,7 +304,7 @@ def test_no_turn_prompt_after_the_host_closed_the_table() -> None:
         assert t.now < 300
     narrator.show(joiner.take_events())
     assert any("YOUR TURN" in line for line in printed)
-    t.sessions[0].urgent = ("bye", {"reason": "the host closed the table"})
+    t.sessions[0].notify("bye", {"reason": "the host closed the table"})
     t.sessions[0].flush(t.now)
     while not joiner.ended and t.now < 400:
         if not t.step():

@@ -56,7 +56,7 @@ def log_place(args: argparse.Namespace, role: str) -> Path | None:
     elif path is not None and path.exists():
         raise Refusal(f"--log {path} already exists: logs are never overwritten, choose "
                       "another path")
-    if path is not None and not path.parent.is_dir():  # a typo must not make directories
+    if path is not None and not path.parent.exists():  # a typo must not make directories
         raise Refusal(f"--log {path}: there is no directory {path.parent}; create it first, or "
                       "choose another path")
     directory = path.parent if path is not None else data_dir() / "logs"
