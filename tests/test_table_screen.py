@@ -103,7 +103,8 @@ def check_screen(lines: list[str], cols: int, names: list[str]) -> None:
 
 def hinted_command(hand: list[str]) -> str:
     hint = " ".join(hand)
-    commands = re.findall(r"play (?:10|[2-9jqka])[shdc]|play jk|play [a-z0-9]+|draw", hint)
+    commands = re.findall(r"play (?:10|[2-9jqka])[shdc]\b|play jk\b|play (?:d[23]|[0-9rsw])[rgby]\b"
+                          r"|play cc\b|draw", hint)
     assert commands, hand
     return commands[0]
 
