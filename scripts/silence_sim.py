@@ -31,7 +31,8 @@ def dropped(t: SlowLinkTable) -> tuple[bool, bool]:
     """(a live seat was dropped at all, for silence)"""
     signs = [str(open_envelope(raw).data) for raw in t.sessions[0].log
              if open_envelope(raw).kind in ("away", "timeout")]
-    signs += [s.dropped or s.ended for s in t.sessions[1:] if s.dropped or s.ended]
+    signs += [s.attachment.dropped or s.ended for s in t.sessions[1:]
+              if s.attachment.dropped or s.ended]
     return bool(signs), any("sent nothing for" in sign for sign in signs)
 
 

@@ -102,9 +102,9 @@ class _PassCheat(PeerSession):
 
     def _hand_started(self) -> None:
         super()._hand_started()
-        if self.secrets is not None and not self.done:
+        if self.private.secrets is not None and not self.done:
             cheat = self
-            original = self.secrets.compute_pass
+            original = self.private.secrets.compute_pass
 
             def compute_pass(deck: HandDeck) -> tuple[str, Pass] | None:
                 result = original(deck)
@@ -115,7 +115,7 @@ class _PassCheat(PeerSession):
                 return result[0], Pass(cheat.tamper(deck, list(sent.points)), sent.commits,
                                        sent.proof)
 
-            self.secrets.compute_pass = compute_pass  # type: ignore[method-assign]
+            self.private.secrets.compute_pass = compute_pass  # type: ignore[method-assign]
 
     def tamper(self, deck: HandDeck, points: list[bytes]) -> list[bytes]:
         raise NotImplementedError
@@ -144,9 +144,9 @@ class MovingLocker(_PassCheat):
     STEP = "lock"
 
     def tamper(self, deck: HandDeck, points: list[bytes]) -> list[bytes]:
-        assert self.secrets is not None
-        secrets = self.secrets.secrets(deck, deck.pending_round)
-        given = deck.record[deck.pending_round].input_for("lock", self.secrets.index)
+        assert self.private.secrets is not None
+        secrets = self.private.secrets.secrets(deck, deck.pending_round)
+        given = deck.record[deck.pending_round].input_for("lock", self.private.secrets.index)
         strip = group.inverse(secrets.shuffle_scalar)
         points[0] = group.encode(group.mul(given[1], strip * secrets.locks[0] % group.N))
         return points
@@ -159,8 +159,8 @@ class OffSeedShuffler(PeerSession):
 
     def _hand_started(self) -> None:
         super()._hand_started()
-        if self.secrets is not None:
-            original = self.secrets.secrets
+        if self.private.secrets is not None:
+            original = self.private.secrets.secrets
 
             def secrets(deck: HandDeck, label: str) -> DeckSecrets:
                 derived = original(deck, label)
@@ -168,7 +168,7 @@ class OffSeedShuffler(PeerSession):
                     return derived
                 return dataclasses.replace(derived, order=tuple(reversed(derived.order)))
 
-            self.secrets.secrets = secrets  # type: ignore[method-assign]
+            self.private.secrets.secrets = secrets  # type: ignore[method-assign]
 
 
 def wrong_key_once(secrets: HandSecrets) -> None:
@@ -186,8 +186,8 @@ class WrongKey(PeerSession):
 
     def _hand_started(self) -> None:
         super()._hand_started()
-        if self.secrets is not None and self.hand == 1:
-            wrong_key_once(self.secrets)
+        if self.private.secrets is not None and self.hand == 1:
+            wrong_key_once(self.private.secrets)
 
 
 # --- move cheats (a bot that deviates once; its own client lets it) -----------------------------

@@ -71,7 +71,7 @@ def test_a_person_catches_a_missed_call_within_the_window() -> None:
         table.advance(table.now + 0.1)
         game = person.game
         if game is None or game.chance is not None or not person.hand_known() or (
-                person.requested is not None or person.in_flight):
+                person.outbox.requested is not None or person.in_flight):
             continue
         deal = game.deal
         miss = deal.open_miss

@@ -39,7 +39,7 @@ def test_owners_open_their_cards_early_and_the_log_is_what_the_fold_accepts() ->
     t.run()
     sessions = t.sessions
     assert all(s.game_over and not s.ended for s in sessions), [s.ended for s in sessions]
-    assert sum(s.opened_early for s in sessions[1:]) > 20  # draws and deals, opened early
+    assert sum(s.private.opened_early for s in sessions[1:]) > 20  # draws and deals, opened early
     assert held  # a move came before the keys it needs were logged, and waited
     logs = [list(s.log) for s in sessions]
     assert all(log == logs[0] for log in logs)
@@ -64,11 +64,12 @@ def test_a_wrong_key_sent_directly_opens_nothing() -> None:
     forged = seal(giver.identity, giver.table_id, giver.hand, 99, giver.chain.head, "keys",
                   {"deck": label, "positions": [slot], "keys": [bytes(31) + b"\x07"]})
     owner.direct(forged, t.now)
-    assert deal.known[slot] == UNKNOWN and not owner.early.keys and not owner.ended
+    assert deal.known[slot] == UNKNOWN and not owner.private.early.keys and not owner.ended
     stranger = make_peer("nobody", "x")
     owner.direct(seal(stranger.identity, owner.table_id, owner.hand, 0, giver.chain.head,
                       "keys", {"deck": label, "positions": [slot], "keys": [bytes(32)]}), t.now)
-    assert not owner.early.pending and not owner.early.keys  # not seated: not even kept
+    # not seated: not even kept
+    assert not owner.private.early.pending and not owner.private.early.keys
     t.run()
     assert all(s.game_over and not s.ended for s in t.sessions)
 
@@ -93,7 +94,7 @@ async def _tcp_table(tmp_path: Path) -> list[PeerSession]:
 def test_over_tcp_joiners_send_each_other_keys_and_every_log_is_the_same(tmp_path: Path) -> None:
     peers = asyncio.run(_tcp_table(tmp_path))
     assert all(s.game_over and not s.ended for s in peers), [s.ended for s in peers]
-    assert sum(s.opened_early for s in peers[1:]) > 0
+    assert sum(s.private.opened_early for s in peers[1:]) > 0
     data = [(tmp_path / f"p{i}.log").read_bytes() for i in range(4)]
     assert len(set(data)) == 1
     report = audit_bytes(data[0])

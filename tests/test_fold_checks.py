@@ -103,4 +103,4 @@ def test_an_expel_queues_behind_a_notice_said_before_it() -> None:
     host.notify(*timeout)
     expel = ("expel", {"seat": 1, "reason": "bad keys", "evidence": b"..."})
     host.notify(*expel)
-    assert list(host.notices) == [timeout, expel] and host.expelling(1)
+    assert list(host.outbox.notices) == [timeout, expel] and host.expelling(1)

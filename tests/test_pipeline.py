@@ -99,8 +99,8 @@ def _refuse_once(table: MemoryTable, which: str) -> list[int]:
 
     def maybe_refuse(env: Envelope) -> str | None:
         joiner = by_key.get(env.sender)
-        if joiner is not None and len(joiner.pipe) > 1 and joiner.me not in refused:
-            target = joiner.pipe[0] if which == "first" else joiner.pipe[-1]
+        if joiner is not None and len(joiner.outbox.pipe) > 1 and joiner.me not in refused:
+            target = joiner.outbox.pipe[0] if which == "first" else joiner.outbox.pipe[-1]
             if env.seq == target.seq and not target.doomed:
                 refused.append(joiner.me)
                 return "refused by the test"
@@ -118,7 +118,7 @@ def test_a_refused_envelope_with_moves_behind_it_loses_nothing() -> None:
         assert sorted(refused) == [1, 2], which
         _agree_and_audit(table.sessions)
         for session in table.sessions:
-            assert not session.pipe
+            assert not session.outbox.pipe
             assert not [e for e in session.take_events() if e.kind == "refused"]
 
 

@@ -97,7 +97,7 @@ def test_a_dropped_joiner_runs_the_same_join_again_returns_and_plays_on() -> Non
     again = make_peer("21/2", "p2")  # the same user: the same identity, a new process
     again.seeds = seeds
     come_back(t, again)
-    assert again.me == 2 and again.returning and not again.ended, again.ended
+    assert again.me == 2 and again.attachment.returning and not again.ended, again.ended
     assert "back" in kinds(host)
     assert host.away == {} and host.advert()["free"] == 0
     assert any("p2 (seat 2) returned" in text for text in texts(t.sessions[1]))
@@ -170,7 +170,7 @@ def test_two_joiners_drop_at_once_and_both_return() -> None:
         again = make_peer(f"26/{seat}", f"p{seat}")
         again.seeds = store
         come_back(t, again)
-        assert again.returning and not again.ended, again.ended
+        assert again.attachment.returning and not again.ended, again.ended
     t.run(limit=t.now + 900)
     live = [host, t.sessions[1], *t.sessions[4:]]
     assert all(s.game_over and not s.ended for s in live), [s.ended for s in live]
@@ -343,7 +343,7 @@ async def _wifi_drop() -> tuple[list[PeerSession], list[str]]:
     host_task = asyncio.create_task(runner.run())
     await asyncio.wait_for(cut, 120)
     relay.drop()
-    while peers[2].me not in peers[0].away or not peers[2].dropped:
+    while peers[2].me not in peers[0].away or not peers[2].attachment.dropped:
         await asyncio.sleep(0.05)
     await asyncio.sleep(2.0)  # it tries, and cannot get through
     relay.lift()

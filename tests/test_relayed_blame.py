@@ -79,7 +79,7 @@ def test_a_flood_of_strangers_does_not_keep_a_returning_player_from_its_seat() -
     assert conn in t.sequencer.links
     while t.step():
         pass
-    assert not returning.ended and returning.returning, returning.ended
+    assert not returning.ended and returning.attachment.returning, returning.ended
     t.run(limit=t.now + 900)
     assert returning.game_over and not returning.ended, returning.ended
 
@@ -98,7 +98,7 @@ def test_a_player_back_before_the_host_noticed_the_drop_takes_its_seat() -> None
     again = make_peer("23/2", "p2")
     again.seeds = seeds
     come_back(t, again)
-    assert again.returning and not again.ended, again.ended
+    assert again.attachment.returning and not again.ended, again.ended
     logged = kinds(host)
     assert logged.count("away") == 1 and logged.index("away") + 1 == logged.index("back")
     t.run(limit=t.now + 900)
@@ -114,7 +114,8 @@ def test_a_drop_never_takes_the_place_of_a_pending_expel() -> None:
     expel = ("expel", {"seat": 1, "reason": "bad keys", "evidence": b"..."})
     host.notify(*expel)
     assert t.sequencer._keep_seat(2, "disconnected", t.now)
-    assert list(host.notices) == [expel] and 2 in t.sequencer.away_since  # the away is said later
+    # the away is said later
+    assert list(host.outbox.notices) == [expel] and 2 in t.sequencer.away_since
 
 
 def test_a_joiner_whose_intro_is_never_answered_does_not_wait_forever() -> None:
@@ -144,12 +145,12 @@ def test_a_joiner_back_in_after_a_drop_has_the_whole_retry_time_for_a_second_dro
     async def take_part(s: PeerSession, *args: object) -> None:
         attempts.append(asyncio.get_running_loop().time())
         if len(attempts) == 2:  # back in, and playing a while, longer than the retry time
-            s.log_read = True
+            s.attachment.log_read = True
             await asyncio.sleep(0.3)
         elif len(attempts) == 4:
-            s.dropped = ""  # the game went on to its end on this connection
+            s.attachment.dropped = ""  # the game went on to its end on this connection
             return
-        s.dropped = "the connection to the host closed"
+        s.attachment.dropped = "the connection to the host closed"
 
     monkeypatch.setattr(runner, "_take_part", take_part)
     monkeypatch.setattr(runner, "RETRY_EVERY", 0.01)
@@ -162,15 +163,16 @@ def test_a_back_refused_in_a_race_is_tried_again_on_a_new_connection() -> None:
     t = table(MemorySeeds(), seed=21)
     mid_hand(t, 2)
     victim = t.sessions[2]
-    victim.may_resume = True
+    victim.attachment.may_resume = True
     victim.resume()
-    victim.in_flight = victim.back_sent = b""
+    victim.in_flight = victim.attachment.back_sent = b""
     victim.welcomed({"control": "welcome", "table": victim.table_id, "head": b"\x00" * 32,
                      "seq": 0, "hand": victim.hand,
                      "index": len(victim.log), "seated": True}, t.now)
     victim.refused("sequence number 0 was used already", t.now)  # its old connection's last
-    assert victim.dropped and not victim.ended  # message went in first: it connects again
-    victim.may_resume = False
+    # message went in first: it connects again
+    assert victim.attachment.dropped and not victim.ended
+    victim.attachment.may_resume = False
     victim.resume()
     victim.welcomed({"control": "welcome", "table": victim.table_id, "head": b"\x00" * 32,
                      "seq": 0, "hand": victim.hand,

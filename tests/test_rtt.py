@@ -111,8 +111,9 @@ def lost_or_away(t: MemoryTable) -> list[str]:
     host = t.sessions[0]
     signs = [f"{open_envelope(raw).kind}: {open_envelope(raw).data}" for raw in host.log
              if open_envelope(raw).kind in ("away", "timeout")]
-    signs += [f"joiner {i}: {s.dropped or s.ended}" for i, s in enumerate(t.sessions[1:], 1)
-              if s.dropped or s.ended]
+    signs += [f"joiner {i}: {s.attachment.dropped or s.ended}"
+              for i, s in enumerate(t.sessions[1:], 1)
+              if s.attachment.dropped or s.ended]
     return signs
 
 
@@ -146,11 +147,11 @@ def test_a_dead_host_is_still_noticed_within_the_cap() -> None:
     for queue in t.queues.values():
         queue.clear()
     died = t.now
-    while not all(s.dropped or s.ended for s in t.sessions[1:]):
+    while not all(s.attachment.dropped or s.ended for s in t.sessions[1:]):
         t.advance(t.now + 0.1)
         assert t.now - died <= SILENT_CAP + 0.5, "a dead host went unnoticed past the cap"
     for joiner in t.sessions[1:]:  # its silence, or a step of its it never took (45 s)
-        assert "the host" in (joiner.dropped or joiner.ended)
+        assert "the host" in (joiner.attachment.dropped or joiner.ended)
     assert t.now - died > 10.0  # not at the floor: the link had shown longer silences
 
 

@@ -53,7 +53,7 @@ def test_q3_change_colour_cards_played_together_are_refused_by_the_table() -> No
         if not table.step():
             table.now += 0.5
             table.sequencer.tick(table.now)
-    crypto, chain, secrets = player.crypto, player.chain, player.secrets
+    crypto, chain, secrets = player.crypto, player.chain, player.private.secrets
     assert crypto is not None and chain is not None and secrets is not None
     deal = player.game.deal
     slots = [s for s in deal.hands[1] if kind_of(deal.known[s]) == KIND_CHANGE][:2]

@@ -181,9 +181,9 @@ def test_moves_in_the_log_replay_through_the_engine() -> None:
 def test_a_wrong_dealing_key_is_refused_and_its_sender_expelled() -> None:
     table = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=21)
     cheater = table.sessions[2]
-    while cheater.secrets is None:
+    while cheater.private.secrets is None:
         assert table.step()
-    secrets = cheater.secrets
+    secrets = cheater.private.secrets
 
     def wrong_keys(deck: HandDeck, slots: list[int]) -> tuple[str, list[int], list[bytes]]:
         label, chosen, keys = type(secrets).keys_for(secrets, deck, slots)
@@ -209,11 +209,11 @@ def test_playing_a_card_not_dealt_is_refused_and_its_author_expelled() -> None:
             table.now += 0.5
             table.sequencer.tick(table.now)
     deal, crypto, chain = cheater.game.deal, cheater.crypto, cheater.chain
-    assert crypto is not None and chain is not None and cheater.secrets is not None
+    assert crypto is not None and chain is not None and cheater.private.secrets is not None
     slot = deal.hands[2][0]
     real = deal.known[slot]
     fake = 52 if real != 52 else 51  # a joker may always be played: the rules cannot object
-    key = cheater.secrets.key_for(crypto, slot)
+    key = cheater.private.secrets.key_for(crypto, slot)
     data = {"kind": "play", "positions": [slot], "cards": [fake], "keys": [key],
             "call": False, "colour": -1, "target": -1}
     raw = seal(cheater.identity, cheater.table_id, cheater.hand,

@@ -22,9 +22,9 @@ Forge = Callable[[HandDeck, str, Pass], Pass]
 def cheat_on_pass(cheater: PeerSession, step: str, forge: Forge) -> None:
     """From its next hand on, ``cheater`` sends ``forge(deck, step, honest pass)`` instead of
     its honest ``step`` pass."""
-    original = type(cheater.secrets).compute_pass if cheater.secrets else None
-    assert original is not None and cheater.secrets is not None
-    secrets = cheater.secrets
+    original = type(cheater.private.secrets).compute_pass if cheater.private.secrets else None
+    assert original is not None and cheater.private.secrets is not None
+    secrets = cheater.private.secrets
 
     def compute(deck: HandDeck) -> tuple[str, Pass] | None:
         result = original(secrets, deck)
@@ -37,7 +37,7 @@ def cheat_on_pass(cheater: PeerSession, step: str, forge: Forge) -> None:
 
 def until_secrets(table: MemoryTable, seat: int) -> PeerSession:
     session = table.sessions[seat]
-    while session.secrets is None:
+    while session.private.secrets is None:
         assert table.step()
     return session
 
@@ -144,7 +144,7 @@ def test_an_expel_whose_fresh_evidence_checks_out_names_the_host() -> None:
     host, victim = table.sessions[0], table.sessions[1]
     while not (host.crypto and host.crypto.pending_round and host.crypto.pass_turn()[1] == 1):
         assert table.step()
-    crypto, chain, secrets = host.crypto, host.chain, victim.secrets
+    crypto, chain, secrets = host.crypto, host.chain, victim.private.secrets
     assert chain is not None and secrets is not None
     step, honest = secrets.compute_pass(crypto) or ("", Pass([], [], b""))
     fresh = seal(victim.identity, victim.table_id, host.hand,

@@ -60,8 +60,8 @@ def test_an_early_seed_reveal_is_refused_and_no_honest_peer_reveals() -> None:
     table = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=70)
     dealt(table)
     cheater = table.sessions[2]
-    assert cheater.secrets is not None
-    cheater.notify("seed_reveal", {"seed": cheater.secrets.seed})
+    assert cheater.private.secrets is not None
+    cheater.notify("seed_reveal", {"seed": cheater.private.secrets.seed})
     table.run(limit=table.now + 900)
     assert all(s.game_over and not s.ended for s in table.sessions)
     host = table.sessions[0]
@@ -75,9 +75,9 @@ def test_a_host_that_relays_an_early_seed_reveal_is_named() -> None:
     table = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=71)
     dealt(table)
     host, cheater = table.sessions[0], table.sessions[2]
-    assert cheater.secrets is not None
+    assert cheater.private.secrets is not None
     host.admissible = lambda env: None  # type: ignore[method-assign]  # relays everything
-    cheater.notify("seed_reveal", {"seed": cheater.secrets.seed})
+    cheater.notify("seed_reveal", {"seed": cheater.private.secrets.seed})
     table.run(limit=table.now + 120)
     for session in table.sessions[1:]:
         assert session.ended.startswith("p0 (seat 0"), session.ended
@@ -129,7 +129,7 @@ class FalseClaim(PeerSession):
         data["cards"] = [(data["cards"][0] + 1) % 52, *data["cards"][1:]]
         forged = seal(self.identity, env.table, env.hand, env.seq, env.prev, "move", data)
         self.in_flight = forged
-        self.outgoing[-1] = forged
+        self.outbox.outgoing[-1] = forged
 
 
 def test_a_false_card_claim_is_refused_at_once_and_its_author_expelled() -> None:

@@ -38,7 +38,7 @@ class NewHost:
         self.conns = 0
 
     def join(self, session: PeerSession) -> int:
-        session.may_resume = True
+        session.attachment.may_resume = True
         session.lost_host("the connection to the host closed")
         session.resume()
         self.conns += 1
@@ -142,7 +142,8 @@ def test_gathered_joiners_get_in_at_once_and_the_game_finishes() -> None:
 
 def test_a_takeover_between_hands_with_a_seat_that_cannot_follow() -> None:
     t = MemoryTable(make_settings("classic", {"deals": 3}), 4, seed=3, direct=True)
-    t.clients[2].session.endpoint = ""  # seat 3 ran in the host's process: it does not listen
+    # seat 3 ran in the host's process: it does not listen
+    t.clients[2].session.attachment.endpoint = ""
     s = t.sessions
     host = s[0]  # it dies before it signs hand 1's head
     _host_withholds(t, "head", lambda: host.hand_end is not None and len(host.heads) == 3)

@@ -40,6 +40,10 @@ class ThinkingBot:
         self._delay = 0.0
         self._drew = False  # the last move was a draw: the next draw comes quicker
 
+    def ready_at(self) -> float | None:
+        """When the answer decided for this moment is due (``session.player.Paced``)."""
+        return self._since + self._delay if self._intent is not None else None
+
     def choose(self, view: SeatView, rng: random.Random) -> Move | None:
         moment = (view.turn, tuple(view.counts().items()), len(view.played_cards()),
                   repr(view.legal_moves()))

@@ -82,7 +82,7 @@ class Terminal:
         if self.paused:  # until the command has said where the table is
             self._held += events
             return
-        if not session.log_read and not session.ended:  # the story so far, read at once
+        if not session.attachment.log_read and not session.ended:  # the story so far, read at once
             self._reading += events
             return
         if self._reading:

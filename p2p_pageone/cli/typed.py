@@ -31,10 +31,10 @@ class TypedMoves:
         """A move the player typed (parsed against the hand as it is now)."""
         self._note_window()
         urgent = isinstance(move, Catch | Call)
-        if urgent and self.session.requested is None:
+        if urgent and self.session.outbox.requested is None:
             self._send(text, move)
             return
-        waiting = bool(self.queue) or self.session.requested is not None
+        waiting = bool(self.queue) or self.session.outbox.requested is not None
         if not waiting and self._held(move) and self._refused(text, move):
             return  # not allowed whatever the window does: said now
         if waiting or self._held(move):
@@ -48,7 +48,7 @@ class TypedMoves:
         """Send what was held, in order, once it may go."""
         self._note_window()
         s = self.session
-        while self.queue and s.requested is None:
+        while self.queue and s.outbox.requested is None:
             text = self.queue[0]
             view = s.view()
             if view is None or s.game is None or s.game_over or s.ended:

@@ -25,6 +25,12 @@ HEADER_FIELDS = ("v", "table", "hand", "from", "seq", "prev", "type", "data")
 NEVER_SAW = "extends a log head this peer never saw"  # a refusal for it begins so
 
 
+def refused_as_broken_chain(reason: str) -> bool:
+    """A sequencer's refusal (text on the wire) that is a ``BrokenChain``: the envelope extends
+    a head the sequencer never saw, though it sent that head itself (a fork)."""
+    return reason.startswith(NEVER_SAW)
+
+
 class OrderFault(ProtocolError):
     """A fault of the log's order, not of a message's content: whoever relayed the message is
     to blame, not its author, whose own signed ``seq`` and ``prev`` show it."""

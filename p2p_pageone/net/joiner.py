@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections.abc import Callable
 
 from ..session.client import Client
 from ..session.common import Event
@@ -19,10 +20,10 @@ from ..session.rtt import RoundTrip
 from .logwriter import LocalFault, LogWriter
 from .mesh import Mesh
 from .runner import (
-    TICK,
     Announcer,
     EventSink,
     HostRunner,
+    Waker,
     finished,
     guarded,
     read_frame,
@@ -52,7 +53,7 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
     takes the table over (SPEC §7), and ``announcer`` tells the LAN where the table is then."""
     on_events = guarded(on_events)
     loop = asyncio.get_running_loop()
-    session.may_resume = retry_for > 0
+    session.attachment.may_resume = retry_for > 0
     standby = Standby(session, relay) if listen else None
     mesh = Mesh(session.identity.public)
     round_trip = RoundTrip()  # kept across connections: a drop does not reset what we learnt
@@ -65,19 +66,20 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
                 await _take_over(session, standby, on_events, log, silent_after, catch_window,
                                  reconnect_window, announcer)
                 return
-            session.via_successor = target != route.host(session)
+            session.attachment.via_successor = target != route.host(session)
             outcome = await _take_part(session, *target, on_events, log, silent_after,
                                        standby, mesh, round_trip)
             route.note(target, outcome)
-            if not session.dropped or finished(session):
+            if not session.attachment.dropped or finished(session):
                 return
-            if session.log_read:  # that connection got back in: this drop has its own retry_for
+            # that connection got back in: this drop has its own retry_for
+            if session.attachment.log_read:
                 deadline = -1.0
                 route.failed.clear()
             deadline = loop.time() + retry_for if deadline < 0 else deadline
             if loop.time() >= deadline:
-                session.may_resume = False
-                session.lost_host(session.dropped)
+                session.attachment.may_resume = False
+                session.lost_host(session.attachment.dropped)
                 on_events(session, session.take_events())
                 return
             await asyncio.sleep(RETRY_EVERY)
@@ -118,7 +120,8 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
                      standby: Standby | None = None, mesh: Mesh | None = None,
                      round_trip: RoundTrip | None = None) -> str:
     """One connection to the host, until the game ends, the table is lost, or the link drops
-    while the seat may be resumed (``session.dropped``). "refused" if the host's machine refused
+    while the seat may be resumed (``session.attachment.dropped``). "refused" if the host's machine
+    refused
     the connection (nothing listens there: its pageone stopped), "unreachable" if nothing
     answered, else ""."""
     loop = asyncio.get_running_loop()
@@ -131,19 +134,21 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
         return "refused" if isinstance(error, ConnectionRefusedError) else "unreachable"
     if standby is not None:
         standby.witnessed = False  # a host answers: whatever a peer said of it is old news
-        if not session.endpoint:
-            session.endpoint = await standby.open(writer.get_extra_info("sockname")[0])
+        if not session.attachment.endpoint:
+            session.attachment.endpoint = await standby.open(writer.get_extra_info("sockname")[0])
     client = Client(session, loop.time(), silent_after)
     if round_trip is not None:
         round_trip.forget_probe()  # an echo on the old connection will never come
         client.rtt = round_trip
     link = _Connection(session, client, writer, on_events, log, mesh)
+    woken = Waker(client.next_wake, loop.time)
+    session.on_wake, link.nudge = woken.now, woken.nudge
     reading = asyncio.create_task(link.read(reader))
     if standby is not None:
         standby.wake = link.wake
     try:
-        while not client.finished(loop.time()) and not session.dropped:
-            await asyncio.sleep(TICK)
+        while not client.finished(loop.time()) and not session.attachment.dropped:
+            await woken.sleep()
             client.tick(loop.time())
             link.flush()
         link.flush()
@@ -152,6 +157,7 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
     finally:
         reading.cancel()
         writer.close()
+        session.on_wake = None
         if standby is not None:
             standby.wake = None
     return ""
@@ -165,6 +171,7 @@ class _Connection:
                  on_events: EventSink, log: LogWriter | None, mesh: Mesh | None) -> None:
         self.session, self.client, self.writer = session, client, writer
         self.on_events, self.log, self.mesh = on_events, log, mesh
+        self.nudge: Callable[[], None] = lambda: None  # a frame may bring the next tick forward
 
     def flush(self) -> None:
         session, client = self.session, self.client
@@ -178,9 +185,9 @@ class _Connection:
             self.writer.write(b"".join(client.out))
         client.out.clear()
         if self.mesh is not None:
-            for endpoint, raw in session.direct_out:
+            for endpoint, raw in session.outbox.direct_out:
                 self.mesh.send(endpoint, raw)
-        session.direct_out.clear()
+        session.outbox.direct_out.clear()
         self.on_events(session, session.take_events())
 
     def wake(self) -> None:
@@ -193,7 +200,8 @@ class _Connection:
         while data := await read_frame(reader):
             client.receive(data, loop.time())
             self.flush()
+            self.nudge()
         client.gone = True  # after the game's end, a hang-up is no fault of anyone's
-        if not finished(session) and not session.dropped:
+        if not finished(session) and not session.attachment.dropped:
             client.closed()
             self.flush()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import itertools
+import math
 import socket
 from collections.abc import Callable
 from typing import Protocol
@@ -34,7 +35,9 @@ class Announcer(Protocol):
 
     async def stop(self) -> None:
         """Withdraw it."""
-TICK = 0.1
+TICK = 0.1  # how often a full send buffer is looked at again, and the end's linger ticks
+MIN_SLEEP = 0.02  # a deadline already past (a CPU answer the session cannot send yet) is
+# looked at again after this long, not in a busy loop
 MAX_CONNECTIONS = 64  # beyond this a new connection is closed before the sequencer sees it
 # Per connection, what is not yet sent is bounded: past PAUSE_READING its frames are not read (a
 # peer that does not read what it asked for gets TCP's backpressure, not our memory), and past
@@ -60,6 +63,37 @@ async def read_frame(reader: asyncio.StreamReader,
         return await reader.read(65536)
     except (ConnectionError, OSError):
         return b""
+
+
+class Waker:
+    """Sleeps until ``next_wake`` (re-read when a frame may have moved it) or a ``now``."""
+
+    def __init__(self, next_wake: Callable[[float], float], clock: Callable[[], float]) -> None:
+        self.next_wake, self.clock = next_wake, clock
+        self.event = asyncio.Event()
+        self.planned = math.inf
+        self.due_now = False
+
+    def now(self) -> None:
+        """Something is to be sent at once."""
+        self.due_now = True
+        self.event.set()
+
+    def nudge(self) -> None:
+        """A frame came in: plan again if it brought a deadline forward."""
+        if self.next_wake(self.clock()) < self.planned:
+            self.event.set()
+
+    async def sleep(self) -> None:
+        while not self.due_now:
+            now = self.clock()
+            self.planned = self.next_wake(now)
+            self.event.clear()
+            try:
+                await asyncio.wait_for(self.event.wait(), max(self.planned - now, MIN_SLEEP))
+            except TimeoutError:
+                break
+        self.due_now = False
 
 
 def guarded(on_events: EventSink) -> EventSink:
@@ -101,6 +135,7 @@ class HostRunner:
         self._accepting: asyncio.Task[None] | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self._refusing = False  # out of descriptors: said once until a connection is accepted
+        self._nudge: Callable[[], None] = lambda: None  # a frame may bring the next tick forward
 
     def _now(self) -> float:
         return asyncio.get_running_loop().time()
@@ -177,6 +212,7 @@ class HostRunner:
             while data := await read_frame(reader, writer):
                 self.sequencer.receive(conn, data, self._now())
                 self.flush()
+                self._nudge()
         finally:
             if self.writers.pop(conn, None) is not None:
                 self.sequencer.disconnect(conn, self._now())
@@ -208,10 +244,14 @@ class HostRunner:
         self.on_events(self.session, self.session.take_events())
 
     async def run(self, on_tick: Callable[[], object] | None = None) -> None:
-        """Tick until the game is over or the table ended, then let the last frames go out."""
+        """Tick when the sequencer says it next needs to (``next_wake``), or when the host's
+        player gives it something to say, until the game is over or the table ended; then let
+        the last frames go out."""
         assert self.sequencer is not None
+        woken = Waker(self.sequencer.next_wake, self._now)
+        self.session.on_wake, self._nudge = woken.now, woken.nudge
         while not finished(self.session):
-            await asyncio.sleep(TICK)
+            await woken.sleep()
             self.sequencer.tick(self._now())
             self.flush()
             if on_tick is not None:

@@ -43,7 +43,7 @@ class Standby:
         """Listen on ``address`` (the one the host is reached from); the endpoint, or "" if this
         machine will not let us listen (then this seat cannot take a table over)."""
         if self.listener is not None:
-            return self.session.endpoint
+            return self.session.attachment.endpoint
         try:
             family = socket.AF_INET6 if ":" in address else socket.AF_INET
             listener = socket.create_server((address, 0), family=family, backlog=64)
@@ -91,7 +91,7 @@ class Standby:
             if s.game is None or s.seat_of(value["from"]) not in s.active:
                 return
             if kind == "intro":  # a peer that lost the host: if we have too, a witness
-                self.witnessed = self.witnessed or bool(s.dropped)
+                self.witnessed = self.witnessed or bool(s.attachment.dropped)
                 return
             self._one_per_peer(value["from"])
             while not s.ended and not s.is_host:

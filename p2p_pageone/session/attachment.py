@@ -28,7 +28,8 @@ class AttachedPlayer(PlayerState):
                       "had from the old host (it came back too late to hand them over): this "
                       "log ends here, and nobody is to blame", -1)
             return
-        if self.via_successor:  # not our host's log: what it says is no evidence of anything
+        # not our host's log: what it says is no evidence of anything
+        if self.attachment.via_successor:
             self._end("the peer taking the table over sent a log that differs from ours; this "
                       "pageone leaves, naming nobody", -1)
             return
@@ -41,10 +42,11 @@ class AttachedPlayer(PlayerState):
         or this user's earlier pageone), a ``back`` to take it again. The host sends the log only
         once that envelope is in it. A new host that gathered us after a takeover welcomes us
         again once its ``takeover`` is in (a new hand): our back, held so far, is sealed anew."""
-        again = bool(self.back_sent) and self.in_flight == self.back_sent and not self.log_read
-        if self.is_host or (self.answered and not again):
+        at = self.attachment
+        again = bool(at.back_sent) and self.in_flight == at.back_sent and not at.log_read
+        if self.is_host or (self.attachment.answered and not again):
             return
-        self.answered = True
+        self.attachment.answered = True
         table, head, seq, hand = welcome["table"], welcome["head"], welcome["seq"], welcome["hand"]
         chain, index = self.chain, welcome["index"]
         if chain is not None and table != self.table_id:
@@ -55,20 +57,20 @@ class AttachedPlayer(PlayerState):
                 self._end("the new host answered with a log that is not a part of ours; this "
                           "pageone leaves (a welcome is not signed, so nobody is named)", -1)
                 return
-            self.resend = index
-            self.back_sent = self.in_flight = seal(
+            self.attachment.resend = index
+            self.attachment.back_sent = self.in_flight = seal(
                 self.identity, table, chain.hand, chain.next_seq(self.identity.public),
-                chain.head, "back", {"endpoint": self.endpoint})
-            self.outgoing.append(self.in_flight)
+                chain.head, "back", {"endpoint": self.attachment.endpoint})
+            self.outbox.outgoing.append(self.in_flight)
         elif welcome["seated"]:
             self.table_id = table
-            self.back_sent = self.in_flight = seal(self.identity, table, hand, seq, head,
-                                                   "back", {"endpoint": self.endpoint})
-            self.outgoing.append(self.in_flight)
+            self.attachment.back_sent = self.in_flight = seal(self.identity, table, hand, seq, head,
+                                                   "back", {"endpoint": self.attachment.endpoint})
+            self.outbox.outgoing.append(self.in_flight)
         elif self.chain is not None and self.game is not None:
             self._end(SEAT_GIVEN_UP, -1)
         else:
-            self.welcome = (table, head, seq)
+            self.attachment.welcome = (table, head, seq)
             self.flush(now)
 
     def _return(self, now: float) -> None:
@@ -78,7 +80,8 @@ class AttachedPlayer(PlayerState):
             self._end("the game is over already", -1)
         elif self.me not in self.active:
             self._end(SEAT_GIVEN_UP, -1)
-        elif (self.lost_secrets == self.hand or self._seed_lost()) and self.hand_end is None:
+        elif ((self.private.lost_secrets == self.hand or self._seed_lost())
+              and self.hand_end is None):
             self.notify("bye", {"reason": "its hand secrets are not on this machine"})
             self.flush(now)  # the table goes on without us at once, not after the window
             self._end(f"this machine does not have the hand secrets this seat committed to "
@@ -86,7 +89,7 @@ class AttachedPlayer(PlayerState):
                       "it cannot play that hand on: it left the table, which goes on without it",
                       -1)
         else:
-            self.returning = True
+            self.attachment.returning = True
             self.events.append(Event("returning", f"back at the table as {self.names[self.me]}"
                                      f" (seat {self.me}): the game goes on"))
 
@@ -96,34 +99,37 @@ class AttachedPlayer(PlayerState):
         if not self.ended and not self.game_over:
             host = self.seat_of(self.host_key)
             resumable = self.game is not None and self.me in self.active and not self.local
-            if resumable and self.may_resume:
-                if not self.dropped and not self.resuming:  # told once, not every attempt
+            if resumable and self.attachment.may_resume:
+                # told once, not every attempt
+                if not self.attachment.dropped and not self.attachment.resuming:
                     self.events.append(Event("dropped", f"{why}: trying to reconnect…"))
-                self.dropped = why
+                self.attachment.dropped = why
                 return
-            self.dropped = why if resumable else ""
+            self.attachment.dropped = why if resumable else ""
             self._end(why, host if host >= 0 else -1)
 
     def resume(self) -> None:
         """A new connection after a drop: we say ``back`` (sealed against the host's welcome),
         then the host sends its whole log again and the entries we have are checked against ours
         (SPEC §7, "Reconnect")."""
-        self.dropped, self.log_read, self.in_flight = "", False, b""
-        self.known, self.checked = len(self.log), 0
-        self.resuming, self.answered, self.back_sent = True, False, b""
+        self.attachment.dropped, self.attachment.log_read, self.in_flight = "", False, b""
+        self.attachment.known, self.attachment.checked = len(self.log), 0
+        at = self.attachment
+        at.resuming, at.answered, at.back_sent = True, False, b""
 
     def take_over(self) -> None:
         """The host is gone and we are its successor: we become the table's sequencer. Nothing
         is sealed until the others have handed over what they hold (``finish_takeover``)."""
         assert self.settings is not None
-        self.taking_over = self.seat_of(self.host_key)
+        self.attachment.taking_over = self.seat_of(self.host_key)
         self.host_table = (self.table_name, self.settings, self.seat_count)
-        self.dropped, self.resuming, self.answered = "", False, True
-        self.in_flight, self.known, self.checked, self.log_read = b"", 0, 0, True
+        at = self.attachment
+        at.dropped, at.resuming, at.answered = "", False, True
+        self.in_flight, at.known, at.checked, at.log_read = b"", 0, 0, True
 
     def finish_takeover(self, window: int, now: float) -> None:
         """Every peer that came has handed over its log: ``takeover`` goes in first."""
-        old, self.taking_over = self.taking_over, -1
+        old, self.attachment.taking_over = self.attachment.taking_over, -1
         if old >= 0 and not self.ended and not self.game_over:
             self.notify("takeover", {"seat": old, "window": window})
         self.flush(now)
@@ -147,5 +153,5 @@ class AttachedPlayer(PlayerState):
         if self.me < 0 and not self.is_host:  # not seated: nobody to say bye to
             self.ended = reason
             return
-        self.local_bye = why[:200]  # said until it is in the log, even if refused once
+        self.outbox.local_bye = why[:200]  # said until it is in the log, even if refused once
         self.flush(now)

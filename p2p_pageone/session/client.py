@@ -20,7 +20,7 @@ from .peer import PeerSession
 from .rtt import PING as PING  # the plain ping, for those that send one by hand
 from .rtt import RoundTrip, ping, pong
 
-STALL = 2.0  # seconds between two ticks (they come every 0.1 s) that only a stall explains
+STALL = 2.0  # seconds between two ticks (at least one every heartbeat) only a stall explains
 NOTICE_STALL = 5.0  # a stall this long is told to the player
 WELCOME_WITHIN = 10.0  # the host answers an intro at once; the host seats within 10 s too
 STEP_LIMIT = 45.0  # the host times a step out after 30 s; a table still waiting is not served
@@ -80,10 +80,10 @@ class Client:
     def _hand_over_log(self) -> None:
         """A new host lacks the old host's last entries that we hold: they go first."""
         s = self.session
-        if s.resend >= 0:
+        if s.attachment.resend >= 0:
             self.out += [frame(pack({"control": "entry", "index": i, "raw": s.log[i]}))
-                         for i in range(s.resend, len(s.log))]
-            s.resend = -1
+                         for i in range(s.attachment.resend, len(s.log))]
+            s.attachment.resend = -1
 
     def tick(self, now: float) -> None:
         gap, self._last_tick = now - self._last_tick, now
@@ -94,17 +94,22 @@ class Client:
             self.session.lost_host(f"the host sent nothing for {silent_after:.0f} s: it, "
                                    "or the network between us (this machine's included), is "
                                    "down")
-        if not self.session.answered and now - self.opened > WELCOME_WITHIN:
+        if not self.session.attachment.answered and now - self.opened > WELCOME_WITHIN:
             self.session.lost_host(f"the host did not answer our introduction in "
                                    f"{WELCOME_WITHIN:.0f} s: it is stuck, or not a pageone table")
         self._check_steps(now)
         if now - self._last_ping >= self.heartbeat:
             self._last_ping = now  # echoes are asked once seated: an older host that refuses
             # our hello (another protocol version) never sees one
-            self.out.append(ping(self.rtt.probe(now) if self.session.log_read else None))
+            self.out.append(ping(self.rtt.probe(now) if self.session.attachment.log_read else None))
         self.session.tick(now)
         self.collect()
         self._acknowledge(now)
+
+    def next_wake(self, now: float) -> float:
+        """When to tick next if nothing arrives: the next ping, or the session's own deadline.
+        Timeouts of seconds are checked at each tick, so at most a heartbeat late."""
+        return min(self._last_ping + self.heartbeat, self.session.next_wake(now))
 
     def closed(self) -> None:
         self.gone = True

@@ -35,6 +35,6 @@ def fold_handed_over(s: PeerSession, index: int, raw: bytes, now: float) -> bool
 def back_to_new_host(s: PeerSession, raw: bytes) -> Envelope:
     """A gathered peer's ``back``: held by the new host ``s`` until its takeover is in."""
     env = open_envelope(raw)
-    if env.kind != "back" or env.sender not in expected_at_takeover(s, s.taking_over):
+    if env.kind != "back" or env.sender not in expected_at_takeover(s, s.attachment.taking_over):
         raise ProtocolError("to a new host a peer says back, once it handed over its log")
     return env

@@ -18,16 +18,16 @@ Intent = tuple[str, dict[str, Any]]
 
 
 def next_intent(s: PlayerState, now: float) -> Intent | None:
-    if s.local_bye and s.chain is not None:  # this machine failed: nothing but the bye
-        return "bye", {"reason": s.local_bye}
-    if s.notices:
-        return s.notices.popleft()
+    if s.outbox.local_bye and s.chain is not None:  # this machine failed: nothing but the bye
+        return "bye", {"reason": s.outbox.local_bye}
+    if s.outbox.notices:
+        return s.outbox.notices.popleft()
     if s.chain is None:
         return _table_intent(s) if s.is_host else None
     if s.me < 0 or (s.is_host and s.waiting_hellos):
         return _lobby_seating(s)
-    if s.chat:  # chat goes out in the lobby too
-        return "say", {"text": s.chat.pop(0)}
+    if s.outbox.chat:  # chat goes out in the lobby too
+        return "say", {"text": s.outbox.chat.pop(0)}
     if s.game is None:
         return _lobby_intent(s)
     if s.game_over:
@@ -72,11 +72,11 @@ def _lobby_intent(s: PlayerState) -> Intent | None:
         return None
     if s.me not in s.coin_commits:
         # Fresh each time: a toss restarted after a leaver must not reuse a revealed nonce.
-        s.my_coin = s.random_bytes(32)
+        s.private.my_coin = s.random_bytes(32)
         return "coin_commit", {"commit": coin_commitment(s.table_id, s.identity.public,
-                                                         s.my_coin)}
+                                                         s.private.my_coin)}
     if len(s.coin_commits) == s.seat_count and s.me not in s.coin_nonces:
-        return "coin_reveal", {"nonce": s.my_coin}
+        return "coin_reveal", {"nonce": s.private.my_coin}
     return None
 
 
@@ -89,7 +89,7 @@ def _hand_intent(s: PlayerState, now: float) -> Intent | None:
         if s.me in s.heads:
             return None
         return "head", {"index": s.hand_end[0], "head": s.hand_end[1]}
-    secrets = s.secrets
+    secrets = s.private.secrets
     if secrets is None:
         return None
     if s.hand_over():
@@ -110,19 +110,19 @@ def _hand_intent(s: PlayerState, now: float) -> Intent | None:
 
 
 def _pass_intent(s: PlayerState) -> Intent | None:
-    crypto, secrets = s.crypto, s.secrets
+    crypto, secrets = s.crypto, s.private.secrets
     assert crypto is not None and secrets is not None
     label = crypto.pending_round
     step, seat = crypto.pass_turn()
     if seat != s.me:
         return None
     turn = f"{label}/{step}"
-    if s.pass_cache is None or s.pass_cache[0] != turn:
+    if s.private.pass_cache is None or s.private.pass_cache[0] != turn:
         result = secrets.compute_pass(crypto)
         if result is None:
             return None
-        s.pass_cache = (turn, result[0], result[1])
-    _, step, proven = s.pass_cache
+        s.private.pass_cache = (turn, result[0], result[1])
+    _, step, proven = s.private.pass_cache
     return step, {"deck": label, **proven.fields()}
 
 
@@ -136,7 +136,7 @@ def _keys_owed(s: PlayerState) -> list[int]:
 
 def move_intent(s: PlayerState, now: float, game: Game | None = None) -> Intent | None:
     """Our move now, on the live game or on ``game``, a what-if copy of it."""
-    game, crypto, secrets = game or s.game, s.crypto, s.secrets
+    game, crypto, secrets = game or s.game, s.crypto, s.private.secrets
     assert game is not None and crypto is not None and secrets is not None
     deal = game.deal
     known = bool(deal.known) and all(deal.known[slot] >= 0 for slot in deal.hands[s.me])
@@ -150,17 +150,17 @@ def move_intent(s: PlayerState, now: float, game: Game | None = None) -> Intent 
 
 
 def _chosen_move(s: PlayerState, game: Game, now: float) -> Move | None:
-    if s.requested is not None:  # kept until it is in the log or refused
-        if game.deal.can(s.requested):
-            return s.requested
-        s.requested = None
+    if s.outbox.requested is not None:  # kept until it is in the log or refused
+        if game.deal.can(s.outbox.requested):
+            return s.outbox.requested
+        s.outbox.requested = None
         s.events.append(Event("refused", "that move is no longer possible"))
         return None
     if s.bot is None:
         return None
     settings = game.settings
     timed_out = (isinstance(settings, QdanSettings) and settings.turn_timer > 0
-                 and s.turn_since >= 0 and now - s.turn_since >= settings.turn_timer)
+                 and s.clock.turn_since >= 0 and now - s.clock.turn_since >= settings.turn_timer)
     if not (s.autoplay or timed_out):
         return None
     if timed_out and not s.autoplay:

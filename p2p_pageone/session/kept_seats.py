@@ -57,7 +57,8 @@ class SeatKeeper(SequencerCore):
                 or away_refusal(host, "away", seat)):
             return False
         self.away_since[seat] = (now, why[:100])
-        if not host.notices:  # a pending notice (an expel, a timeout) goes first; the tick says
+        # a pending notice (an expel, a timeout) goes first; the tick says
+        if not host.outbox.notices:
             self._say_away(seat, now)  # this away once it is out
         return True
 
@@ -90,7 +91,7 @@ class SeatKeeper(SequencerCore):
                                               for link in self.links.values()):
                 del self.away_since[seat]  # gone, or back
             elif seat not in host.away:  # its away is not in the log yet: the host's own
-                if not host.notices:  # envelope was held, and another notice came first
+                if not host.outbox.notices:  # envelope was held, and another notice came first
                     self._say_away(seat, now)
             elif now - since > self.reconnect_window and not quiet:
                 del self.away_since[seat]

@@ -49,8 +49,8 @@ class MemoryTable:
         self.by_endpoint: dict[str, Client] = {}
         if direct:
             for index, client in enumerate(self.clients, start=1):
-                client.session.endpoint = f"127.0.0.1:{40000 + index}"
-                self.by_endpoint[client.session.endpoint] = client
+                client.session.attachment.endpoint = f"127.0.0.1:{40000 + index}"
+                self.by_endpoint[client.session.attachment.endpoint] = client
         for conn in range(1, players):
             self.sequencer.connect(conn, self.now)
 
@@ -85,7 +85,7 @@ class MemoryTable:
     def _direct(self) -> bool:
         moved = False
         for index, client in enumerate(self.clients, start=1):
-            sent, client.session.direct_out = client.session.direct_out, []
+            sent, client.session.outbox.direct_out = client.session.outbox.direct_out, []
             for endpoint, raw in sent if index not in self.dead else []:
                 owner = self.by_endpoint.get(endpoint)
                 if owner is not None and self.clients.index(owner) + 1 not in self.dead:

@@ -13,12 +13,14 @@ latest log head just before it is sent.
 from __future__ import annotations
 
 import contextlib
+import math
 
 from ..crypto.deck import DeckError
-from ..crypto.envelope import Envelope, genesis, open_envelope, seal
+from ..crypto.envelope import Envelope, genesis, open_envelope, refused_as_broken_chain, seal
 from ..engine.deal import UNKNOWN
 from ..engine.game import Game
 from ..engine.moves import IllegalMove, Move
+from ..engine.settings import QdanSettings
 from ..wire.codec import ProtocolError
 from . import intents, pipeline
 from .admission import admissible
@@ -27,7 +29,7 @@ from .common import BUSY, DID_NOT_OPEN, PROTOCOL_VERSION, Event, TableEnded
 from .fold.queries import waiting_for
 from .fold.table import FOLD_ERRORS
 from .hand import HandSecrets
-from .player import SeedStore, Sent
+from .player import Paced, SeedStore, Sent
 
 __all__ = ["SEAT_GIVEN_UP", "PeerSession", "SeedStore"]
 
@@ -39,10 +41,11 @@ class PeerSession(AttachedPlayer):
         """The sequencer's next log entry. Anything wrong ends the table, naming the culprit."""
         if self.ended:
             return
-        if self.checked < self.known:  # a new connection: the log again, from the start
-            if raw != self.log[self.checked]:
+        # a new connection: the log again, from the start
+        if self.attachment.checked < self.attachment.known:
+            if raw != self.log[self.attachment.checked]:
                 self._log_differs(raw)
-            self.checked += 1
+            self.attachment.checked += 1
             return
         try:
             if env is None and raw == self.in_flight:  # our own bytes, back from the host
@@ -51,33 +54,36 @@ class PeerSession(AttachedPlayer):
         except FOLD_ERRORS as error:
             culprit, reason = self.blame(error)
             self._end(reason, culprit)
-        if self.pipe and raw == self.pipe[0].raw:
-            self.pipe.pop(0)
-        if raw == self.hello_sent:
-            self.log_read = True  # what came before was the table's history, earlier visits too
-        elif raw == self.back_sent and not self.log_read:
-            self.log_read, self.resuming = True, False
+        if self.outbox.pipe and raw == self.outbox.pipe[0].raw:
+            self.outbox.pipe.pop(0)
+        if raw == self.attachment.hello_sent:
+            # what came before was the table's history, earlier visits too
+            self.attachment.log_read = True
+        elif raw == self.attachment.back_sent and not self.attachment.log_read:
+            self.attachment.log_read, self.attachment.resuming = True, False
             self._return(now)
         self.flush(now)
 
     # --- what only this peer knows, added to the public fold ------------------------------------
 
     def _hello(self, env: Envelope) -> None:
-        if (env.sender == self.identity.public and self.log_read
-                and env.raw != self.hello_sent and not self.is_host):
+        if (env.sender == self.identity.public and self.attachment.log_read
+                and env.raw != self.attachment.hello_sent and not self.is_host):
             raise TableEnded("another pageone with this user's identity joined this table first: "
                              "each user sits once")
 
     def _left_lobby(self, seat: int, why: str) -> None:
-        if seat == self.me and (self.log_read or self.is_host):  # not an earlier visit of ours
+        # not an earlier visit of ours
+        if seat == self.me and (self.attachment.log_read or self.is_host):
             raise TableEnded(f"{why}; the table goes on without us", seat)
 
     def _hand_started(self) -> None:
         assert self.crypto is not None
         active = self.me in self.active
-        self.secrets = HandSecrets(self.crypto, self.me, self._hand_seed()) if active else None
-        self.pass_cache = None
-        self.early.new_hand(self.hand)
+        self.private.secrets = (HandSecrets(self.crypto, self.me, self._hand_seed()) if active
+                                else None)
+        self.private.pass_cache = None
+        self.private.early.new_hand(self.hand)
 
     def _hand_seed(self) -> bytes:
         """A fresh seed for this hand, kept on disk first; or the one kept (a return)."""
@@ -95,16 +101,17 @@ class PeerSession(AttachedPlayer):
 
     def _open_private(self) -> None:
         """Open the cards dealt to this peer once every other peer's key is in the log."""
-        game, deck, secrets = self.game, self.crypto, self.secrets
+        game, deck, secrets = self.game, self.crypto, self.private.secrets
         if game is None or deck is None or secrets is None:
             return
         deal = game.deal
         if self.me not in deal.players or deal is not self.hand_deal:
             return
         if self._seed_lost():  # a return without our seed: the reveals open a finished
-            self.secrets, self.lost_secrets = None, self.hand  # hand's cards; a hand in play
+            # hand's cards; a hand in play
+            self.private.secrets, self.private.lost_secrets = None, self.hand
             return  # is lost to us
-        early = self.early
+        early = self.private.early
         if early.pending:
             early.absorb(deck, self.seat_of, self.me)
         for slot in deal.hands[self.me]:
@@ -120,7 +127,7 @@ class PeerSession(AttachedPlayer):
             elif early.keys and secrets.can_open(deck, slot, early.keys):
                 with contextlib.suppress(DeckError):  # the log's keys will tell, and name
                     deal.reveal(slot, secrets.open_own(deck, slot, early.keys))
-                    self.opened_early += 1
+                    self.private.opened_early += 1
 
     def direct(self, raw: bytes, now: float) -> None:
         """A ``keys`` envelope its author sent us directly, ahead of the log: checked like the
@@ -132,7 +139,7 @@ class PeerSession(AttachedPlayer):
         if (env.kind != "keys" or env.table != self.table_id or self.ended or self.game is None
                 or self.seat_of(env.sender) not in self.active):
             return
-        self.early.add(env)
+        self.private.early.add(env)
         self._open_private()
         self._after_advance(now)
         self.flush(now)
@@ -149,10 +156,10 @@ class PeerSession(AttachedPlayer):
             key = self.keys[seat]
             endpoint = self.endpoints.get(key, "")
             if endpoint and key != self.host_key:
-                self.direct_out.append((endpoint, raw))
+                self.outbox.direct_out.append((endpoint, raw))
 
     def _own_reveal(self, seat: int, seed: bytes) -> bool:
-        secrets = self.secrets
+        secrets = self.private.secrets
         return seat == self.me and secrets is not None and seed == secrets.seed and (
             self.crypto is not None and secrets.commitment == self.crypto.commitments.get(
                 secrets.index))
@@ -160,7 +167,7 @@ class PeerSession(AttachedPlayer):
     def _apply_move(self, game: Game, move: Move) -> None:
         game.apply(move)
         if move.seat == self.me:
-            self.requested = None
+            self.outbox.requested = None
 
     def _after_advance(self, now: float) -> None:
         game = self.game
@@ -168,9 +175,10 @@ class PeerSession(AttachedPlayer):
             return
         deal = game.deal
         if deal.turn != self.me:
-            self.turn_since = -1.0
-        elif self.turn_since < 0 or self.turn_moment != (self.hand, deal.moves):
-            self.turn_since, self.turn_moment = now, (self.hand, deal.moves)  # a timer per turn
+            self.clock.turn_since = -1.0
+        elif self.clock.turn_since < 0 or self.clock.turn_moment != (self.hand, deal.moves):
+            # a timer per turn
+            self.clock.turn_since, self.clock.turn_moment = now, (self.hand, deal.moves)
         self._prompt_player()
 
     def _prompt_player(self) -> None:
@@ -180,12 +188,13 @@ class PeerSession(AttachedPlayer):
             return
         deal = game.deal
         moment = (self.hand, deal.moves)
-        if deal.turn == self.me and self.prompted != moment:
-            self.prompted = moment
+        if deal.turn == self.me and self.clock.prompted != moment:
+            self.clock.prompted = moment
             self.events.append(Event("your_turn", "your turn"))
         miss = deal.open_miss
-        if miss not in (-1, self.me) and self.catch_hint != moment and deal.settings.forget_penalty:
-            self.catch_hint = moment
+        if (miss not in (-1, self.me) and self.clock.catch_hint != moment
+                and deal.settings.forget_penalty):
+            self.clock.catch_hint = moment
             self.events.append(Event("catchable", f"{self.names[miss]} did not say Page One: "
                                      f"type catch {self.names[miss]} before the next player acts"))
 
@@ -199,30 +208,31 @@ class PeerSession(AttachedPlayer):
         if self.me < 0 and not self.is_host and kind == "bye":  # we left before we sat down
             self.ended = "left the table before sitting down"
             return
-        if self.me < 0 and not self.is_host and reason == BUSY and self.may_resume:
-            if not self.dropped:  # strangers crowd the lobby: a new connection, in a moment
+        if self.me < 0 and not self.is_host and reason == BUSY and self.attachment.may_resume:
+            # strangers crowd the lobby: a new connection, in a moment
+            if not self.attachment.dropped:
                 self.events.append(Event("busy", "the table is busy: trying again…"))
-            self.dropped = reason
+            self.attachment.dropped = reason
             return
         if self.me < 0 and not self.is_host:  # a joiner the host will not seat
             self._end(f"the host refused to seat us: {reason}", -1)
             return
         if kind == "back":  # after a drop, a race with our old connection's last message or
             # with its away: a new connection gets a fresh welcome (for at most the retry time)
-            if self.may_resume and self.game is not None and self.me in self.active:
+            if self.attachment.may_resume and self.game is not None and self.me in self.active:
                 self.lost_host(f"the host did not take us back: {reason}")
             else:
                 self._end(f"the host did not take us back: {reason}", -1)
             return
-        if "never saw" in reason and not self.is_host:
+        if refused_as_broken_chain(reason) and not self.is_host:
             # We sealed it against a head of the log the host sent us: the host's log is not
             # ours, so it showed the peers different tables (a fork). Retrying cannot help.
             self._end("refused our message for extending a log head it sent us itself: its "
                       "log differs from ours (a fork)", self.seat_of(self.host_key))
             return
-        if self.requested is not None:
+        if self.outbox.requested is not None:
             self.events.append(Event("refused", f"not accepted: {reason}"))
-            self.requested = None
+            self.outbox.requested = None
         if kind in ("shuffle", "lock", "keys"):
             return  # never refused for a race: resending at once would only loop; tick retries
         self.flush(now)
@@ -232,8 +242,9 @@ class PeerSession(AttachedPlayer):
         if self.game is None or self.game_over or self.ended:
             raise IllegalMove("the game is not running")
         self.game.deal.verify(move)
-        self.requested = move
+        self.outbox.requested = move
         self.flush(0.0)
+        self.wake()
 
     def start_now(self) -> str:
         """The host starts before every seat is taken: "" if it will, else why not."""
@@ -249,6 +260,20 @@ class PeerSession(AttachedPlayer):
         self.flush(0.0)
         return ""
 
+    def next_wake(self, now: float) -> float:
+        """When this peer next has something to do without anything arriving: its turn timer
+        runs out, or its CPU player is ready (``Paced``). ``inf``: nothing is due by time."""
+        due = [math.inf]
+        game = self.game
+        if (game is not None and isinstance(game.settings, QdanSettings)
+                and game.settings.turn_timer > 0 and self.clock.turn_since >= 0):
+            due.append(self.clock.turn_since + game.settings.turn_timer)
+        if isinstance(self.bot, Paced):
+            ready = self.bot.ready_at()
+            if ready is not None:
+                due.append(ready)
+        return min(due)
+
     def tick(self, now: float) -> None:
         self.flush(now)
 
@@ -256,15 +281,15 @@ class PeerSession(AttachedPlayer):
 
     def flush(self, now: float) -> None:
         """Seal the next intent if nothing is in flight, else any move that may go behind."""
-        if self.ended or self.taking_over >= 0:
+        if self.ended or self.attachment.taking_over >= 0:
             return
-        if self.pipe:
+        if self.outbox.pipe:
             pipeline.fill(self, now)
             return
         if self.chain is None and not self.host_table:
             self._send_hello()
             return
-        if not self.log_read:
+        if not self.attachment.log_read:
             return
         intent = intents.next_intent(self, now)
         if intent is None:
@@ -274,23 +299,24 @@ class PeerSession(AttachedPlayer):
         seq = chain.next_seq(self.identity.public) if chain else 0
         prev = chain.head if chain else genesis(self.table_id)
         raw = seal(self.identity, self.table_id, self.hand, seq, prev, kind, data)
-        self.pipe = [Sent(raw, kind, data, seq)]
-        self.outgoing.append(raw)
+        self.outbox.pipe = [Sent(raw, kind, data, seq)]
+        self.outbox.outgoing.append(raw)
         if kind == "keys" and not self.is_host:
             self._send_direct(raw, data["positions"])
         pipeline.fill(self, now)
         if kind == "hello":
-            self.hello_sent = raw
+            self.attachment.hello_sent = raw
 
     def _send_hello(self) -> None:
-        if self.welcome is None or self.hello_sent:
+        if self.attachment.welcome is None or self.attachment.hello_sent:
             return
-        table, head, seq = self.welcome
+        table, head, seq = self.attachment.welcome
         self.table_id = table
         hello = {"name": self.name, "proto": PROTOCOL_VERSION, "client": "pageone",
-                 "endpoint": self.endpoint}
-        self.hello_sent = self.in_flight = seal(self.identity, table, 0, seq, head, "hello", hello)
-        self.outgoing.append(self.in_flight)
+                 "endpoint": self.attachment.endpoint}
+        self.attachment.hello_sent = self.in_flight = seal(self.identity, table, 0, seq, head,
+                                                           "hello", hello)
+        self.outbox.outgoing.append(self.in_flight)
 
     # --- queries ------------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..crypto.envelope import seal
+from ..crypto.envelope import refused_as_broken_chain, seal
 from ..engine.deal import NOBODY
 from ..engine.game import Game
 from ..engine.moves import IllegalMove
@@ -36,45 +36,45 @@ PIPE = 3  # envelopes out at once: keys, a Page One call, the play after it
 def fill(s: PlayerState, now: float) -> None:
     """Seal moves behind our envelopes out while one may go."""
     chain = s.chain
-    while (chain is not None and not s.is_host and len(s.pipe) < PIPE
+    while (chain is not None and not s.is_host and len(s.outbox.pipe) < PIPE
            and all(sent.kind in ("keys", "move") and not (sent.doomed or sent.closed)
-                   for sent in s.pipe)):
-        intent = follow_intent(s, s.pipe, now)
+                   for sent in s.outbox.pipe)):
+        intent = follow_intent(s, s.outbox.pipe, now)
         if intent is None:
             return
         kind, data = intent
-        seq = chain.next_seq(s.identity.public) + len(s.pipe)
+        seq = chain.next_seq(s.identity.public) + len(s.outbox.pipe)
         raw = seal(s.identity, s.table_id, s.hand, seq, chain.head, kind, data)
-        s.pipe.append(Sent(raw, kind, data, seq))
-        s.outgoing.append(raw)
+        s.outbox.pipe.append(Sent(raw, kind, data, seq))
+        s.outbox.outgoing.append(raw)
 
 
 def refused_behind(s: PlayerState, reason: str, seq: int, now: float) -> bool:
     """A refusal with several envelopes out, or refusals still due (True: handled here; False:
     the usual handling of one envelope in flight). The refused one's followers are doomed; a
     lost race is chosen again once nothing is out."""
-    if len(s.pipe) < 2 and not any(sent.doomed for sent in s.pipe):
+    if len(s.outbox.pipe) < 2 and not any(sent.doomed for sent in s.outbox.pipe):
         return False
-    index = next((i for i, sent in enumerate(s.pipe) if sent.seq == seq), -1)
-    if index < 0 or "never saw" in reason:  # a fork: the usual handling ends the table
+    index = next((i for i, sent in enumerate(s.outbox.pipe) if sent.seq == seq), -1)
+    if index < 0 or refused_as_broken_chain(reason):  # a fork: the usual handling ends the table
         return False
-    refused = s.pipe.pop(index)
-    for later in s.pipe[index:]:
+    refused = s.outbox.pipe.pop(index)
+    for later in s.outbox.pipe[index:]:
         later.doomed = True
     if index > 0:  # a race lost behind one still out: chosen again only once that is logged
-        s.pipe[index - 1].closed = True
-    if not refused.doomed and s.requested is not None:
+        s.outbox.pipe[index - 1].closed = True
+    if not refused.doomed and s.outbox.requested is not None:
         s.events.append(Event("refused", f"not accepted: {reason}"))
-        s.requested = None
-    if not s.pipe:
+        s.outbox.requested = None
+    if not s.outbox.pipe:
         s.flush(now)
     return True
 
 
 def follow_intent(s: PlayerState, out: list[Sent], now: float) -> Intent | None:
     """The move that may go out behind the envelopes ``out``, or None."""
-    if (s.notices or s.chat or s.local_bye or s.game is None or s.game_over
-            or s.me not in s.active or s.hand_end is not None or s.secrets is None
+    if (s.outbox.notices or s.outbox.chat or s.outbox.local_bye or s.game is None or s.game_over
+            or s.me not in s.active or s.hand_end is not None or s.private.secrets is None
             or s.crypto is None or s.crypto.pending_round or s.hand_over()):
         return None
     deal = s.game.deal  # what is out is not in it yet: a move behind is due on our turn only
@@ -84,7 +84,7 @@ def follow_intent(s: PlayerState, out: list[Sent], now: float) -> Intent | None:
     moves_out = [sent.data for sent in out if sent.kind == "move"]
     if not moves_out:
         return _owing_nothing_but(s, keys_out, now)
-    if s.autoplay and s.requested is None:
+    if s.autoplay and s.outbox.requested is None:
         return _after_own_moves(s, out[-1], moves_out, keys_out, now)
     return None
 

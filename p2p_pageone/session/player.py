@@ -10,7 +10,7 @@ import random
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ..bots import Bot
 from ..crypto.deck import Pass
@@ -39,6 +39,14 @@ SEAT_GIVEN_UP = ("this user's seat was given up (it did not come back in time): 
                  "on without it")
 
 
+@runtime_checkable
+class Paced(Protocol):
+    """A CPU player that answers after a while (it thinks): when its answer is ready."""
+
+    def ready_at(self) -> float | None:
+        """The clock time its pending answer is ready at; None if none is pending."""
+
+
 @dataclass
 class Sent:
     """One of our envelopes out, neither logged nor refused yet."""
@@ -51,66 +59,99 @@ class Sent:
     closed: bool = False  # nothing more goes behind it (a move behind lost a race; our turn ends)
 
 
+@dataclass
+class PrivateHand:
+    """What only this peer knows of the hand: its seed and what it derives, kept or lost."""
+
+    secrets: HandSecrets | None = None  # this hand's seed and what it derives
+    pass_cache: tuple[str, str, Pass] | None = None
+    my_coin: bytes = b""
+    lost_secrets: int = 0  # a hand whose seed is not the one this seat committed to
+    early: EarlyKeys = field(default_factory=EarlyKeys)  # keys for our cards sent us directly
+    opened_early: int = 0  # cards we opened with such keys, before the log had them
+
+
+@dataclass
+class Outbox:
+    """What this peer says, in order: notices first, then the next step; what is out."""
+
+    outgoing: list[bytes] = field(default_factory=list)  # sealed, for the transport to send
+    pipe: list[Sent] = field(default_factory=list)  # ours out, neither logged nor refused
+    # What goes out before any other step, in order: a host's notices (start, expel, away,
+    # timeout, takeover) and a peer's bye.
+    notices: deque[tuple[str, dict[str, Any]]] = field(default_factory=deque)
+    chat: list[str] = field(default_factory=list)
+    requested: Move | None = None  # the move the player asked for, until logged or refused
+    local_bye: str = ""  # said until it is in the log: this machine failed
+    direct_out: list[tuple[str, bytes]] = field(default_factory=list)  # (endpoint, keys) to send
+
+
+@dataclass
+class Attachment:
+    """This peer's attachment to a host: the welcome, a drop and the return, a takeover."""
+
+    log_read: bool = False  # a joiner's own hello is in the part of the log read
+    hello_sent: bytes = b""  # our hello as sealed: another with our key is an impostor
+    welcome: tuple[bytes, bytes, int] | None = None  # (table, head, seq) for our hello
+    back_sent: bytes = b""  # our back on this connection, as sealed
+    answered: bool = False  # the host's welcome on this connection came
+    returning: bool = False  # this process came back to a seat kept for its return
+    dropped: str = ""  # why the connection was lost mid-game: the seat may be kept for us
+    may_resume: bool = False  # the transport tries a new connection after a drop
+    resuming: bool = False
+    known: int = 0  # on a new connection: our entries the host sends again
+    checked: int = 0
+    endpoint: str = ""  # where this joiner listens for a takeover ("": it does not)
+    resend: int = -1  # a new host lacks our log from this entry on: the client sends it
+    via_successor: bool = False  # this connection is to the successor, not to the host
+    taking_over: int = -1  # we are the new sequencer gathering the others: the old host's
+    # seat, until our ``takeover`` is sealed
+
+
+@dataclass
+class TurnClock:
+    """When our turn began, and which prompts were shown for which moment."""
+
+    turn_since: float = -1.0  # when our turn began (-1: not our turn)
+    turn_moment: tuple[int, int] = (0, -1)
+    prompted: tuple[int, int] = (0, -1)  # (hand, engine move) of the last turn prompt
+    catch_hint: tuple[int, int] = (0, -1)
+
+
 class PlayerState(TableState):
+    """The public fold plus this peer's configuration (what it was made with) and its parts:
+    ``private`` (its hand secrets), ``outbox``, ``attachment`` (to a host) and ``clock``."""
+
     def __init__(
         self, identity: Identity, name: str, random_bytes: Callable[[int], bytes],
         bot: Bot | None = None, rng: random.Random | None = None, autoplay: bool = False,
         host_table: tuple[str, Settings, int] | None = None, seeds: SeedStore | None = None,
     ) -> None:
         super().__init__(identity.public)
-        self.identity = identity
-        self.name = name
-        self.random_bytes = random_bytes
+        self.identity, self.name, self.random_bytes = identity, name, random_bytes
         self.bot, self.rng, self.autoplay = bot, rng or random.Random(0), autoplay
         self.host_table = host_table  # (table name, settings, seats) when this peer hosts
+        self.seeds = seeds
         self.table_id = random_bytes(16) if host_table else b""
         self.host_key = identity.public if host_table else b""
-        self.my_coin = b""
-        self.secrets: HandSecrets | None = None  # this hand's seed and what it derives
-        self.pass_cache: tuple[str, str, Pass] | None = None
-        self.outgoing: list[bytes] = []
-        self.pipe: list[Sent] = []  # ours out, neither logged nor refused, oldest first
-        self.requested: Move | None = None
-        self.chat: list[str] = []
+        self.private = PrivateHand()
+        self.outbox = Outbox()
+        self.attachment = Attachment(log_read=bool(host_table))
+        self.clock = TurnClock()
         self.ended = ""
-        self.turn_since = -1.0  # when our turn began (-1: not our turn)
-        self.turn_moment: tuple[int, int] = (0, -1)
-        self.prompted: tuple[int, int] = (0, -1)  # (hand, engine move) of the last turn prompt
-        self.catch_hint: tuple[int, int] = (0, -1)
-        self.hello_sent = b""  # our hello as sealed: another with our key is an impostor
-        self.welcome: tuple[bytes, bytes, int] | None = None  # (table, head, seq) for our hello
-        self.back_sent = b""  # our back on this connection, as sealed
-        self.answered = False  # the host's welcome on this connection came
-        self.log_read = bool(host_table)  # a joiner's own hello is in the part of the log read
         self.local = ""  # this machine failed (its disk): why; nobody else is to blame
-        self.local_bye = ""
-        # What goes out before any other step, in order: a host's notices (start, expel, away,
-        # timeout, takeover) and a peer's bye.
-        self.notices: deque[tuple[str, dict[str, Any]]] = deque()
-        self.seeds = seeds
-        self.returning = False  # this process came back to a seat kept for its return
-        self.lost_secrets = 0  # a hand whose seed is not the one this seat committed to
-        self.dropped = ""  # why the connection was lost mid-game: the seat may be kept for us
-        self.may_resume = False  # the transport tries a new connection after a drop
-        self.resuming = False
-        self.known, self.checked = 0, 0  # on a new connection: our entries the host sends again
-        self.endpoint = ""  # where this joiner listens for a takeover ("": it does not)
-        self.early = EarlyKeys()  # keys for our cards their authors sent us directly
-        self.opened_early = 0  # cards we opened with such keys, before the log had them
-        self.direct_out: list[tuple[str, bytes]] = []  # (endpoint, our keys envelope) to send
-        self.resend = -1  # a new host lacks our log from this entry on: the client sends it
-        self.via_successor = False  # this connection is to the successor, not to the host
-        self.taking_over = -1  # we are the new sequencer, gathering the others: the old host's
-        # seat, until our ``takeover`` is sealed
+        # The transport's hook: the player (or this machine) gave this peer something to say
+        # now, between two of the transport's ticks.
+        self.on_wake: Callable[[], None] | None = None
 
     @property
     def in_flight(self) -> bytes:
         """Our oldest envelope out, b"" if none."""
-        return self.pipe[0].raw if self.pipe else b""
+        return self.outbox.pipe[0].raw if self.outbox.pipe else b""
 
     @in_flight.setter
     def in_flight(self, raw: bytes) -> None:
-        self.pipe = [Sent(raw)] if raw else []
+        self.outbox.pipe = [Sent(raw)] if raw else []
 
     @property
     def is_host(self) -> bool:
@@ -128,11 +169,17 @@ class PlayerState(TableState):
 
     def notify(self, kind: str, data: dict[str, Any]) -> None:
         """Queue a notice (or our bye): it goes out before any other step, in order."""
-        self.notices.append((kind, data))
+        self.outbox.notices.append((kind, data))
+        self.wake()
+
+    def wake(self) -> None:
+        """Tell the transport this peer has something to say now."""
+        if self.on_wake is not None:
+            self.on_wake()
 
     def expelling(self, seat: int) -> bool:
         """An ``expel`` of ``seat`` is queued: nothing more of that seat goes in first."""
-        return any(kind == "expel" and data["seat"] == seat for kind, data in self.notices)
+        return any(kind == "expel" and data["seat"] == seat for kind, data in self.outbox.notices)
 
     def advert(self) -> dict[str, Any]:
         """What the host advertises over mDNS."""
@@ -145,10 +192,11 @@ class PlayerState(TableState):
         return self.endpoints.get(self.host_key, "")
 
     def say(self, text: str) -> None:
-        self.chat.append(text[:200])
+        self.outbox.chat.append(text[:200])
+        self.wake()
 
     def take_outgoing(self) -> list[bytes]:
-        out, self.outgoing = self.outgoing, []
+        out, self.outbox.outgoing = self.outbox.outgoing, []
         return out
 
     def take_events(self) -> list[Event]:
@@ -162,7 +210,7 @@ class PlayerState(TableState):
 
     def _seed_lost(self) -> bool:
         """Our seed is not the one our seat committed to in this hand (its file is gone)."""
-        secrets, deck = self.secrets, self.crypto
+        secrets, deck = self.private.secrets, self.crypto
         return secrets is not None and deck is not None and deck.commitments.get(
             secrets.index, secrets.commitment) != secrets.commitment
 

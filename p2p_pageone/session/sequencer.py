@@ -149,6 +149,22 @@ class Sequencer(SeatKeeper):
         self._release_early(now)
         self._check_end(now)
 
+    def next_wake(self, now: float) -> float:
+        """When to tick next if nothing arrives: the next ping, a Page One window closing, a
+        takeover's gathering or the lobby's start due, the game's end told, or the host
+        session's own deadline. Timeouts of seconds are checked at each tick, so at most a
+        heartbeat late."""
+        due = [self._last_ping + self.heartbeat, self.host.next_wake(now)]
+        if self.window is not None:
+            due.append(self.window[1] + self.catch_window)
+        if self.gather_until >= 0:
+            due.append(self.gather_until)
+        if self.min_players and self.host.game is None:
+            due.append(self.lobby_changed + self.start_after)
+        if self.final is not None and not self.end_told:
+            due.append(self.final[1] + self.linger)
+        return min(due)
+
     def _welcome(self, conn: int, link: Link, key: bytes) -> None:
         """What a joiner seals its first envelope against: the table, the log head, the hand, its
         next ``seq``, and whether its key holds a seat in the running game (then it says
@@ -265,7 +281,7 @@ class Sequencer(SeatKeeper):
 
     def _lobby(self, now: float) -> None:
         host = self.host
-        if host.game is not None or host.ended or host.notices or host.chain is None:
+        if host.game is not None or host.ended or host.outbox.notices or host.chain is None:
             return
         still = now - self.lobby_changed
         if still > self.lobby_timeout:
@@ -318,7 +334,7 @@ class Sequencer(SeatKeeper):
             if not link.key:  # a joiner that cannot sit down has nothing more to say
                 self.to_close.append(conn)
                 self.links.pop(conn, None)
-            if self.host.notices:  # an expel goes out before the author resends
+            if self.host.outbox.notices:  # an expel goes out before the author resends
                 self.host.flush(now)
                 self._pump(now)
             return False
@@ -350,7 +366,7 @@ class Sequencer(SeatKeeper):
         if self.gather_until < 0:
             return False
         came = {env.sender for conn, env in self.gathered.items() if conn in self.links}
-        expected = expected_at_takeover(self.host, self.host.taking_over)
+        expected = expected_at_takeover(self.host, self.host.attachment.taking_over)
         if now < self.gather_until and came < expected and not self.host.ended:
             return True
         self.gather_until = -1.0

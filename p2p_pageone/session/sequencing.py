@@ -34,7 +34,7 @@ class SequencerCore:
         # A takeover (the host went, we are its successor): until ``gather_until`` the others
         # hand over the entries we lack and say ``back``, held (conn -> envelope) until our
         # ``takeover`` is in the log.
-        self.gather_until = now + gather if host.taking_over >= 0 else -1.0
+        self.gather_until = now + gather if host.attachment.taking_over >= 0 else -1.0
         self.gathered: dict[int, Envelope] = {}
         # Moves of a seat whose cards' keys are not all in the log yet (it opened them from
         # keys sent to it directly): held until they are, at most ``step_timeout``.
@@ -160,7 +160,7 @@ class SequencerCore:
                       if self._lacks_keys(env) else self._admit(env))
             if reason is not None:
                 self.out.append((conn, refusal(env.seq, reason)))
-                if self.host.notices:
+                if self.host.outbox.notices:
                     self.host.flush(now)
                     self._pump(now)
             elif self._must_wait(env, now):
