@@ -238,8 +238,6 @@ def _usage(command: str, message: str) -> int:
     return EXIT_USAGE
 
 
-
-
 def run_log_show(args: argparse.Namespace) -> int:
     from .replay_view import summary_lines
 
