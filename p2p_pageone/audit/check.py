@@ -17,7 +17,7 @@ checked and holds, but it has no result.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ..crypto.deck import Cheat, DeckError
 from ..crypto.envelope import BadSignature, Envelope, OrderFault, open_envelope
@@ -29,13 +29,18 @@ from .logfile import read_frames
 from .replay import missed_calls
 
 VERDICTS = ("OK", "INCOMPLETE", "FAIL")
+# The steps of the audit, in the order it meets them (protocol/SPEC.md §9's table, row by row).
+Step = Literal["framing", "signature", "chain", "message", "coin toss", "deck round",
+               "seed commitment", "card shown", "move", "move, with every card known",
+               "seed reveal", "log head", "table", "internal"]
+STEPS: tuple[Step, ...] = get_args(Step)
 RELAYED = "; the host relayed it, unless this file was changed after it was written"
 
 
 @dataclass
 class Fault:
     entry: int
-    step: str
+    step: Step
     seat: int  # -1: nobody at the table can be named
     reason: str
     name: str = ""
@@ -196,7 +201,7 @@ def _fold_one(audit: Audit, state: TableState, position: int, raw: bytes) -> boo
         if position == 0 and not isinstance(error, BadSignature):
             _not_a_log(audit, f"its first entry is not a pageone message ({error.reason})")
             return False
-        step = "signature" if isinstance(error, BadSignature) else "framing"
+        step: Step = "signature" if isinstance(error, BadSignature) else "framing"
         audit.fault = Fault(position, step, _host(state), _unreadable(error) + RELAYED)
         return False
     try:
@@ -222,7 +227,7 @@ def _fold_one(audit: Audit, state: TableState, position: int, raw: bytes) -> boo
     return True
 
 
-def _expel_step(env: Envelope) -> str:
+def _expel_step(env: Envelope) -> Step:
     """The step of the refused message an ``expel`` carries (the fold checked it)."""
     return "card shown" if open_envelope(env.data["evidence"]).kind == "move" else "deck round"
 
@@ -234,7 +239,7 @@ def _unreadable(error: ProtocolError) -> str:
     return f"not a well-formed envelope: {error.reason}"
 
 
-def _step(error: Exception) -> str:
+def _step(error: Exception) -> Step:
     text = str(error)
     if isinstance(error, ProtocolError):
         return "signature" if isinstance(error, BadSignature) else (
@@ -244,16 +249,20 @@ def _step(error: Exception) -> str:
     if isinstance(error, DeckError):
         return "card shown" if "not the card" in text or "not theirs" in text else "deck round"
     if isinstance(error, TableEnded):
-        for words, step in (("every card known", "move, with every card known"),
-                            ("rules refuse", "move"), ("not the card", "card shown"),
-                            ("not in its hand", "card shown"), ("refused to reveal", "seed reveal"),
-                            ("before the hand was over", "seed reveal"),
-                            ("log head", "log head"),
-                            ("coin", "coin toss"), ("card appears twice", "deck round")):
+        for words, step in STEP_WORDS:
             if words in text:
                 return step
         return "table"
     return "message"
+
+
+# A table fault's step, from the words of the fold's reason (the first that matches).
+STEP_WORDS: tuple[tuple[str, Step], ...] = (
+    ("every card known", "move, with every card known"), ("rules refuse", "move"),
+    ("no move is possible", "move"), ("not the card", "card shown"),
+    ("not in its hand", "card shown"), ("refused to reveal", "seed reveal"),
+    ("before the hand was over", "seed reveal"), ("log head", "log head"), ("coin", "coin toss"),
+    ("card appears twice", "deck round"))
 
 
 def _host(state: TableState) -> int:
@@ -319,6 +328,8 @@ def _conclude(audit: Audit, state: TableState) -> None:
         audit.options = {k: getattr(state.settings, k) for k in state.settings.__dataclass_fields__}
     audit.players = [(seat, name, fingerprint(key))
                      for seat, (name, key) in enumerate(zip(state.names, state.keys, strict=False))]
+    if audit.fault is not None:  # an entry after the table's end, or a damaged tail: a FAIL
+        audit.early = None
     for named in (audit.fault, audit.early):
         if named is not None and 0 <= named.seat < len(state.names):
             named.name, named.fingerprint = state.names[named.seat], fingerprint(

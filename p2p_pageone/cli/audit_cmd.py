@@ -20,6 +20,7 @@ from ..audit.logfile import read_frames
 from ..audit.report import document, text_lines
 from .identity_store import config_dir, data_dir
 from .render import without_ruling_ids
+from .step_keys import step_wait
 
 EXIT_OK, EXIT_FAULT, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 
@@ -50,7 +51,8 @@ def add_parsers(sub: Any) -> None:
     view.add_argument("--seat", type=int, default=None, metavar="N",
                       help="as seat N saw it (its cards only)")
     view.add_argument("--open", action="store_true", help="every hand open")
-    replay.add_argument("--step", action="store_true", help="wait for Enter after each move")
+    replay.add_argument("--step", action="store_true",
+                        help="lines: wait after each move (Enter: next move, q: quit)")
     replay.add_argument("--hand", type=int, default=None, metavar="K", help="only hand K")
     replay.add_argument("--summary", action="store_true", help="hands, players, results")
     replay.add_argument("--plain", action="store_true", help="line by line, not the table screen")
@@ -205,13 +207,15 @@ def run_replay(args: argparse.Namespace) -> int:
         return _usage("replay", refused)
     from .replay_screen import replay_command
 
-    handled = replay_command(audit, args)
-    if handled is not None:  # a hand that is not there, or the replay screen on a terminal
-        return handled
+    if replay_command(audit, args):  # the replay screen, on a terminal
+        return exit_code([audit])
     for line in replay_lines(audit, args.seat, args.open, args.hand):
         if line is None:
-            if args.step and not _wait():
-                args.step = False
+            if args.step:
+                wanted = step_wait()
+                if wanted == "quit":
+                    break
+                args.step = wanted == "next"
             continue
         print(without_ruling_ids(line), flush=True)
     return exit_code([audit])
@@ -232,14 +236,6 @@ def _replay_refused(audit: Audit, seat: int | None, hand: int | None) -> str:
 def _usage(command: str, message: str) -> int:
     print(f"pageone {command}: {message}", file=sys.stderr)
     return EXIT_USAGE
-
-
-def _wait() -> bool:
-    try:
-        input()
-    except EOFError:
-        return False
-    return True
 
 
 def run_log_show(args: argparse.Namespace) -> int:

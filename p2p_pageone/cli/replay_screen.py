@@ -20,9 +20,11 @@ from ..audit.report import hand_line
 from ..engine.classic import ClassicDeal
 from ..engine.deal import Deal
 from ..engine.qdan import QdanDeal
+from ..session.fold.records import HandRecord
+from ..session.fold.table import TableState
 from . import render, theme
 from .render import Line
-from .replay_view import _records, describe_line, missing_hand
+from .replay_view import _records, describe_line
 from .tablescreen import Story, joined, rule
 from .tableview import NBSP, cards_line
 from .wrap import wrap
@@ -41,34 +43,47 @@ class Frame:
 
 
 def frames(audit: Audit, seat: int | None, open_hands: bool) -> tuple[list[Frame], list[Line]]:
+    """The screens of every hand dealt, and the story: each hand's moves, then its line from the
+    audit (a void hand, never dealt out, has only its line)."""
     state = audit.state
-    assert state is not None and state.settings is not None
-    names, family = state.names, state.settings.family
+    assert state is not None
+    names = state.names
     story: list[Line] = []
     out: list[Frame] = []
     records = _records(audit)
-    results = {line.hand: line for line in audit.hands}
-    for number, record in sorted(records.items()):
-        story.append([("class:title", f"— hand {number}: {names[record.dealer]} deals —")])
-        moves = len(record.moves)
-        for index, step in enumerate(steps(state.settings, state.seat_count, record)):
-            story += [[("", "  "), *describe_line(event, names, family)]
-                      for event in step.events]
+    for result in audit.hands:
+        record = records.get(result.hand)
+        if record is not None:
+            story.append([("class:title", f"— hand {result.hand}: {names[record.dealer]} "
+                           "deals —")])
             shown = record.players if open_hands else ((seat,) if seat is not None else ())
-            title: Line = [("class:title", f"hand {number}"),
-                           ("", f"  {family}  move {index} of {moves}  "
-                                f"stock {len(step.deal.stock)}")]
-            table = [title, _players(step.deal, names), _on_table(step.deal, names)]
-            hands = [[("", f"{names[p]}: "), *cards_line(
-                [step.deal.known[s] for s in step.deal.hands[p]], family, set())]
-                for p in shown if p in step.deal.players]
-            out.append(Frame(number, table, hands or [[("", "public cards only (--seat N or "
-                                                            "--open shows hands)")]],
-                             len(story)))
-        if number in results and out:
-            story.append([("class:hint", "  " + hand_line(results[number], audit.fault))])
+            out += _hand_frames(state, record, shown, story)
+        story.append([("class:hint", "  " + hand_line(result, audit.fault))])
+        if out:
             out[-1].told = len(story)
     return out, story
+
+
+def _hand_frames(state: TableState, record: HandRecord, shown: tuple[int, ...],
+                 story: list[Line]) -> list[Frame]:
+    """One frame per move of a hand; the story gets the moves' lines as they come."""
+    assert state.settings is not None
+    names, family = state.names, state.settings.family
+    out = []
+    moves = len(record.moves)
+    for index, step in enumerate(steps(state.settings, state.seat_count, record)):
+        story += [[("", "  "), *describe_line(event, names, family)] for event in step.events]
+        title: Line = [("class:title", f"hand {record.number}"),
+                       ("", f"  {family}  move {index} of {moves}  "
+                            f"stock {len(step.deal.stock)}")]
+        table = [title, _players(step.deal, names), _on_table(step.deal, names)]
+        hands = [[("", f"{names[p]}: "), *cards_line(
+            [step.deal.known[s] for s in step.deal.hands[p]], family, set())]
+            for p in shown if p in step.deal.players]
+        out.append(Frame(record.number, table, hands or [[("", "public cards only (--seat N "
+                                                                "or --open shows hands)")]],
+                         len(story)))
+    return out
 
 
 def _players(deal: Deal, names: list[str]) -> Line:
@@ -169,24 +184,19 @@ def _keys(screen: ReplayScreen) -> KeyBindings:
     return keys
 
 
-def replay_command(audit: Audit, args: argparse.Namespace) -> int | None:
-    """``--hand K`` that is not in the log (exit 2), or the screen on a terminal (the audit's
-    exit code); None: the line-by-line replay (piped, ``--plain``, ``--summary``)."""
-    missing = missing_hand(audit, args.hand)
-    if missing:
-        print(f"pageone replay: {missing}", file=sys.stderr)
-        return 2
+def replay_command(audit: Audit, args: argparse.Namespace) -> bool:
+    """Run the replay screen if input and output are a terminal (not ``--plain``): True if it
+    ran; False for the line-by-line replay (piped, ``--plain``)."""
     if getattr(args, "plain", False) or not (sys.stdin.isatty() and sys.stdout.isatty()):
-        return None
-    return replay_screen(audit, args)
+        return False
+    replay_screen(audit, args)
+    return True
 
 
-def replay_screen(audit: Audit, args: argparse.Namespace) -> int:
-    """Run the replay screen; the exit code is the audit's (0 if the log holds)."""
+def replay_screen(audit: Audit, args: argparse.Namespace) -> None:
     shown, story = frames(audit, args.seat, args.open)
     if not shown:
         print("nothing to replay: the log holds no hand that was dealt")
-        return 0 if audit.ok else 1
+        return
     start = next((i for i, f in enumerate(shown) if f.hand == args.hand), 0)
     ReplayScreen(shown, story, start).app.run()
-    return 0 if audit.ok else 1

@@ -73,16 +73,6 @@ def _records(audit: Audit) -> dict[int, HandRecord]:
     return {record.number: record for record in (state.history if state else [])}
 
 
-def missing_hand(audit: Audit, only: int | None) -> str:
-    """Why ``--hand K`` cannot be replayed ("" if it can, or no hand was asked for)."""
-    numbers = [line.hand for line in audit.hands]
-    if only is None or only in numbers:
-        return ""
-    played = f"hands 1-{max(numbers)}" if len(numbers) > 1 else (
-        f"hand {numbers[0]}" if numbers else "no hand")
-    return f"there is no hand {only} in this log ({played} played)"
-
-
 def replay_lines(audit: Audit, seat: int | None, open_hands: bool,
                  only: int | None) -> Iterator[str | None]:
     state = audit.state
