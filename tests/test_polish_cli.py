@@ -205,3 +205,13 @@ def test_a_log_in_a_missing_directory_is_refused_not_created(tmp_path: Path) -> 
     result = _run(tmp_path, "play", "--autoplay", "--bots", "1", "--log", str(missing / "x.log"))
     assert result.returncode == 2 and f"there is no directory {missing}" in result.stderr
     assert not missing.parent.exists()
+
+
+def test_a_table_name_longer_than_the_wire_carries_is_refused_at_once(tmp_path: Path) -> None:
+    """The wire carries a table name of 48 characters at most: 49 is a usage error, not a
+    traceback when the table is described."""
+    result = subprocess.run([sys.executable, "-m", "p2p_pageone.cli.main", "host", "--no-mdns",
+                             "--table", "t" * 49], capture_output=True, text=True, timeout=30,
+                            env={**os.environ, "HOME": str(tmp_path)})
+    assert result.returncode == 2 and "up to 48 printable characters" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -79,6 +79,7 @@ def _fairness(parser: argparse.ArgumentParser) -> None:
 
 
 NAME_MAX = 32
+TABLE_NAME_MAX = 48  # the wire carries at most this (wire/messages.py)
 
 
 def _player_name(text: str) -> str:
@@ -91,9 +92,9 @@ def _player_name(text: str) -> str:
 
 def _table_name(text: str) -> str:
     name = text.strip()
-    if not name.isprintable() or len(name) > 50:
-        raise argparse.ArgumentTypeError(f"{text!r}: a table name is up to 50 printable "
-                                         "characters, e.g. --table friday")
+    if not name.isprintable() or len(name) > TABLE_NAME_MAX:
+        raise argparse.ArgumentTypeError(f"{text!r}: a table name is up to {TABLE_NAME_MAX} "
+                                         "printable characters, e.g. --table friday")
     return name
 
 
@@ -127,7 +128,7 @@ def add_host(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _rules(host)
     _you(host, _default_nick())
     host.add_argument("--table", default="", type=_table_name,
-                      help="the table's name, up to 50 characters (default: NAME's table)")
+                      help="the table's name, up to 48 characters (default: NAME's table)")
     host.add_argument("--seats", type=_count(2, 6), default=0,
                       help="seats at the table, 2-6 (default: 2, or --bots + 1)")
     host.add_argument("--bots", default="0", metavar="N|LEVELS",

@@ -1,0 +1,44 @@
+"""Watchers at the host (protocol/SPEC.md §7, "Watchers"): a connection that says ``watch``
+instead of ``intro`` gets the table's log from its start and every entry after, and nothing
+else: no seat, no vote, nothing addressed to a seat (keys sent directly go peer to peer, never
+through the host). It may ping; anything else it sends drops it, and so does a full send buffer
+(net/runner.py), so a slow or dead watcher never slows the table.
+"""
+
+from __future__ import annotations
+
+from ..wire.codec import ProtocolError, frame, pack
+from .kept_seats import SeatKeeper
+from .links import Link, refusal
+
+WATCH_FRAME = 64  # a watcher sends pings and pongs only
+
+
+class WatcherDesk(SeatKeeper):
+    """Takes watchers, up to ``watchers`` at once."""
+
+    def watching(self) -> int:
+        return sum(1 for link in self.links.values() if link.watcher)
+
+    def _watch(self, conn: int, link: Link) -> None:
+        host, chain = self.host, self.host.chain
+        if link.key or link.introduced or chain is None:
+            raise ProtocolError("a watch comes once, first")
+        if self.watchers <= 0:
+            self._turn_away(conn, "this table takes no watchers")
+            return
+        if self.watching() >= self.watchers:
+            self._turn_away(conn, f"this table has {self.watchers} watchers, as many as it "
+                            "takes: try again later")
+            return
+        link.introduced = link.watcher = True
+        link.decoder.max_frame = WATCH_FRAME
+        self.out.append((conn, frame(pack({"control": "watching", "table": host.table_id,
+                                           "index": len(self.log)}))))
+        self.out += [(conn, frame(raw)) for raw in self.log]
+
+    def _turn_away(self, conn: int, reason: str) -> None:
+        """Refuse a connection that is not seated, and forget it at once."""
+        self.out.append((conn, refusal(-1, reason)))
+        self.to_close.append(conn)
+        self.links.pop(conn, None)
