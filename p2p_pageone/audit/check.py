@@ -159,10 +159,10 @@ def _audit(data: bytes, defer_proofs: bool) -> Audit:
     state = TableState(defer_proofs=defer_proofs, rederive=True)
     audit.state = state
     for position, raw in enumerate(framing.entries):
-        if not _fold_one(audit, state, position, raw):
+        if not fold_entry(audit, state, position, raw):
             break
         if audit.early and position + 1 < entries:
-            audit.fault = Fault(position + 1, "table", _host(state), "an entry after the table "
+            audit.fault = Fault(position + 1, "table", host_seat(state), "an entry after the table "
                                 "ended: the sequencer must append nothing more" + RELAYED)
             break
     if not framing.entries:
@@ -171,8 +171,8 @@ def _audit(data: bytes, defer_proofs: bool) -> Audit:
         audit.fault = Fault(framing.fault_entry, "framing", -1, framing.fault +
                             f" (byte {framing.fault_offset}): the file is damaged")
     if audit.fault is None and not (state.game_over or audit.early):
-        audit.early = _log_stops(audit, state)
-    _conclude(audit, state)
+        audit.early = log_stops(audit, state)
+    conclude(audit, state)
     return audit
 
 
@@ -181,7 +181,7 @@ def _not_a_log(audit: Audit, why: str) -> None:
     audit.fault = Fault(0, "framing", -1, f"not a pageone log: {why}")
 
 
-def _log_stops(audit: Audit, state: TableState) -> EarlyEnd:
+def log_stops(audit: Audit, state: TableState) -> EarlyEnd:
     """The log ends before the game did, and no entry in it is at fault."""
     count = audit.entries
     stops = f"it stops after {count} entr{'y' if count == 1 else 'ies'}"
@@ -194,7 +194,7 @@ def _log_stops(audit: Audit, state: TableState) -> EarlyEnd:
                     "quit, crashed or was killed) or the file was cut short", table_closed=False)
 
 
-def _fold_one(audit: Audit, state: TableState, position: int, raw: bytes) -> bool:
+def fold_entry(audit: Audit, state: TableState, position: int, raw: bytes) -> bool:
     try:
         env = open_envelope(raw)
     except ProtocolError as error:
@@ -202,7 +202,7 @@ def _fold_one(audit: Audit, state: TableState, position: int, raw: bytes) -> boo
             _not_a_log(audit, f"its first entry is not a pageone message ({error.reason})")
             return False
         step: Step = "signature" if isinstance(error, BadSignature) else "framing"
-        audit.fault = Fault(position, step, _host(state), _unreadable(error) + RELAYED)
+        audit.fault = Fault(position, step, host_seat(state), _unreadable(error) + RELAYED)
         return False
     try:
         events = state.apply(raw, env)
@@ -265,7 +265,7 @@ STEP_WORDS: tuple[tuple[str, Step], ...] = (
     ("card appears twice", "deck round"))
 
 
-def _host(state: TableState) -> int:
+def host_seat(state: TableState) -> int:
     return state.seat_of(state.host_key)
 
 
@@ -320,7 +320,7 @@ def _void_current(audit: Audit, state: TableState, position: int, why: str) -> N
         _void(audit.hands[-1], position, why)
 
 
-def _conclude(audit: Audit, state: TableState) -> None:
+def conclude(audit: Audit, state: TableState) -> None:
     audit.table_id = state.table_id.hex()
     audit.table_name = state.table_name
     if state.settings is not None:

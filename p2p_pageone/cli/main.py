@@ -156,6 +156,9 @@ def add_host(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     host.add_argument("--reconnect-window", type=_count(0, 3600), default=60, metavar="S",
                       help="seconds a player whose connection drops mid-game keeps the seat to "
                       "come back by running the same join again (default 60; 0: no return)")
+    host.add_argument("--watchers", type=_count(0, 64), default=4, metavar="N",
+                      help="how many may watch the table live with pageone watch (default 4; "
+                      "0: none)")
     _fairness(host)
     host.add_argument("--silent-after", type=_silence, default=10.0, metavar="S",
                       help="seconds a player's connection may stay silent before it counts as "
@@ -220,13 +223,20 @@ def add_whoami(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     whoami.set_defaults(run=lambda args: _whoami())
 
 
+def add_watch(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from .watch_cmd import add_watch as add
+
+    add(sub)
+
+
 def add_audit(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from .audit_cmd import add_parsers
 
     add_parsers(sub)  # audit, replay, log show, ratings
 
 
-SUBCOMMANDS = (add_host, add_join, add_tables, add_play, add_sim, add_whoami, add_audit)
+SUBCOMMANDS = (add_host, add_join, add_tables, add_watch, add_play, add_sim, add_whoami,
+               add_audit)
 
 
 def build_parser() -> argparse.ArgumentParser:

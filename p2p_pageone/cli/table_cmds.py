@@ -130,7 +130,8 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
                         plain=args.plain)
     terminal.paused = True
     lobby = {"min_players": args.min_players, "start_after": args.start_after,
-             "lobby_timeout": args.lobby_timeout, "reconnect_window": args.reconnect_window}
+             "lobby_timeout": args.lobby_timeout, "reconnect_window": args.reconnect_window,
+             "watchers": args.watchers}
     runner = HostRunner(session, args.interface or "0.0.0.0", args.port, terminal.show, log,
                         silent_after=args.silent_after, lobby=lobby)
     try:
@@ -264,10 +265,11 @@ async def _tables(args: argparse.Namespace) -> int:
         print("no tables with a free seat" + (f" ({full} full or playing; --all lists them)" if full
                                                else "") + " — host one: pageone host")
         return EXIT_OK
-    print(f"{'TABLE':24} {'HOST':12} {'RULES':8} {'SEATS':12} {'SETTINGS':24} ADDRESS")
+    print(f"{'TABLE':24} {'HOST':12} {'RULES':8} {'SEATS':12} {'WATCH':11} {'SETTINGS':24} "
+          "ADDRESS")
     for t in tables:
-        seats = t.seats_text()
-        print(f"{t.name:24} {t.nick or t.fingerprint[:9]:12} {t.rules:8} {seats:12} "
+        seats, watch = t.seats_text(), t.watch_text() or "?"
+        print(f"{t.name:24} {t.nick or t.fingerprint[:9]:12} {t.rules:8} {seats:12} {watch:11} "
               f"{t.settings or 'defaults':24} {t.address}:{t.port}")
     return EXIT_OK
 

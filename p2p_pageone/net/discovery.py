@@ -33,12 +33,14 @@ class TableAdvert:
     settings: str = ""  # the table's settings that differ from the defaults
     state: str = ""  # lobby, playing or over ("" from an older host)
     left: tuple[str, ...] = ()  # the start of each leaver's fingerprint (a game under way)
+    watch: str = ""  # "watching/most": the host's watchers ("" from an older host)
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "rules": self.rules, "taken": self.taken, "free": self.free,
                 "host": self.fingerprint, "proto": self.proto, "address": self.address,
                 "port": self.port, "nick": self.nick, "settings": self.settings,
-                "service": self.service, "state": self.state, "left": list(self.left)}
+                "service": self.service, "state": self.state, "left": list(self.left),
+                "watch": self.watch}
 
     def matches(self, wanted: str) -> bool:
         """``wanted`` (any case) is the table's name or its host player's name."""
@@ -55,6 +57,13 @@ class TableAdvert:
         """``3 players``: the seats still in the game (a leaver's seat is taken but empty)."""
         players = self.taken - len(self.left)
         return f"{players} player{'s' if players != 1 else ''}"
+
+    def watch_text(self) -> str:
+        """``2 watch`` (of at most 4), ``no watchers``, or "" from an older host."""
+        watching, _, most = self.watch.partition("/")
+        if not watching.isdigit() or not most.isdigit():
+            return ""
+        return f"{watching} watch" if int(most) else "no watchers"
 
     def seats_text(self) -> str:
         """``2 of 4 free``, ``full``, or for a game under way ``playing (3 players)``."""
@@ -111,7 +120,8 @@ class Advertiser:
                       "host": self.fingerprint, "nick": str(fields.get("nick", ""))[:32],
                       "settings": str(fields.get("settings", ""))[:200],
                       "state": str(fields.get("state", "")),
-                      "left": str(fields.get("left", ""))[:60]}
+                      "left": str(fields.get("left", ""))[:60],
+                      "watch": str(fields.get("watch", ""))[:12]}
         service = name or instance_name(fields["name"], self.fingerprint)
         return AsyncServiceInfo(SERVICE, service, port=self.port, properties=properties,
                                 addresses=[socket.inet_aton(a) for a in addresses],
@@ -180,6 +190,7 @@ def advert_from(props: dict[str, str], address: str, port: int, name: str) -> Ta
                            props.get("host", "?"), props.get("proto", "?"), address, port, name,
                            props.get("nick", ""), props.get("settings", ""),
                            props.get("state", ""),
-                           tuple(f for f in props.get("left", "").split(",") if f))
+                           tuple(f for f in props.get("left", "").split(",") if f),
+                           props.get("watch", ""))
     except ValueError:
         return None

@@ -12,8 +12,9 @@ import errno
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, Protocol
 
-from ..session.peer import PeerSession
+from ..session.fold.entrylog import EntryLog
 from ..wire.codec import frame
 
 WHAT = {
@@ -49,6 +50,12 @@ def check_writable(directory: Path, advice: str) -> None:
                                        advice)) from None
 
 
+
+class Logged(Protocol):
+    """What the writer reads: the log as folded (a peer's, an audit's, a watcher's)."""
+
+    log: EntryLog
+
 class LogWriter:
     """Appends the table's log entries, framed, to a file as they arrive.
 
@@ -58,7 +65,7 @@ class LogWriter:
     of a write, the file is cut back to the last whole entry, so it stays a readable log.
     """
 
-    def __init__(self, path: Path | Callable[[PeerSession], Path]) -> None:
+    def __init__(self, path: Path | Callable[[Any], Path]) -> None:
         self._where = path
         self.path: Path | None = path if isinstance(path, Path) else None
         self._fd = -1
@@ -67,7 +74,7 @@ class LogWriter:
         self.failed = ""  # why this machine could not write the log, once it could not
         self._cursor = (0, 0)  # (entry, byte offset) where the last read back ended
 
-    def _open(self, session: PeerSession) -> None:
+    def _open(self, session: Logged) -> None:
         path = self._where if isinstance(self._where, Path) else self._where(session)
         path.parent.mkdir(parents=True, exist_ok=True)
         stem, n = path, 1
@@ -84,7 +91,7 @@ class LogWriter:
         """One write; it may take only part of ``data`` (a nearly full disk)."""
         return os.write(self._fd, data)
 
-    def sync(self, session: PeerSession) -> None:
+    def sync(self, session: Logged) -> None:
         """Write the entries not yet written; ``LocalFault`` (once) if this machine cannot."""
         new = session.log[self._written :]
         if not new or self.failed:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from ..session.common import Event
-from ..session.links import LOBBY_TIMEOUT, RECONNECT_WINDOW, START_AFTER
+from ..session.links import LOBBY_TIMEOUT, RECONNECT_WINDOW, START_AFTER, WATCHERS
 from ..session.peer import PeerSession
 from ..session.sequencer import Sequencer
 from .logwriter import LocalFault, LogWriter
@@ -146,6 +146,7 @@ class HostRunner:
                                    self.step_timeout, min_players=int(lobby.get("min_players", 0)),
                                    lobby_timeout=lobby.get("lobby_timeout", LOBBY_TIMEOUT),
                                    start_after=lobby.get("start_after", START_AFTER),
+                                   watchers=int(lobby.get("watchers", WATCHERS)),
                                    reconnect_window=int(lobby.get("reconnect_window",
                                                                   RECONNECT_WINDOW)))
         listener = self._listener or socket.create_server((self.bind, self.port), backlog=128)

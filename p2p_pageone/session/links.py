@@ -27,6 +27,7 @@ FIRST_WORDS = ("hello", "back")  # what a connection may say before it speaks fo
 LOST_ALL = 3  # every remote player silent this many silence thresholds: our network is down
 LINGER = 10.0  # after the game, how long the host waits for every peer's ``done``
 GATHER = 8.0  # a new host waits this long at most for the others to hand over their logs
+WATCHERS = 4  # watchers a host takes by default (``--watchers``)
 
 
 def refusal(seq: int, reason: str) -> bytes:
@@ -42,6 +43,8 @@ class Link:
     introduced: bool = False
     done: int = -1  # the log length it said it has folded, after the game (``done``)
     keeps: bool = False  # its intro named a key that holds a seat in the running game
+    watcher: bool = False  # it watches: it gets the log, and says nothing to it
+    follows: bool = False  # a watcher sent the log so far: every entry after goes to it too
     window_start: float = 0.0
     frames: int = 0
     chat: deque[float] = field(default_factory=deque)

@@ -14,6 +14,9 @@ from ..engine.settings import Settings
 from .client import Client
 from .peer import PeerSession
 from .sequencer import Sequencer
+from .watch import Watcher
+
+WATCHER_CONN = 1000  # watchers' connections are numbered from here
 
 
 def make_peer(seed: str, name: str, level: str = "normal", autoplay: bool = True,
@@ -53,6 +56,14 @@ class MemoryTable:
                 self.by_endpoint[client.session.attachment.endpoint] = client
         for conn in range(1, players):
             self.sequencer.connect(conn, self.now)
+        self.watchers: dict[int, Watcher] = {}  # connection -> a watcher (from WATCHER_CONN)
+
+    def watch(self, key: bytes) -> Watcher:
+        """A watcher connects now."""
+        conn = WATCHER_CONN + len(self.watchers)
+        self.watchers[conn] = watcher = Watcher(key, self.now)
+        self.sequencer.connect(conn, self.now)
+        return watcher
 
     @property
     def sessions(self) -> list[PeerSession]:
@@ -67,7 +78,10 @@ class MemoryTable:
         moved = False
         out, self.sequencer.out = self.sequencer.out, []
         for conn, data in out:
-            if conn not in self.dead:
+            if conn in self.watchers and conn not in self.dead:
+                self.watchers[conn].receive(data, self.now)
+                moved = True
+            elif conn not in self.dead:
                 self.clients[conn - 1].receive(data, self.now)
                 moved = True
         self.dead.update(self.sequencer.to_close)  # closed after what was sent before
@@ -79,6 +93,10 @@ class MemoryTable:
                 continue
             for chunk in chunks:
                 self.sequencer.receive(index, chunk, self.now)
+                moved = True
+        for conn, watcher in self.watchers.items():
+            for chunk in watcher.take_out() if conn not in self.dead else []:
+                self.sequencer.receive(conn, chunk, self.now)
                 moved = True
         return moved
 
@@ -107,6 +125,9 @@ class MemoryTable:
         for index, client in enumerate(self.clients, start=1):
             if index not in self.dead:
                 client.tick(now)
+        for conn, watcher in self.watchers.items():
+            if conn not in self.dead:
+                watcher.tick(now)
         while self.step():
             pass
 

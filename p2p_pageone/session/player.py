@@ -140,6 +140,7 @@ class PlayerState(TableState):
         self.clock = TurnClock()
         self.ended = ""
         self.local = ""  # this machine failed (its disk): why; nobody else is to blame
+        self.watch_room = (0, 0)  # a host's watchers: (watching now, the most it takes)
         # The transport's hook: the player (or this machine) gave this peer something to say
         # now, between two of the transport's ticks.
         self.on_wake: Callable[[], None] | None = None
@@ -185,8 +186,10 @@ class PlayerState(TableState):
         """What the host advertises over mDNS."""
         family = self.settings.family if self.settings else ""
         free = len(self.away) if self.game is not None else self.seat_count - len(self.keys)
+        watching, most = self.watch_room
         return {"name": self.table_name, "rules": family, "taken": len(self.keys),
-                "free": max(0, free)}  # in a game: the seats kept for a return
+                "free": max(0, free),  # in a game: the seats kept for a return
+                "watch": f"{watching}/{most}"}
     def host_endpoint(self) -> str:
         """Where the table's host listens, if it is a joiner that took the table over."""
         return self.endpoints.get(self.host_key, "")

@@ -24,7 +24,6 @@ from .client import PING, STALL, Client
 from .common import BUSY, Event
 from .fold.queries import MOVE, expected_at_takeover
 from .gathering import back_to_new_host, fold_handed_over
-from .kept_seats import SeatKeeper
 from .links import (
     CHAT_LINES,
     CHAT_WINDOW,
@@ -40,23 +39,19 @@ from .links import (
     refusal,
 )
 from .rtt import ping, pong
+from .watching import WatcherDesk
 
 __all__ = ["LINGER", "MAX_UNSEATED", "PING", "Client", "Sequencer"]
 
 
-class Sequencer(SeatKeeper):
+class Sequencer(WatcherDesk):
     """Orders every envelope into the log, relays it to every connection, times out the silent."""
 
     # --- connections --------------------------------------------------------------------------
 
     def connect(self, conn: int, now: float) -> None:
         host = self.host
-        if host.game is None and len(host.keys) + len(host.waiting_hellos) >= host.seat_count:
-            # A full lobby says so at once, and shows nothing of its log. In a running game the
-            # intro decides (a seat kept for a return, or a drop the host has not noticed yet).
-            self._turn_away(conn, "the table is full")
-            return
-        waiting = [c for c, link in self.links.items() if not link.key]
+        waiting = [c for c, link in self.links.items() if not link.key and not link.watcher]
         if len(waiting) >= MAX_UNSEATED:
             # A connection whose intro names a seat in the game is never made to give way (a
             # flood of strangers must not keep a player from their seat).
@@ -72,12 +67,6 @@ class Sequencer(SeatKeeper):
         # (or its back to a seat kept for it) is in the log.
         self.links[conn] = Link(now, now)
 
-    def _turn_away(self, conn: int, reason: str) -> None:
-        """Refuse a connection that is not seated, and forget it at once."""
-        self.out.append((conn, refusal(-1, reason)))
-        self.to_close.append(conn)
-        self.links.pop(conn, None)
-
     def receive(self, conn: int, data: bytes, now: float) -> None:
         link = self.links.get(conn)
         if link is None:
@@ -87,7 +76,8 @@ class Sequencer(SeatKeeper):
             for payload in link.decoder.feed(data):
                 value = unpack(payload)
                 if isinstance(value, dict):
-                    kind = validate_control(value, ("ping", "pong", "intro", "done", "entry"))
+                    kind = validate_control(value, ("ping", "pong", "intro", "done", "entry",
+                                                    "watch"))
                     appended = False
                     if kind == "ping" and "n" in value and (link.key or link.introduced):
                         self.out.append((conn, pong(value["n"])))
@@ -95,6 +85,8 @@ class Sequencer(SeatKeeper):
                         link.rtt.echoed(value["n"], now)
                     elif kind == "intro":
                         self._welcome(conn, link, value["from"])
+                    elif kind == "watch":
+                        self._watch(conn, link)
                     elif kind == "entry":
                         appended = self._handed_over(link, value["index"], value["raw"], now)
                     elif kind == "done":
@@ -132,9 +124,9 @@ class Sequencer(SeatKeeper):
         quiet = self._gathering(now) or self._all_quiet(now)
         for conn, link in list(self.links.items()):
             silent_after = self.silent_after_for(link)
-            if link.key and now - link.last_seen > silent_after and not quiet:
+            if (link.key or link.watcher) and now - link.last_seen > silent_after and not quiet:
                 self._drop(conn, f"sent nothing for {silent_after:.0f} s", now, True)
-            elif not link.key and now - link.opened > SIT_WITHIN:
+            elif not link.key and not link.watcher and now - link.opened > SIT_WITHIN:
                 self._drop(conn, f"was not seated within {SIT_WITHIN:.0f} s", now)
         self._lobby(now)
         self._expire_away(now, quiet)
@@ -143,6 +135,7 @@ class Sequencer(SeatKeeper):
         if waits and now - self.last_progress > self.step_timeout and not quiet:
             seat, what = waits[0]
             self._timeout(seat, what, now)
+        self.host.watch_room = (self.watching(), self.watchers)
         self.host.tick(now)
         self._pump(now)
         self._release(now)
@@ -172,6 +165,11 @@ class Sequencer(SeatKeeper):
         host, chain = self.host, self.host.chain
         if link.key or link.introduced or chain is None:
             raise ProtocolError("an intro comes once, first")
+        if host.game is None and len(host.keys) + len(host.waiting_hellos) >= host.seat_count:
+            # A full lobby says so at once, and shows nothing of its log. In a running game the
+            # intro decides (a seat kept for a return, or a drop the host has not noticed yet).
+            self._turn_away(conn, "the table is full")
+            return
         link.introduced = True
         seat = host.seat_of(key)
         seated = host.game is not None and seat in host.active
@@ -304,6 +302,8 @@ class Sequencer(SeatKeeper):
         """Open the envelope once; refuse it with the reason, or append it (True)."""
         env: Envelope | None = None
         reason: str | None
+        if link.watcher:
+            raise ProtocolError("a watcher sends nothing for the log")
         if self.gather_until >= 0 and not link.key:
             return self._gather_back(conn, link, raw)
         try:
@@ -380,5 +380,6 @@ class Sequencer(SeatKeeper):
             if conn in self.links:  # a new welcome, and it seals its back again
                 self._send_welcome(conn, env.sender, True)
         self.gathered.clear()
+        self._watchers_in()
         return False
 

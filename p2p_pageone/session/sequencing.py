@@ -16,6 +16,7 @@ from .links import (
     LOBBY_TIMEOUT,
     RECONNECT_WINDOW,
     START_AFTER,
+    WATCHERS,
     Link,
     refusal,
 )
@@ -29,8 +30,11 @@ class SequencerCore:
                  step_timeout: float = 30.0, heartbeat: float = 1.0,
                  catch_window: float = 0.0, min_players: int = 0,
                  lobby_timeout: float = LOBBY_TIMEOUT, start_after: float = START_AFTER,
-                 reconnect_window: int = RECONNECT_WINDOW, gather: float = GATHER) -> None:
+                 reconnect_window: int = RECONNECT_WINDOW, gather: float = GATHER,
+                 watchers: int = WATCHERS) -> None:
         self.host = host
+        self.watchers = watchers  # at most this many watch at once (0: none)
+        host.watch_room = (0, watchers)
         # A takeover (the host went, we are its successor): until ``gather_until`` the others
         # hand over the entries we lack and say ``back``, held (conn -> envelope) until our
         # ``takeover`` is in the log.
@@ -106,7 +110,8 @@ class SequencerCore:
     def _append(self, env: Envelope, now: float) -> None:
         raw = env.raw
         encoded = frame(raw)
-        self.out += [(conn, encoded) for conn, link in self.links.items() if link.key]
+        self.out += [(conn, encoded) for conn, link in self.links.items()
+                     if link.key or link.follows]
         self.last_progress = now
         if self.host.game is None and env.kind != "say":
             self.lobby_changed = now

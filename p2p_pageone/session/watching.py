@@ -21,8 +21,7 @@ class WatcherDesk(SeatKeeper):
         return sum(1 for link in self.links.values() if link.watcher)
 
     def _watch(self, conn: int, link: Link) -> None:
-        host, chain = self.host, self.host.chain
-        if link.key or link.introduced or chain is None:
+        if link.key or link.introduced or self.host.chain is None:
             raise ProtocolError("a watch comes once, first")
         if self.watchers <= 0:
             self._turn_away(conn, "this table takes no watchers")
@@ -33,9 +32,21 @@ class WatcherDesk(SeatKeeper):
             return
         link.introduced = link.watcher = True
         link.decoder.max_frame = WATCH_FRAME
-        self.out.append((conn, frame(pack({"control": "watching", "table": host.table_id,
+        if self.gather_until < 0:
+            self._show_log(conn)
+        # else a new host still gathers the log: the watcher gets it once the takeover is in
+
+    def _show_log(self, conn: int) -> None:
+        self.links[conn].follows = True
+        self.out.append((conn, frame(pack({"control": "watching", "table": self.host.table_id,
                                            "index": len(self.log)}))))
         self.out += [(conn, frame(raw)) for raw in self.log]
+
+    def _watchers_in(self) -> None:
+        """The takeover is in: the watchers that came while the log was gathered get it now."""
+        for conn, link in self.links.items():
+            if link.watcher and not link.follows:
+                self._show_log(conn)
 
     def _turn_away(self, conn: int, reason: str) -> None:
         """Refuse a connection that is not seated, and forget it at once."""

@@ -164,11 +164,14 @@ def validate(kind: Any, data: Any) -> dict[str, Any]:
 # Control frames are never logged or signed (protocol/SPEC.md §7): a ping (with ``n``, it asks for
 # a pong echoing ``n``: the round trip); a joiner's intro (the key it will sit with) and the host's
 # welcome (what its hello, or its back to a seat it holds, is sealed against: nothing of the log
-# goes to a connection before that is in); the sequencer's refusal of an envelope.
+# goes to a connection before that is in); the sequencer's refusal of an envelope; a watcher's
+# watch (the key it watches with) and the host's watching (the log follows, from its start).
 CONTROLS: dict[str, dict[str, Check]] = {
     "ping": {},
     "pong": {"n": integer(0, 2**32 - 1)},
     "intro": {"from": blob(32)},
+    "watch": {"from": blob(32)},
+    "watching": {"table": blob(16), "index": integer(0, 2**32 - 1)},
     "direct": {"from": blob(32)},
     "welcome": {"table": blob(16), "head": blob(32), "seq": integer(0, 2**32 - 1),
                 "hand": integer(0, 2**32 - 1), "index": integer(0, 2**32 - 1),

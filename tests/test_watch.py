@@ -1,0 +1,146 @@
+"""Watchers (protocol/SPEC.md §7, "Watchers"): a watcher folds the whole public log as it comes,
+with the same checks as a seated peer; its verdict and final state are the audit's; it gets
+nothing but the public log; a cheat is named live exactly as the audit names it; a host takes
+no more watchers than it allows, and a watcher that sends anything is dropped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from p2p_pageone.audit.check import audit_bytes
+from p2p_pageone.audit.live import LiveAudit
+from p2p_pageone.engine import make_settings
+from p2p_pageone.session.common import Event
+from p2p_pageone.session.fold.table import TableState
+from p2p_pageone.session.memory import MemoryTable
+from p2p_pageone.session.watch import Watcher
+from p2p_pageone.wire.codec import frame
+
+from .cheats import Lenient, RenegeBot, table_with, verdict
+
+CONTROLS_TO_A_WATCHER = {"watching", "ping", "pong"}
+
+
+def framed(log: object) -> bytes:
+    return b"".join(frame(raw) for raw in log)  # type: ignore[attr-defined]
+
+
+def watch_live(t: MemoryTable, watcher: Watcher, limit: float) -> tuple[LiveAudit, list[Event]]:
+    """Run the table, folding each entry the watcher gets as it comes (after every step)."""
+    live, shown = LiveAudit(), []
+    while not t.finished() and t.now < limit:
+        while t.step():
+            for raw in watcher.take_entries():
+                shown += live.add(raw)
+        t.advance(t.now + 0.5)
+        for raw in watcher.take_entries():
+            shown += live.add(raw)
+    while t.step():
+        pass
+    for raw in watcher.take_entries():
+        shown += live.add(raw)
+    return live, shown
+
+
+def assert_only_the_public_log(watcher: Watcher, host: TableState) -> None:
+    """Every frame the watcher got is the host's log entry at its place, or a control frame
+    that carries nothing of a seat's (no welcome, no refusal, no keys sent to a seat)."""
+    entries = 0
+    for value in watcher.received:
+        if isinstance(value, dict):
+            assert value["control"] in CONTROLS_TO_A_WATCHER, value
+        else:
+            assert isinstance(value, list)
+            entries += 1
+    assert entries == len(host.log) and watcher.log == list(host.log)
+
+
+@pytest.mark.parametrize("rules, options, players", [("classic", {"deals": 2}, 4),
+                                                     ("qdan", {}, 6)])
+def test_a_watcher_folds_a_whole_game_and_agrees_with_the_audit(
+        rules: str, options: dict[str, Any], players: int) -> None:
+    t = MemoryTable(make_settings(rules, options), players, seed=5, direct=True)
+    watcher = t.watch(b"w" * 32)
+    live, shown = watch_live(t, watcher, 24 * 3600)
+    host = t.sessions[0]
+    assert host.game_over and live.state.game_over and live.audit.fault is None
+    assert not watcher.ended
+    assert_only_the_public_log(watcher, host)
+    audit = live.final()
+    assert audit.verdict == "OK" and audit_bytes(framed(host.log)).verdict == "OK"
+    assert verdict(live.conclude()) == verdict(audit)
+    game, seen = host.game, live.state.game
+    assert game is not None and seen is not None
+    assert seen.totals == game.totals and seen.places == game.places
+    assert [h.cards for h in live.state.history] == [h.cards for h in host.history]
+    kinds = [e.kind for e in shown]
+    assert "game_over" in kinds and "fault" not in kinds
+
+
+def test_a_renege_is_named_live_by_the_watcher_as_the_audit_names_it() -> None:
+    for seed in range(50, 60):
+        cheat = RenegeBot()
+        t = table_with(make_settings("classic", {"deals": 3}), 3, seed=seed,
+                       doubles={2: Lenient}, bots={2: cheat})
+        watcher = t.watch(b"w" * 32)
+        live, shown = watch_live(t, watcher, 600)
+        if cheat.done:
+            break
+    else:
+        raise AssertionError("the cheat never found its chance")
+    audit = audit_bytes(framed(watcher.log))
+    assert audit.verdict == "FAIL" and audit.fault is not None and audit.fault.seat == 2
+    assert live.audit.verdict == "FAIL" and live.audit.fault is not None
+    assert (live.audit.fault.entry, live.audit.fault.seat, live.audit.fault.step,
+            live.audit.fault.reason) == (audit.fault.entry, 2, audit.fault.step,
+                                         audit.fault.reason)
+    assert verdict(live.conclude()) == verdict(audit)
+    faults = [e.text for e in shown if e.kind == "fault"]
+    assert faults == [f"FAIL at entry {audit.fault.entry} ({audit.fault.step}): p2 (seat 2, "
+                      f"{audit.fault.fingerprint}) {audit.fault.reason}"]
+
+
+def test_a_host_takes_no_more_watchers_than_it_allows() -> None:
+    t = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=5)
+    t.sequencer.watchers = 2
+    first, second, third = (t.watch(bytes([n]) * 32) for n in range(3))
+    while t.step():
+        pass
+    assert first.answered and second.answered and not third.answered
+    assert "2 watchers, as many as it takes" in third.ended
+    t.sequencer.watchers = 0
+    late = t.watch(b"x" * 32)
+    while t.step():
+        pass
+    assert late.ended == "the host would not let us watch: this table takes no watchers"
+
+
+def test_a_watcher_that_sends_an_envelope_is_dropped_and_the_table_goes_on() -> None:
+    t = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=5)
+    watcher = t.watch(b"w" * 32)
+    while t.step():
+        pass
+    conn = next(iter(t.watchers))
+    assert conn in t.sequencer.links
+    t.sequencer.receive(conn, frame(t.sessions[0].log[0]), t.now)
+    assert conn not in t.sequencer.links and watcher.answered
+    t.run(limit=3600)
+    assert t.sessions[0].game_over
+
+
+def test_a_watcher_on_a_new_connection_checks_the_log_sent_again() -> None:
+    t = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=5)
+    watcher = t.watch(b"w" * 32)
+    for _ in range(30):
+        t.step()
+    held = len(watcher.log)
+    assert held > 3
+    watcher.reconnect(t.now)
+    for raw in list(t.sessions[0].log)[:held]:
+        watcher.receive(frame(raw), t.now)
+    assert watcher.checked == held and not watcher.ended
+    watcher.reconnect(t.now)
+    watcher.receive(frame(t.sessions[0].log[1]), t.now)  # not the first entry: another log
+    assert "differs" in watcher.ended
