@@ -10,7 +10,10 @@ from typing import Any
 import pytest
 
 from p2p_pageone.audit.check import audit_bytes
+from p2p_pageone.audit.compare import compare
 from p2p_pageone.audit.live import LiveAudit
+from p2p_pageone.audit.logfile import read_frames
+from p2p_pageone.crypto.envelope import seal
 from p2p_pageone.engine import make_settings
 from p2p_pageone.session.common import Event
 from p2p_pageone.session.fold.table import TableState
@@ -144,3 +147,34 @@ def test_a_watcher_on_a_new_connection_checks_the_log_sent_again() -> None:
     watcher.reconnect(t.now)
     watcher.receive(frame(t.sessions[0].log[1]), t.now)  # not the first entry: another log
     assert "differs" in watcher.ended
+
+
+def test_a_host_that_shows_its_watcher_another_history_is_named_by_the_comparison() -> None:
+    t = MemoryTable(make_settings("qdan"), 3, seed=73)
+    watcher = t.watch(b"w" * 32)
+    while not (t.sessions[0].game is not None and t.sessions[0].hand_moves):
+        if not t.step():
+            t.advance(t.now + 0.5)
+    host = t.sessions[0]
+    assert host.chain is not None
+    position = len(host.log)
+    other = seal(host.identity, host.table_id, host.hand, host.chain.next_seq(
+        host.identity.public), host.chain.head, "say", {"text": "for the watcher"})
+    host.say("for the seats")
+    host.flush(t.now)
+    t.sequencer._pump(t.now)
+    said = frame(host.log[position])
+    conn = next(iter(t.watchers))
+    t.sequencer.out = [(c, frame(other) if c == conn and data == said else data)
+                       for c, data in t.sequencer.out]
+    live, shown = watch_live(t, watcher, t.now + 3600)
+    # live: the seats' next entries extend a head the watcher never saw: the host is named
+    assert live.audit.fault is not None and live.audit.fault.seat == 0, live.audit.fault
+    assert any(e.kind == "fault" and "p0 (seat 0" in e.text for e in shown)
+    seat = framed(t.sessions[1].log)
+    watched = framed(watcher.log)
+    audits = [audit_bytes(seat), audit_bytes(watched)]
+    result = compare(["seat", "watcher"], [read_frames(seat).entries,
+                                           read_frames(watched).entries], audits)
+    assert result.relation == "fork" and result.fork_entry == position and not result.ok
+    assert result.host_seat == 0 and "p0 (seat 0" in result.text

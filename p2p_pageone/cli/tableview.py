@@ -19,7 +19,7 @@ NBSP = "\u00a0"  # keeps one player's entry on one line
 def table_area(s: PeerSession, width: int, owed_left: float | None = None) -> list[Line]:
     """The players (cards, scores, whose turn), the trick or top card, and Page One owed."""
     game = s.game
-    if game is None or s.me < 0:
+    if game is None:  # a watcher (no seat, ``me`` -1) sees the game as soon as it runs
         waiting = f"{len(s.keys)} of {s.seat_count} seated" if s.seat_count else "connecting"
         return wrap([[("class:title", s.table_name or "table"),
                       ("", f": {waiting}, waiting for players. Type help for commands.")]], width)
@@ -72,6 +72,8 @@ def _owed(s: PeerSession, left: float | None) -> Line:
         return [("class:owed", "you did not say Page One!"),
                 ("", f" Type pageone now{clock}, before anyone catches you")]
     name = s.names[miss]
+    if s.me < 0:  # a watcher catches nobody
+        return [("class:owed", f"{name} did not say Page One!"), ("", clock)]
     return [("class:owed", f"{name} did not say Page One!"),
             ("", f" Type catch {name} now{clock}")]
 

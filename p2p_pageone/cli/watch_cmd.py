@@ -11,8 +11,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, cast
 
@@ -32,6 +34,7 @@ from .narrator import Narrator
 from .playing import EXIT_ENDED, EXIT_FILES
 from .render import Line
 from .table_cmds import Refusal, _run, identity, log_place
+from .watch_screen import WatchScreen
 
 
 def add_watch(sub: Any) -> None:
@@ -44,6 +47,8 @@ def add_watch(sub: Any) -> None:
     watch.add_argument("--log", default="", help="write the table's log here (a new file)")
     watch.add_argument("--json", action="store_true",
                        help="one JSON object per entry (kind, seat, what it did, the check)")
+    watch.add_argument("--plain", action="store_true", help="line-by-line narration instead of "
+                       "the table screen (as when output is piped; for screen readers)")
     watch.add_argument("--interface", default="", help="an address of this machine to browse on")
     watch.add_argument("--wait", type=float, default=10.0, metavar="S",
                        help="seconds to look for a table (default 10)")
@@ -55,8 +60,10 @@ class Referee:
 
     def __init__(self, as_json: bool, log: LogWriter) -> None:
         self.live, self.as_json, self.log = LiveAudit(), as_json, log
+        self.stopped = False  # the person watching typed quit
+        self.sink: Callable[[list[Line]], None] = self._print
         # The narrator reads only the public fold when it gives no prompts (no seat of ours).
-        self.narrator = Narrator(cast(PeerSession, self.live.state), self._print,
+        self.narrator = Narrator(cast(PeerSession, self.live.state), lambda lines: self.sink(lines),
                                  symbols=sys.stdout.isatty(), prompts=False)
 
     def _print(self, lines: list[Line]) -> None:
@@ -86,7 +93,7 @@ class Referee:
                 "check": self.live.fault_text() if failed else "ok"}
 
     def finished(self) -> bool:
-        return self.live.state.game_over or self.live.stopped
+        return self.live.state.game_over or self.live.stopped or self.stopped
 
     def candidates(self, first: Address) -> list[Address]:
         """Where the table may be now: its host, then the seats that would take it over."""
@@ -109,9 +116,32 @@ async def _watch(args: argparse.Namespace) -> int:
     if not args.json:
         print(f"watching the table at {address[0]}:{address[1]}…", flush=True)
     watcher = Watcher(me.public, asyncio.get_running_loop().time())
-    why = await run_watcher(watcher, address, referee.entries, referee.finished,
-                            lambda: referee.candidates(address))
+    watching = run_watcher(watcher, address, referee.entries, referee.finished,
+                           lambda: referee.candidates(address))
+    on_screen = not (args.json or args.plain) and sys.stdout.isatty() and (
+        os.environ.get("TERM") != "dumb")
+    why = await (_on_screen(referee, watching) if on_screen else watching)
     return _verdict(referee, log.path, why, args.json)
+
+
+async def _on_screen(referee: Referee, watching: Coroutine[Any, Any, str]) -> str:
+    """Watch on the table screen; it closes when the game ends or the person types quit."""
+    def stop() -> None:
+        referee.stopped = True
+
+    screen = WatchScreen(referee.live, stop)
+    referee.sink = screen.screen.lines
+    app = asyncio.ensure_future(screen.screen.app.run_async())
+    try:
+        why = await watching
+        if not referee.stopped:
+            screen.screen.text("the game is over: auditing the log as received…")
+            await asyncio.sleep(1.0)
+    finally:
+        if not app.done():
+            screen.screen.app.exit(result="")
+        await app
+    return why
 
 
 def _verdict(referee: Referee, path: Path | None, why: str, as_json: bool) -> int:
