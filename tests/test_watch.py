@@ -178,3 +178,28 @@ def test_a_host_that_shows_its_watcher_another_history_is_named_by_the_compariso
                                            read_frames(watched).entries], audits)
     assert result.relation == "fork" and result.fork_entry == position and not result.ok
     assert result.host_seat == 0 and "p0 (seat 0" in result.text
+
+
+def test_a_watcher_chats_only_if_the_host_allows_it_rate_limited_and_never_in_the_log() -> None:
+    t = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=5)
+    watcher = t.watch(b"w" * 32)
+    while t.step():
+        pass
+    log = len(t.sessions[0].log)
+    watcher.say("good luck")
+    while t.step():
+        pass
+    assert watcher.take_chat() == ["not said: this table does not take chat from watchers (the "
+                                   "host allows it with --watcher-chat)"]
+    t.sequencer.watcher_chat = True
+    for n in range(6):
+        watcher.say(f"line {n}")
+    while t.step():
+        pass
+    heard = [e.text for e in t.sessions[1].take_events() if e.kind == "say"]
+    assert len(heard) == 5 and heard[0].endswith("(watching): line 0"), heard
+    said = watcher.take_chat()
+    assert said[:5] == heard and said[5].startswith("not said: chat is limited")
+    assert any(e.kind == "say" for e in t.sessions[0].take_events())  # the host's own screen
+    assert not any(b"line 0" in raw or b"good luck" in raw  # no chat line is in the log
+                   for raw in t.sessions[0].log[log:])

@@ -159,6 +159,8 @@ def add_host(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     host.add_argument("--watchers", type=_count(0, 64), default=4, metavar="N",
                       help="how many may watch the table live with pageone watch (default 4; "
                       "0: none)")
+    host.add_argument("--watcher-chat", action="store_true",
+                      help="let watchers chat (5 lines every 10 s each; never in the log)")
     _fairness(host)
     host.add_argument("--silent-after", type=_silence, default=10.0, metavar="S",
                       help="seconds a player's connection may stay silent before it counts as "

@@ -131,7 +131,7 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     terminal.paused = True
     lobby = {"min_players": args.min_players, "start_after": args.start_after,
              "lobby_timeout": args.lobby_timeout, "reconnect_window": args.reconnect_window,
-             "watchers": args.watchers}
+             "watchers": args.watchers, "watcher_chat": args.watcher_chat}
     runner = HostRunner(session, args.interface or "0.0.0.0", args.port, terminal.show, log,
                         silent_after=args.silent_after, lobby=lobby)
     try:

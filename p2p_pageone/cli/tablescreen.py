@@ -88,6 +88,7 @@ class TableScreen:
                  on_interrupt: Callable[[], None]) -> None:
         self.story = Story()
         self.back = 0  # lines scrolled back from the end of the story
+        self._shown = 0  # story lines in the content last drawn
         self._table, self._hand, self._prompt = table, hand, prompt
         self._on_line = on_line
         self.buffer = Buffer(completer=completer, complete_while_typing=False,
@@ -131,10 +132,14 @@ class TableScreen:
         return FloatContainer(content=body, floats=[menu])
 
     def _story_text(self) -> StyleAndTextTuples:
-        return joined(self.story.wrapped(self.width()))
+        wrapped = self.story.wrapped(self.width())
+        self._shown = len(wrapped)
+        return joined(wrapped)
 
     def _end(self) -> Point:
-        count = len(self.story.wrapped(self.width()))
+        # The lines just drawn, not the story now: a resize between the two (the width read
+        # again) must not put the cursor past the content prompt-toolkit holds.
+        count = self._shown
         self.back = min(self.back, max(0, count - 1))
         return Point(0, max(0, count - 1 - self.back))
 

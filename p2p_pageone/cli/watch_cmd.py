@@ -61,6 +61,7 @@ class Referee:
     def __init__(self, as_json: bool, log: LogWriter) -> None:
         self.live, self.as_json, self.log = LiveAudit(), as_json, log
         self.stopped = False  # the person watching typed quit
+        self.watcher: Watcher | None = None
         self.sink: Callable[[list[Line]], None] = self._print
         # The narrator reads only the public fold when it gives no prompts (no seat of ours).
         self.narrator = Narrator(cast(PeerSession, self.live.state), lambda lines: self.sink(lines),
@@ -71,6 +72,9 @@ class Referee:
             print("".join(text for _, text in line), flush=True)
 
     def entries(self, new: list[bytes]) -> None:
+        said = self.watcher.take_chat() if self.watcher is not None else []
+        if said and not self.as_json:
+            self.sink([[("", f"  {line}")] for line in said])
         for raw in new:
             position = len(self.live.log)
             events = self.live.add(raw)
@@ -116,6 +120,7 @@ async def _watch(args: argparse.Namespace) -> int:
     if not args.json:
         print(f"watching the table at {address[0]}:{address[1]}…", flush=True)
     watcher = Watcher(me.public, asyncio.get_running_loop().time())
+    referee.watcher = watcher
     watching = run_watcher(watcher, address, referee.entries, referee.finished,
                            lambda: referee.candidates(address))
     on_screen = not (args.json or args.plain) and sys.stdout.isatty() and (
@@ -129,7 +134,7 @@ async def _on_screen(referee: Referee, watching: Coroutine[Any, Any, str]) -> st
     def stop() -> None:
         referee.stopped = True
 
-    screen = WatchScreen(referee.live, stop)
+    screen = WatchScreen(referee.live, stop, referee.watcher.say if referee.watcher else None)
     referee.sink = screen.screen.lines
     app = asyncio.ensure_future(screen.screen.app.run_async())
     try:

@@ -17,14 +17,16 @@ from .wrap import wrap
 
 HELP = ("you are watching: every hand is hidden, every entry of the log is checked as it comes "
         "(signatures, the chain, every deck proof and key, every move the public record shows). "
-        "Type quit to stop watching; the log so far is audited as you leave.")
+        "Type say TEXT to chat, if the host lets watchers chat; quit to stop watching (the log "
+        "so far is audited as you leave).")
 
 
 class WatchScreen:
-    def __init__(self, live: LiveAudit, stop: Callable[[], None]) -> None:
-        self.live, self.stop = live, stop
+    def __init__(self, live: LiveAudit, stop: Callable[[], None],
+                 say: Callable[[str], None] | None = None) -> None:
+        self.live, self.stop, self.say = live, stop, say
         self.screen = TableScreen(self._table, self._status, lambda: "watch> ",
-                                  WordCompleter(["quit", "help"]), self._line, stop)
+                                  WordCompleter(["quit", "help", "say"]), self._line, stop)
 
     def _table(self, width: int) -> list[Line]:
         # The table area reads only the public fold for a viewer with no seat.
@@ -45,6 +47,8 @@ class WatchScreen:
         command = text.strip().lower()
         if command in ("quit", "q", "exit"):
             self.stop()
+        elif command.startswith("say ") and self.say is not None:
+            self.say(text.strip()[4:].strip())
         elif command:
             self.screen.text(HELP if command == "help" else
                              f"{text.strip()!r}: a watcher only watches (type help or quit)")

@@ -147,6 +147,7 @@ class HostRunner:
                                    lobby_timeout=lobby.get("lobby_timeout", LOBBY_TIMEOUT),
                                    start_after=lobby.get("start_after", START_AFTER),
                                    watchers=int(lobby.get("watchers", WATCHERS)),
+                                   watcher_chat=bool(lobby.get("watcher_chat", False)),
                                    reconnect_window=int(lobby.get("reconnect_window",
                                                                   RECONNECT_WINDOW)))
         listener = self._listener or socket.create_server((self.bind, self.port), backlog=128)

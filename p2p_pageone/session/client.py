@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..crypto.envelope import open_envelope
+from ..crypto.identity import fingerprint
 from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .common import Event
@@ -60,7 +61,7 @@ class Client:
                     raise ProtocolError("a frame is an envelope or a control map")
                 else:
                     kind = validate_control(value, ("ping", "pong", "refused", "welcome",
-                                                    "done"))
+                                                    "done", "chat"))
                     if kind == "ping" and "n" in value:
                         self.out.append(pong(value["n"]))
                     elif kind == "pong":
@@ -72,6 +73,9 @@ class Client:
                         self._hand_over_log()
                     elif kind == "done" and value["index"] == self.done_sent:
                         self.confirmed = True
+                    elif kind == "chat" and "from" in value:  # a watcher's line, the host's say
+                        self.session.events.append(Event("say", f"{fingerprint(value['from'])} "
+                                                         f"(watching): {value['text']}"))
         except ProtocolError as error:
             self.session.lost_host(f"the host sent malformed data ({error.reason})")
         self.collect()

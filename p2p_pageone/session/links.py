@@ -45,6 +45,7 @@ class Link:
     keeps: bool = False  # its intro named a key that holds a seat in the running game
     watcher: bool = False  # it watches: it gets the log, and says nothing to it
     follows: bool = False  # a watcher sent the log so far: every entry after goes to it too
+    watcher_key: bytes = b""  # the key a watcher said it watches with
     window_start: float = 0.0
     frames: int = 0
     chat: deque[float] = field(default_factory=deque)

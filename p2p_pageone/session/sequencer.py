@@ -77,7 +77,7 @@ class Sequencer(WatcherDesk):
                 value = unpack(payload)
                 if isinstance(value, dict):
                     kind = validate_control(value, ("ping", "pong", "intro", "done", "entry",
-                                                    "watch"))
+                                                    "watch", "chat"))
                     appended = False
                     if kind == "ping" and "n" in value and (link.key or link.introduced):
                         self.out.append((conn, pong(value["n"])))
@@ -86,7 +86,9 @@ class Sequencer(WatcherDesk):
                     elif kind == "intro":
                         self._welcome(conn, link, value["from"])
                     elif kind == "watch":
-                        self._watch(conn, link)
+                        self._watch(conn, link, value["from"])
+                    elif kind == "chat":
+                        self._watcher_chat(conn, link, value["text"], now)
                     elif kind == "entry":
                         appended = self._handed_over(link, value["index"], value["raw"], now)
                     elif kind == "done":

@@ -31,9 +31,10 @@ class SequencerCore:
                  catch_window: float = 0.0, min_players: int = 0,
                  lobby_timeout: float = LOBBY_TIMEOUT, start_after: float = START_AFTER,
                  reconnect_window: int = RECONNECT_WINDOW, gather: float = GATHER,
-                 watchers: int = WATCHERS) -> None:
+                 watchers: int = WATCHERS, watcher_chat: bool = False) -> None:
         self.host = host
         self.watchers = watchers  # at most this many watch at once (0: none)
+        self.watcher_chat = watcher_chat  # watchers may chat (rate-limited), never in the log
         host.watch_room = (0, watchers)
         # A takeover (the host went, we are its successor): until ``gather_until`` the others
         # hand over the entries we lack and say ``back``, held (conn -> envelope) until our

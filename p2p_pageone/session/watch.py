@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..crypto.identity import fingerprint
 from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .common import BUSY
@@ -35,6 +36,7 @@ class Watcher:
         self.table = b""  # the table's id, from the host's ``watching``
         self.known = self.checked = 0  # on a new connection: entries sent again, compared
         self.received: list[Any] = []  # every frame as decoded, for the tests' scrutiny
+        self.chat: list[str] = []  # watchers' lines (if the host allows them) and refusals
 
     def _watch(self) -> bytes:
         return frame(pack({"control": "watch", "from": self.key}))
@@ -61,13 +63,17 @@ class Watcher:
 
     def _control(self, value: dict[str, Any], now: float) -> None:
         """``watching`` answers our ``watch``: the log of that table follows."""
-        kind = validate_control(value, ("ping", "pong", "watching", "refused"))
+        kind = validate_control(value, ("ping", "pong", "watching", "refused", "chat"))
         if kind == "ping" and "n" in value:
             self.out.append(pong(value["n"]))
         elif kind == "watching":
             if self.table and value["table"] != self.table:
                 self.ended = "the host answered for another table"
             self.table, self.answered = value["table"], True
+        elif kind == "chat" and "from" in value:
+            self.chat.append(f"{fingerprint(value['from'])} (watching): {value['text']}")
+        elif kind == "refused" and self.answered:  # our chat line, not our watching
+            self.chat.append(f"not said: {value['reason']}")
         elif kind == "refused" and value["reason"] == BUSY:
             self.lost = "the table is busy with connections: trying again"
         elif kind == "refused":
@@ -100,6 +106,14 @@ class Watcher:
         self.decoder = FrameDecoder()
         self.last_seen = self._last_ping = now
         self.out.append(self._watch())
+
+    def say(self, text: str) -> None:
+        """A line to the table, if its host takes chat from watchers (never in the log)."""
+        self.out.append(frame(pack({"control": "chat", "text": text[:200]})))
+
+    def take_chat(self) -> list[str]:
+        said, self.chat = self.chat, []
+        return said
 
     def take_out(self) -> list[bytes]:
         out, self.out = self.out, []

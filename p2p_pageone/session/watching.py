@@ -7,11 +7,13 @@ through the host). It may ping; anything else it sends drops it, and so does a f
 
 from __future__ import annotations
 
+from ..crypto.identity import fingerprint
 from ..wire.codec import ProtocolError, frame, pack
+from .common import Event
 from .kept_seats import SeatKeeper
-from .links import Link, refusal
+from .links import CHAT_LINES, CHAT_WINDOW, Link, refusal
 
-WATCH_FRAME = 64  # a watcher sends pings and pongs only
+WATCH_FRAME = 512  # a watcher sends pings, pongs and (if allowed) a chat line
 
 
 class WatcherDesk(SeatKeeper):
@@ -20,7 +22,27 @@ class WatcherDesk(SeatKeeper):
     def watching(self) -> int:
         return sum(1 for link in self.links.values() if link.watcher)
 
-    def _watch(self, conn: int, link: Link) -> None:
+    def _watcher_chat(self, conn: int, link: Link, text: str, now: float) -> None:
+        """A watcher's line, if the host allows it: shown to every seat and watcher (a control
+        frame, never in the log: it is no one's signed word)."""
+        if not link.watcher or not link.follows:
+            raise ProtocolError("only a watcher sends chat as a control frame")
+        if not self.watcher_chat:
+            reason = "this table does not take chat from watchers (the host allows it with " \
+                     "--watcher-chat)"
+        elif not link.chat_allowed(now):
+            reason = (f"chat is limited to {CHAT_LINES} lines every {CHAT_WINDOW:.0f} s; wait a "
+                      "moment and say it again")
+        else:
+            said = frame(pack({"control": "chat", "text": text, "from": link.watcher_key}))
+            self.out += [(c, said) for c, other in self.links.items()
+                         if other.key or other.follows]
+            self.host.events.append(Event("say", f"{fingerprint(link.watcher_key)} (watching): "
+                                          f"{text}"))
+            return
+        self.out.append((conn, refusal(-1, reason)))
+
+    def _watch(self, conn: int, link: Link, key: bytes = b"") -> None:
         if link.key or link.introduced or self.host.chain is None:
             raise ProtocolError("a watch comes once, first")
         if self.watchers <= 0:
@@ -31,6 +53,7 @@ class WatcherDesk(SeatKeeper):
                             "takes: try again later")
             return
         link.introduced = link.watcher = True
+        link.watcher_key = key
         link.decoder.max_frame = WATCH_FRAME
         if self.gather_until < 0:
             self._show_log(conn)

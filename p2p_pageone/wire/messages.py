@@ -172,6 +172,7 @@ CONTROLS: dict[str, dict[str, Check]] = {
     "intro": {"from": blob(32)},
     "watch": {"from": blob(32)},
     "watching": {"table": blob(16), "index": integer(0, 2**32 - 1)},
+    "chat": {"text": text(200)},  # a watcher's line; relayed by the host with ``from``
     "direct": {"from": blob(32)},
     "welcome": {"table": blob(16), "head": blob(32), "seq": integer(0, 2**32 - 1),
                 "hand": integer(0, 2**32 - 1), "index": integer(0, 2**32 - 1),
@@ -181,7 +182,8 @@ CONTROLS: dict[str, dict[str, Check]] = {
     "refused": {"seq": integer(-1, 2**32 - 1), "reason": Check(
         lambda v: type(v) is str and len(v) <= 1000, "text of at most 1000 characters")},
 }
-OPTIONAL: dict[str, dict[str, Check]] = {"ping": {"n": integer(0, 2**32 - 1)}}
+OPTIONAL: dict[str, dict[str, Check]] = {"ping": {"n": integer(0, 2**32 - 1)},
+                                         "chat": {"from": blob(32)}}
 
 
 def validate_control(value: dict[str, Any], allowed: tuple[str, ...]) -> str:
