@@ -141,12 +141,12 @@ def run_audit(args: argparse.Namespace) -> int:
 
 
 def _audit_usage(as_json: bool, paths: list[str], error: str) -> int:
-    """A usage error of ``pageone audit``: with ``--json``, still one JSON document."""
+    """A usage error of ``pageone audit``, on standard error; with ``--json`` also one JSON
+    document on standard output."""
     if as_json:
         print(json.dumps({"schema": SCHEMA, "ok": False, "error": error, "logs": [],
                           "comparison": None}, indent=1, sort_keys=True))
-    else:
-        print(f"pageone audit: {error}", file=sys.stderr)
+    print(f"pageone audit: {error}", file=sys.stderr)
     return EXIT_USAGE
 
 
