@@ -19,7 +19,9 @@ from p2p_pageone.audit.check import audit_bytes
 from p2p_pageone.audit.report import text_lines
 from p2p_pageone.bots import make_bot
 from p2p_pageone.cli.main import main
+from p2p_pageone.cli.repl import Terminal
 from p2p_pageone.cli.replay_screen import frames
+from p2p_pageone.cli.screen import Screen
 from p2p_pageone.crypto.envelope import open_envelope
 from p2p_pageone.engine.moves import Call, Play
 from p2p_pageone.engine.settings import make_settings
@@ -200,3 +202,34 @@ def test_replay_groups_draws_and_ends_a_hand_with_the_games_line(
         assert "went out. Penalties:" in lines[over]
         assert lines[over + 1].startswith("totals after")
         assert lines[over + 2].startswith(f"hand {hand}: OK")  # the audit's status beside it
+
+
+# --- a qdan deal voided by a leave after a player went out: the places taken stand --------------
+
+
+def test_qdan_quit_after_a_player_went_out_is_warned_the_game_ends_and_the_audit_says_why(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    table = MemoryTable(make_settings("qdan", {"start_cards": 5}), 3, seed=4)
+    host, person = table.sessions[0], table.sessions[1]
+    while not (person.game is not None and any(person.game.deal.places)):
+        if not table.step():
+            table.advance(table.now + 0.5)
+        assert table.now < 3000
+    deal = person.game.deal
+    assert [p for p in deal.players if deal.places[p]] == [0]  # the host went out first
+    person.autoplay = False
+    terminal = Terminal(person, interactive=True, screen=Screen(colour=False))
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    capsys.readouterr()
+    terminal.handle("quit")
+    warning = capsys.readouterr().out
+    assert "the game ends" in warning and "goes on" not in warning, warning
+    terminal.quit()  # confirmed
+    table.run(limit=table.now + 900)
+    assert host.game_over and host.game is not None and host.game.places == [1, 3, 2]
+    audit = audit_bytes(b"".join(frame(raw) for raw in host.log))
+    assert [line.status for line in audit.hands] == ["void"]
+    assert audit.verdict == "OK"
+    text = "\n".join(text_lines("x", audit))
+    assert ("p0 wins, decided by the places taken before hand 1 was void: 1st p0, 2nd p2, "
+            "3rd p1 (left the table)") in text, text
