@@ -1,5 +1,6 @@
-"""Rendering of `pageone replay` and `pageone log show`: the terminal's own renderers over the
-audited hands. ``replay_lines`` yields ``None`` between moves (where `--step` waits)."""
+"""Rendering of `pageone replay` and `pageone log show`: the game's own narration
+(``replay_story``) over the audited log. ``replay_lines`` yields ``None`` between moves (where
+`--step` waits)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,9 @@ from collections.abc import Iterator
 from ..audit.check import Audit
 from ..audit.replay import card_trails
 from ..audit.report import hand_line, verdict
-from ..engine.cards import COLOUR_NAMES
 from ..engine.deal import UNKNOWN
-from ..engine.game import Game
 from ..session.fold.records import HandRecord
 from . import render
-from .render import Line
 from .replay_story import hidden, story
 
 
@@ -23,51 +21,6 @@ def card_text(card: int, family: str) -> str:
 
 def hand_text(cards: list[int], family: str) -> str:
     return render.plain(render.hand(cards, family, symbols=False))
-
-
-def table_text(game: Game, names: list[str], me: int) -> str:
-    return render.plain(render.table(game, names, me, symbols=False))
-
-
-def describe(event: tuple[object, ...], names: list[str], family: str) -> str:
-    """One engine event of a replayed hand, in the terminal's words."""
-    return render.plain(describe_line(event, names, family, symbols=False))
-
-
-def describe_line(event: tuple[object, ...], names: list[str], family: str,
-                  symbols: bool = True) -> Line:
-    """The same, as styled text: cards with suit symbols and colours, as the game shows them."""
-    kind, *rest = event
-
-    def cards(ids: object) -> Line:
-        assert isinstance(ids, tuple)
-        return render.cards([int(c) for c in ids], family, symbols)
-
-    if kind == "reshuffle":
-        return [("", f"the discards are reshuffled into a new stock of {rest[0]}")]
-    if kind == "start":
-        return [("", "start card: "), render.card(int(str(rest[0])), family, symbols)]
-    who = names[int(str(rest[0]))]
-    if kind == "play":
-        line: Line = [("", f"{who} plays "), *cards(rest[1])]
-        if len(rest) > 2 and isinstance(rest[2], int) and rest[2] >= 0:
-            line.append(("", f" and chooses {COLOUR_NAMES[rest[2]]}"))
-        return line
-    simple = {"trick": f"{who} wins the trick", "call": f"{who}: Page One!",
-              "eliminated": f"{who} holds too many cards and is out",
-              "skipped": f"{who} is skipped",
-              "stopped": f"{who}: stopped by the 8, no card this trick",
-              "passed": f"{who}: cannot follow and the stock is empty, passes"}
-    if kind in simple:
-        return [("", simple[str(kind)])]
-    if kind == "draw":
-        return [("", f"{who} draws {rest[1]}" + (" (penalty)" if rest[2] == "penalty" else ""))]
-    if kind == "caught":
-        return [("", f"{who} catches {names[int(str(rest[1]))]}: no Page One call, "
-                 "penalty cards")]
-    if kind == "forgiven":
-        return [("", f"{who}: nothing left to draw, {rest[1]} penalty cards forgiven")]
-    return [("", " ".join(str(x) for x in event))]
 
 
 def _records(audit: Audit) -> dict[int, HandRecord]:
