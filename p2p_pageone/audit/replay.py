@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from ..engine.classic import ClassicDeal
 from ..engine.deal import Deal
-from ..engine.moves import Catch, Move, Play, ReshuffleRequest, TurnUpRequest
+from ..engine.moves import Call, Catch, Move, Play, ReshuffleRequest, TurnUpRequest
 from ..engine.qdan import QdanDeal
 from ..engine.settings import ClassicSettings, Settings
 from ..session.fold.records import HandRecord
@@ -84,7 +84,8 @@ def card_trails(settings: Settings, seats: int, record: HandRecord) -> dict[int,
 
 def missed_calls(settings: Settings, seats: int, record: HandRecord) -> list[tuple[int, int, int]]:
     """Every missed Page One call of a hand: (seat, entry of the play that missed it, the seat
-    that caught it or -1)."""
+    that caught it or -1). A call made late, while the catch window was still open (before
+    anyone else acted), is a call: that play missed nothing."""
     missed: list[tuple[int, int, int]] = []
     open_before = -1
     for step in steps(settings, seats, record):
@@ -92,6 +93,9 @@ def missed_calls(settings: Settings, seats: int, record: HandRecord) -> list[tup
         if isinstance(move, Catch):
             at = max(i for i, (seat, _, by) in enumerate(missed) if seat == move.target and by < 0)
             missed[at] = (missed[at][0], missed[at][1], move.seat)
+        elif isinstance(move, Call) and move.seat == open_before:
+            del missed[max(i for i, (seat, _, by) in enumerate(missed)
+                           if seat == move.seat and by < 0)]
         miss = step.deal.open_miss
         if miss >= 0 and miss != open_before:
             missed.append((miss, step.position, -1))

@@ -52,7 +52,31 @@ def _winners(audit: Audit) -> str:
     state = audit.state
     names = state.names if state else []
     first = [names[s] for s, place in enumerate(audit.places) if place == 1 and s < len(names)]
-    return f"{' and '.join(first)} {'wins' if len(first) == 1 else 'win'}" if first else "no result"
+    if not first:
+        return "no result"
+    return f"{' and '.join(first)} {'wins' if len(first) == 1 else 'win'}" + _placed_before_void(
+        audit)
+
+
+def _placed_before_void(audit: Audit) -> str:
+    """A qdan game whose last deal was void still has its result: the places taken in it
+    before the void stand, the leaver takes the lowest free place and, one player left, that
+    one the last (docs/RULES.md, "Leaving"). Say so, since no hand was played to its end."""
+    state = audit.state
+    last = audit.hands[-1] if audit.hands else None
+    if state is None or state.game is None or last is None or last.status != "void" or (
+            audit.rules != "qdan"):
+        return ""
+    left = state.game.left
+    ranked = ", ".join(f"{_ordinal(place)} {state.names[seat]}"
+                       + (" (left the table)" if seat in left else "")
+                       for seat, place in sorted(enumerate(audit.places), key=lambda sp: sp[1]))
+    return f", decided by the places taken before hand {last.hand} was void: {ranked}"
+
+
+def _ordinal(place: int) -> str:
+    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
+    return f"{place}{suffix}"
 
 
 def text_lines(path: str, audit: Audit, quiet: bool = False) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Any
 from ..audit.check import Audit, audit_bytes
 from ..audit.compare import Comparison, compare
 from ..audit.logfile import read_frames
-from ..audit.report import document, text_lines
+from ..audit.report import SCHEMA, document, text_lines
 from .identity_store import config_dir, data_dir
 from .render import without_ruling_ids
 from .step_keys import step_wait
@@ -116,9 +116,12 @@ def run_audit(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     contents = _read(paths)
     if isinstance(contents, str):
-        print(f"pageone audit: {contents}", file=sys.stderr)
-        return EXIT_USAGE
+        return _audit_usage(args.json, paths, contents)
     audits = [audit_bytes(data, every_proof=args.every_proof) for data in contents]
+    if args.json and any(audit.not_a_log for audit in audits):
+        why = "; ".join(f"{path} is not a pageone log ({audit.not_a_log})"
+                        for path, audit in zip(paths, audits, strict=True) if audit.not_a_log)
+        return _audit_usage(True, paths, why)
     if _not_logs(paths, audits, "audit"):
         return EXIT_USAGE
     comparison: Comparison | None = None
@@ -135,6 +138,16 @@ def run_audit(args: argparse.Namespace) -> int:
     if args.rate:
         _rate(audits if code == EXIT_OK else [], json_mode=args.json)
     return code
+
+
+def _audit_usage(as_json: bool, paths: list[str], error: str) -> int:
+    """A usage error of ``pageone audit``, on standard error; with ``--json`` also one JSON
+    document on standard output."""
+    if as_json:
+        print(json.dumps({"schema": SCHEMA, "ok": False, "error": error, "logs": [],
+                          "comparison": None}, indent=1, sort_keys=True))
+    print(f"pageone audit: {error}", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def _not_logs(paths: list[str], audits: list[Audit], command: str) -> bool:

@@ -236,8 +236,9 @@ class Terminal:
             self.say("  you are the host: quitting closes the table for everyone", "bold")
         elif self.offline:
             self.say("  quitting ends this game", "bold")
-        elif len(s.active) <= 2:
-            self.say("  if you quit, the game ends: one player would be left", "bold")
+        elif len(s.active) <= 2 or len(getattr(s.game.deal, "active", s.active)) <= 2:
+            self.say("  if you quit, the game ends: one player would be left playing, and you "
+                     "take the last place", "bold")
         else:
             self.say("  if you quit, the table goes on without you and this hand is void",
                      "bold")

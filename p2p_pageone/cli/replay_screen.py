@@ -15,16 +15,13 @@ from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, Window
 from prompt_toolkit.layout.dimension import Dimension
 
 from ..audit.check import Audit
-from ..audit.replay import steps
-from ..audit.report import hand_line
 from ..engine.classic import ClassicDeal
-from ..engine.deal import Deal
+from ..engine.deal import UNKNOWN, Deal
 from ..engine.qdan import QdanDeal
-from ..session.fold.records import HandRecord
-from ..session.fold.table import TableState
 from . import render, theme
 from .render import Line
-from .replay_view import _records, describe_line
+from .replay_story import Told, hidden
+from .replay_story import story as tell
 from .tablescreen import Story, joined, rule
 from .tableview import NBSP, cards_line
 from .wrap import wrap
@@ -40,50 +37,55 @@ class Frame:
     table: list[Line]
     hands: list[Line]
     told: int  # lines of the story told by now
+    stock: str = ""
 
 
 def frames(audit: Audit, seat: int | None, open_hands: bool) -> tuple[list[Frame], list[Line]]:
-    """The screens of every hand dealt, and the story: each hand's moves, then its line from the
-    audit (a void hand, never dealt out, has only its line)."""
+    """The screens of every hand, one per move, and the story: what the game told of each
+    entry (``replay_story``), a void hand's moves too, then each hand's line from the audit. A
+    hand with no move (void while it was dealt) gets one screen, at its line."""
     state = audit.state
-    assert state is not None
-    names = state.names
+    assert state is not None and state.settings is not None
+    names, family = state.names, state.settings.family
+    shown = None if open_hands else ((seat,) if seat is not None else ())
     story: list[Line] = []
     out: list[Frame] = []
-    records = _records(audit)
-    for result in audit.hands:
-        record = records.get(result.hand)
-        if record is not None:
-            story.append([("class:title", f"— hand {result.hand}: {names[record.dealer]} "
-                           "deals —")])
-            shown = record.players if open_hands else ((seat,) if seat is not None else ())
-            out += _hand_frames(state, record, shown, story)
-        story.append([("class:hint", "  " + hand_line(result, audit.fault))])
-        if out:
+    moves: dict[int, int] = {}
+    for told in tell(audit, shown, symbols=True):
+        if told.hand < 1:
+            continue
+        story += [[(style or ("class:title" if text.startswith("— hand") else ""), text)
+                   for style, text in line] for line in told.lines]
+        has_frame = bool(out) and out[-1].hand == told.hand
+        if told.deal is not None and (told.moved or (told.closes and not has_frame)):
+            moves[told.hand] = moves.get(told.hand, -1) + 1
+            out.append(_frame(told, names, family, moves[told.hand], len(story)))
+        elif has_frame:
             out[-1].told = len(story)
+    for frame in out:  # "move 3 of 40": the count of the hand's moves, known only now
+        frame.table[0].append(("", f" of {moves[frame.hand]}  {frame.stock}"))
     return out, story
 
 
-def _hand_frames(state: TableState, record: HandRecord, shown: tuple[int, ...],
-                 story: list[Line]) -> list[Frame]:
-    """One frame per move of a hand; the story gets the moves' lines as they come."""
-    assert state.settings is not None
-    names, family = state.names, state.settings.family
-    out = []
-    moves = len(record.moves)
-    for index, step in enumerate(steps(state.settings, state.seat_count, record)):
-        story += [[("", "  "), *describe_line(event, names, family)] for event in step.events]
-        title: Line = [("class:title", f"hand {record.number}"),
-                       ("", f"  {family}  move {index} of {moves}  "
-                            f"stock {len(step.deal.stock)}")]
-        table = [title, _players(step.deal, names), _on_table(step.deal, names)]
-        hands = [[("", f"{names[p]}: "), *cards_line(
-            [step.deal.known[s] for s in step.deal.hands[p]], family, set())]
-            for p in shown if p in step.deal.players]
-        out.append(Frame(record.number, table, hands or [[("", "public cards only (--seat N "
-                                                                "or --open shows hands)")]],
-                         len(story)))
-    return out
+def _frame(told: Told, names: list[str], family: str, move: int, story_lines: int) -> Frame:
+    deal = told.deal
+    assert deal is not None
+    title: Line = [("class:title", f"hand {told.hand}"), ("", f"  {family}  move {move}")]
+    table = [title, _players(deal, names), _on_table(deal, names)]
+    cards = told.dealt or told.hands
+    hands = [[("", f"{names[p]}: "), *_cards(held, family)] for p, held in cards.items()]
+    return Frame(told.hand, table, hands or [[("", "public cards only (--seat N or --open "
+                                                   "shows hands)")]], story_lines,
+                 f"stock {len(deal.stock)}")
+
+
+def _cards(cards: list[int], family: str) -> Line:
+    shown = [card for card in cards if card != UNKNOWN]
+    line = cards_line(shown, family, set()) if shown else []
+    count = hidden(cards)
+    if count:
+        line.append(("class:hint", f"{'  ' if shown else ''}{count} hidden"))
+    return line
 
 
 def _players(deal: Deal, names: list[str]) -> Line:
@@ -108,7 +110,7 @@ def _on_table(deal: Deal, names: list[str]) -> Line:
 
 class ReplayScreen:
     def __init__(self, shown: list[Frame], story: list[Line], start: int = 0) -> None:
-        self.frames, self.at, self.typed = shown, start, ""
+        self.frames, self.at, self.typed, self.note = shown, start, "", ""
         self.story = Story(kept=None)  # frames count the story's lines from its start
         self.story.add(story)
         keys = _keys(self)
@@ -122,8 +124,8 @@ class ReplayScreen:
     def _area(self, part: str) -> list[Line]:
         frame = self.frames[self.at]
         lines = frame.table if part == "table" else [
-            *frame.hands, [("class:hint", KEYS + (f"   hand {self.typed}…" if self.typed
-                                                   else ""))]]
+            *frame.hands, *([[("class:hint", self.note)]] if self.note else []),
+            [("class:hint", KEYS + (f"   hand {self.typed}…" if self.typed else ""))]]
         return wrap(lines, self.width(), indent="  ")
 
     def _root(self) -> HSplit:
@@ -142,12 +144,17 @@ class ReplayScreen:
         return joined(told[-max(1, room):])
 
     def go(self, at: int) -> None:
-        self.at = min(max(0, at), len(self.frames) - 1)
+        self.at, self.note = min(max(0, at), len(self.frames) - 1), ""
 
     def jump(self, hand: int) -> None:
+        """To ``hand``'s first move; a note says why not if the log has no such hand."""
         starts = [i for i, frame in enumerate(self.frames) if frame.hand == hand]
         if starts:
             self.go(starts[0])
+            return
+        hands = sorted({frame.hand for frame in self.frames})
+        self.note = (f"no hand {hand} in this log (it has hand"
+                     + (f"s {hands[0]}-{hands[-1]})" if len(hands) > 1 else f" {hands[0]})"))
 
 
 def _keys(screen: ReplayScreen) -> KeyBindings:

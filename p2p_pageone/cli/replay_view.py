@@ -1,18 +1,18 @@
-"""Rendering of `pageone replay` and `pageone log show`: the terminal's own renderers over the
-audited hands. ``replay_lines`` yields ``None`` between moves (where `--step` waits)."""
+"""Rendering of `pageone replay` and `pageone log show`: the game's own narration
+(``replay_story``) over the audited log. ``replay_lines`` yields ``None`` between moves (where
+`--step` waits)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from ..audit.check import Audit
-from ..audit.replay import card_trails, steps
+from ..audit.replay import card_trails
 from ..audit.report import hand_line, verdict
-from ..engine.cards import COLOUR_NAMES
-from ..engine.game import Game
+from ..engine.deal import UNKNOWN
 from ..session.fold.records import HandRecord
 from . import render
-from .render import Line
+from .replay_story import hidden, story
 
 
 def card_text(card: int, family: str) -> str:
@@ -23,51 +23,6 @@ def hand_text(cards: list[int], family: str) -> str:
     return render.plain(render.hand(cards, family, symbols=False))
 
 
-def table_text(game: Game, names: list[str], me: int) -> str:
-    return render.plain(render.table(game, names, me, symbols=False))
-
-
-def describe(event: tuple[object, ...], names: list[str], family: str) -> str:
-    """One engine event of a replayed hand, in the terminal's words."""
-    return render.plain(describe_line(event, names, family, symbols=False))
-
-
-def describe_line(event: tuple[object, ...], names: list[str], family: str,
-                  symbols: bool = True) -> Line:
-    """The same, as styled text: cards with suit symbols and colours, as the game shows them."""
-    kind, *rest = event
-
-    def cards(ids: object) -> Line:
-        assert isinstance(ids, tuple)
-        return render.cards([int(c) for c in ids], family, symbols)
-
-    if kind == "reshuffle":
-        return [("", f"the discards are reshuffled into a new stock of {rest[0]}")]
-    if kind == "start":
-        return [("", "start card: "), render.card(int(str(rest[0])), family, symbols)]
-    who = names[int(str(rest[0]))]
-    if kind == "play":
-        line: Line = [("", f"{who} plays "), *cards(rest[1])]
-        if len(rest) > 2 and isinstance(rest[2], int) and rest[2] >= 0:
-            line.append(("", f" and chooses {COLOUR_NAMES[rest[2]]}"))
-        return line
-    simple = {"trick": f"{who} wins the trick", "call": f"{who}: Page One!",
-              "eliminated": f"{who} holds too many cards and is out",
-              "skipped": f"{who} is skipped",
-              "stopped": f"{who}: stopped by the 8, no card this trick",
-              "passed": f"{who}: cannot follow and the stock is empty, passes"}
-    if kind in simple:
-        return [("", simple[str(kind)])]
-    if kind == "draw":
-        return [("", f"{who} draws {rest[1]}" + (" (penalty)" if rest[2] == "penalty" else ""))]
-    if kind == "caught":
-        return [("", f"{who} catches {names[int(str(rest[1]))]}: no Page One call, "
-                 "penalty cards")]
-    if kind == "forgiven":
-        return [("", f"{who}: nothing left to draw, {rest[1]} penalty cards forgiven")]
-    return [("", " ".join(str(x) for x in event))]
-
-
 def _records(audit: Audit) -> dict[int, HandRecord]:
     state = audit.state
     return {record.number: record for record in (state.history if state else [])}
@@ -75,45 +30,48 @@ def _records(audit: Audit) -> dict[int, HandRecord]:
 
 def replay_lines(audit: Audit, seat: int | None, open_hands: bool,
                  only: int | None) -> Iterator[str | None]:
+    """The game's own narration of the log (``replay_story``), with the hands shown after each
+    move; ``None`` after each move."""
     state = audit.state
     if state is None or state.settings is None or state.game is None:
         yield f"nothing to replay: {verdict(audit)}"
         return
     names, family = state.names, state.settings.family
-    records = _records(audit)
     viewer = "every hand open" if open_hands else (
         f"as {names[seat]} (seat {seat}) saw it" if seat is not None else "public cards only")
     yield f"table {audit.table_name!r} ({family}), {viewer}"
-    for line in audit.hands:
-        if only is not None and line.hand != only:
+    shown = None if open_hands else ((seat,) if seat is not None else ())
+    last: dict[int, list[int]] = {}  # a hand shown again only once it changed
+    told_since = False  # a wait only after something was told (a draw still counted is not)
+    for told in story(audit, shown, symbols=False):
+        if told.hand < 1 or (only is not None and told.hand != only):
             continue
-        record = records.get(line.hand)
-        if record is None:
-            yield hand_line(line, audit.fault)
-            continue
-        yield f"hand {line.hand}: {names[record.dealer]} deals"
-        game = Game(state.settings, state.seat_count, record.dealer)
-        for step in steps(state.settings, state.seat_count, record):
-            game.deal = step.deal
-            for event in step.events:
-                yield "  " + describe(event, names, family)
-            shown = record.players if open_hands else ((seat,) if seat is not None else ())
-            if step.move is None or open_hands:
-                for player in shown:
-                    if player in step.deal.players and (step.move is None or
-                                                        step.deal.turn == player):
-                        yield _hand_of(step.deal.known, step.deal.hands[player], names[player],
-                                       family)
-            elif seat is not None and step.deal.turn == seat and not step.deal.over:
-                yield table_text(game, names, -1)  # names throughout, as the story has them
-                yield _hand_of(step.deal.known, step.deal.hands[seat], names[seat], family)
-            yield None
-        yield "  " + hand_line(line, audit.fault)
+        for player, cards in told.dealt.items():
+            last[player] = cards
+            yield _hand_of(cards, names[player], family)
+        for line in told.lines:
+            yield render.plain(line)
+        told_since = told_since or bool(told.dealt or told.lines)
+        if told.moved and told.deal is not None:
+            for player, cards in told.hands.items():
+                if told.deal.turn == player and not told.deal.over and last.get(player) != cards:
+                    last[player] = cards
+                    yield _hand_of(cards, names[player], family)
+            if told_since:
+                yield None
+            told_since = False
     yield f"verdict: {verdict(audit)}"
 
 
-def _hand_of(known: list[int], slots: list[int], name: str, family: str) -> str:
-    return f"  {name}'s hand: {hand_text([known[s] for s in slots], family)}"
+def _hand_of(cards: list[int], name: str, family: str) -> str:
+    """A hand as the replay may show it: the cards the log reveals, the rest counted."""
+    open_cards = [card for card in cards if card != UNKNOWN]
+    text = hand_text(open_cards, family) if open_cards else ""
+    count = hidden(cards)
+    if count:
+        text += (", " if text else "") + f"{count} card{'s' if count != 1 else ''} the log " \
+            "does not reveal"
+    return f"  {name}'s hand: {text or 'empty'}"
 
 
 def summary_lines(audit: Audit) -> list[str]:
