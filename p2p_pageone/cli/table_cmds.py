@@ -168,6 +168,8 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
             await runner.close()
             if advertiser is not None:
                 await advertiser.stop()
+            if tasks:  # the CPU players read the table's last entry before they are stopped
+                await asyncio.wait(tasks, timeout=2.0)
             for task in tasks:
                 task.cancel()
 

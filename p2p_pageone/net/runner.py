@@ -6,6 +6,7 @@ No game logic here. Time is the event loop's monotonic clock.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import itertools
 import math
@@ -35,6 +36,7 @@ class Announcer(Protocol):
 
     async def stop(self) -> None:
         """Withdraw it."""
+ENDED_DRAIN = 1.0  # a table that ended early waits this long at most for its peers to hang up
 TICK = 0.1  # how often a full send buffer is looked at again, and the end's linger ticks
 MIN_SLEEP = 0.02  # a deadline already past (a CPU answer the session cannot send yet) is
 # looked at again after this long, not in a busy loop
@@ -270,6 +272,18 @@ class HostRunner:
         while not self.sequencer.delivered():
             self.sequencer.tick(self._now())
             self.flush()
+            await asyncio.sleep(TICK)
+        if self.session.ended:  # the table ended early: nobody confirms, but the last entry
+            await self._drain(ENDED_DRAIN)  # (a bye, a timeout) must reach every peer first
+
+    async def _drain(self, seconds: float) -> None:
+        """Let what is written go out while the peers go on being read (closing a socket that
+        has unread input resets it, and the peer may lose the last frame it has not read)."""
+        writers = [w for w in self.writers.values() if not w.is_closing()]
+        with contextlib.suppress(ConnectionError, OSError, TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*(w.drain() for w in writers)), seconds)
+        end = self._now() + seconds
+        while self.writers and self._now() < end:  # each peer hangs up once it has the end
             await asyncio.sleep(TICK)
 
     async def close(self) -> None:
