@@ -62,7 +62,7 @@ async def _join(args: argparse.Namespace) -> int:
     if interactive:
         print("waiting to be seated… (type help; quit to leave)", flush=True)
     # Found over mDNS: if this pageone takes the table over, it advertises it in turn.
-    announcer = None if args.connect else TakeoverAdvert(args, session, me)
+    announcer = None if args.connect else TakeoverAdvert(args, session, me, terminal.say)
     table = run_joiner(session, address, port, terminal.show, log, args.silent_after,
                        listen=True, catch_window=args.catch_window, announcer=announcer)
     code = await play_seat(session, terminal, table, [log])

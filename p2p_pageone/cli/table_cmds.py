@@ -12,7 +12,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -196,35 +196,44 @@ def listen_problem(args: argparse.Namespace, error: OSError) -> str:
             "machine for --interface, or another --port")
 
 
-async def _advertise(args: argparse.Namespace, port: int, me: Identity,
-                     session: PeerSession) -> Advertiser | None:
+def _printed(text: str, problem: bool) -> None:
+    print(text, file=sys.stderr if problem else sys.stdout, flush=True)
+
+
+async def _advertise(args: argparse.Namespace, port: int, me: Identity, session: PeerSession,
+                     tell: Callable[[str, bool], None] = _printed) -> Advertiser | None:
+    """Advertise the table; ``tell(text, problem)`` says how it went (printed before the
+    terminal runs, a story line while the table screen is up)."""
     if getattr(args, "no_mdns", False):
         return None
     advertiser = Advertiser(args.interface, port, me.fingerprint)
     try:
         service = await advertiser.start(advert_fields(session, args.name))
     except Exception as error:  # zeroconf raises many kinds; the table works without it
-        print(f"could not advertise the table over mDNS ({error}); others can still join "
-              "with --connect", file=sys.stderr)
+        tell(f"could not advertise the table over mDNS ({error}); others can still join "
+             "with --connect", True)
         return None
     if service != instance_name(str(advert_fields(session, args.name)["name"]), me.fingerprint):
-        print(f"advertised on the LAN (as {service.removesuffix('.' + SERVICE)!r}: another "
-              "table had the same name)", flush=True)
+        tell(f"advertised on the LAN (as {service.removesuffix('.' + SERVICE)!r}: another "
+             "table had the same name)", False)
     else:
-        print("advertised on the LAN", flush=True)
+        tell("advertised on the LAN", False)
     return advertiser
 
 
 class TakeoverAdvert:
     """A joiner that took its table over advertises it from here, as its host did, so that a
-    player coming back with ``pageone join NAME`` finds the table where it is now."""
+    player coming back with ``pageone join NAME`` finds the table where it is now. The game is
+    running by then, so how it went is told through ``say`` (the terminal), never printed."""
 
-    def __init__(self, args: argparse.Namespace, session: PeerSession, me: Identity) -> None:
-        self.args, self.session, self.me = args, session, me
+    def __init__(self, args: argparse.Namespace, session: PeerSession, me: Identity,
+                 say: Callable[[str], None]) -> None:
+        self.args, self.session, self.me, self.say = args, session, me, say
         self.advertiser: Advertiser | None = None
 
     async def start(self, port: int) -> None:
-        self.advertiser = await _advertise(self.args, port, self.me, self.session)
+        self.advertiser = await _advertise(self.args, port, self.me, self.session,
+                                           lambda text, problem: self.say(f"  {text}"))
 
     async def tick(self) -> None:
         if self.advertiser is not None:
