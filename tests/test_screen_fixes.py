@@ -10,11 +10,17 @@ import os
 
 import pytest
 
-from p2p_pageone.cli import table_cmds
+from p2p_pageone.cli import render, table_cmds
+from p2p_pageone.cli.narrator import Narrator
+from p2p_pageone.cli.render import plain
 from p2p_pageone.cli.table_cmds import TakeoverAdvert
 from p2p_pageone.crypto.identity import Identity
+from p2p_pageone.engine import ClassicSettings, Game
 from p2p_pageone.net.discovery import Advertiser
+from p2p_pageone.session.common import Event
 from p2p_pageone.session.peer import PeerSession
+
+from .helpers import play, rig
 
 
 def _session(name: str = "bob") -> PeerSession:
@@ -42,3 +48,30 @@ def test_a_takeover_advert_is_told_through_the_terminal_never_printed(
     assert len(told) == 1
     assert ("advertised on the LAN" if works else "could not advertise") in told[0]
     assert (advert.advertiser is not None) == works
+
+
+def test_the_players_own_seat_is_you_in_every_line() -> None:
+    """Offline the player is "root" at seat 0: the trick, the totals, the places and the final
+    standings all say "you", as the hand's header and the penalties do."""
+    game = rig(ClassicSettings(), ["8d 9d 2s 3s", "5d 6c 4h 7h"])
+    play(game, 0, "8d")
+    names = ["root", "bob"]
+    table = plain(render.table(game, names, 0, symbols=False))
+    assert "trick: you 8d" in table and "root" not in table
+    assert "trick: root 8d" in plain(render.table(game, names, 1, symbols=False))
+    shown = render.seen_names(names, 0)
+    assert render.scores_line(game, shown).endswith("you 0, bob 0")
+    game.places.extend([2, 1])  # as at the game's end: bob first, root second
+    assert [line.split()[:2] for line in render.standings(game, shown)] == [
+        ["1st", "bob"], ["2nd", "you"]]
+    narrator, printed = _narrator(game, names)
+    narrator.show([Event("scores", "", {"hand": 1})])
+    assert printed and all("root" not in line for line in printed), printed
+
+
+def _narrator(game: Game, names: list[str]) -> tuple[Narrator, list[str]]:
+    session = _session(names[0])
+    session.names, session.me, session.game = names, 0, game
+    printed: list[str] = []
+    return Narrator(session, lambda lines: printed.extend(map(plain, lines)),
+                    symbols=False), printed

@@ -278,7 +278,7 @@ class Narrator:
                                   sorted(result.scores.items(), key=lambda kv: kv[1]))
             self.say(f"  hand {number} over: {who} went out. Penalties: {penalties}",
                      "bold")
-        self.say("  " + render.scores_line(game, s.names))
+        self.say("  " + render.scores_line(game, render.seen_names(s.names, s.me)))
 
     def _places(self, only: int = -1) -> None:
         """Announce places as they are taken (``only``: just that seat's, if it has one)."""
@@ -310,7 +310,7 @@ class Narrator:
         one = len(winners) == 1 and winners != ["you"]
         self.say(f"game over: {', '.join(winners)} win{'s' if one else ''}", "bold")
         self.say("final standings:")
-        for line in render.standings(game, s.names):
+        for line in render.standings(game, render.seen_names(s.names, s.me)):
             self.say(line)
 
     def _ended(self, event: Event) -> None:

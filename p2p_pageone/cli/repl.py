@@ -327,7 +327,7 @@ class Terminal:
         elif name == "table":
             self.screen.lines([render.table(s.game, s.names, s.me, symbols)])
         elif name == "scores":
-            self.say("  " + render.scores_line(s.game, s.names))
+            self.say("  " + render.scores_line(s.game, render.seen_names(s.names, s.me)))
 
 
 CTRL_C, CTRL_D = "\x03", "\x04"
