@@ -10,17 +10,19 @@ import os
 
 import pytest
 
-from p2p_pageone.cli import render, table_cmds
+from p2p_pageone.cli import hints, render, table_cmds
+from p2p_pageone.cli.commands import parse_command
 from p2p_pageone.cli.narrator import Narrator
 from p2p_pageone.cli.render import plain
 from p2p_pageone.cli.table_cmds import TakeoverAdvert
 from p2p_pageone.crypto.identity import Identity
-from p2p_pageone.engine import ClassicSettings, Game
+from p2p_pageone.engine import ClassicSettings, Game, IllegalMove, Play, QdanSettings
+from p2p_pageone.engine.view import SeatView
 from p2p_pageone.net.discovery import Advertiser
 from p2p_pageone.session.common import Event
 from p2p_pageone.session.peer import PeerSession
 
-from .helpers import play, rig
+from .helpers import cards_of, play, rig
 
 
 def _session(name: str = "bob") -> PeerSession:
@@ -75,3 +77,20 @@ def _narrator(game: Game, names: list[str]) -> tuple[Narrator, list[str]]:
     printed: list[str] = []
     return Narrator(session, lambda lines: printed.extend(map(plain, lines)),
                     symbols=False), printed
+
+
+def test_a_card_that_goes_only_in_a_group_is_not_marked_and_the_hint_says_how() -> None:
+    """On a blue top, 9r and skipr can only follow 9b and skipb in a group: they are not
+    marked playable (``play 9r`` is refused), and the hint gives the group as typed."""
+    game = rig(QdanSettings(), ["5r 9r skipr 2y 9b skipb cc", "1g 2g 3g 4g 5g 6g 7g"],
+               stock="1b")
+    legal = [m for m in game.legal_moves(0) if isinstance(m, Play)]
+    playable = hints.playable_cards(game.deal, legal)
+    assert render.typed_names(sorted(playable), "qdan").split() == ["9b", "skipb", "cc"]
+    view = SeatView(game, 0)
+    with pytest.raises(IllegalMove):
+        game.deal.verify(parse_command("play 9r", view, ["me", "bob"]))  # type: ignore[arg-type]
+    note = hints.group_only(game.deal, legal, playable)
+    assert "9r only with 9b: play 9b 9r" in note and "skipr only with skipb" in note
+    game.apply(parse_command("play 9b 9r", view, ["me", "bob"]))  # type: ignore[arg-type]
+    assert game.deal.known[game.deal.discard[-1]] == cards_of("qdan", "9r")[0]

@@ -15,7 +15,7 @@ from ..engine.qdan import QdanDeal
 from ..session.common import Event
 from ..session.peer import PeerSession
 from . import render
-from .hints import refusal_text, typed_move, what_to_do
+from .hints import playable_cards, refusal_text, typed_move, what_to_do
 from .render import Line
 
 Sink = Callable[[list[Line]], None]
@@ -375,7 +375,7 @@ class Narrator:
         assert view is not None
         family = game.settings.family
         legal = [m for m in view.legal_moves() if isinstance(m, Play)]
-        playable = {c for m in legal for c in m.cards}
+        playable = playable_cards(game.deal, legal)
         if again:  # chat or a hint came in below the prompt: show it again, short
             self.lines.append([("reverse bold", " STILL YOUR TURN "), ("", "  "),
                                *render.hand(view.hand(), family, playable, self.symbols)])

@@ -9,7 +9,7 @@ from ..engine.moves import IllegalMove, Play
 from ..engine.qdan import QdanDeal
 from ..session.peer import PeerSession
 from . import render
-from .hints import what_to_do
+from .hints import playable_cards, what_to_do
 from .render import Line
 from .wrap import wrap
 
@@ -99,7 +99,7 @@ def hand_area(s: PeerSession, width: int, held: list[str] | None = None) -> list
             and not game.deal.over)
     if mine and not s.autoplay:
         legal = [m for m in view.legal_moves() if isinstance(m, Play)]
-        playable = {c for m in legal for c in m.cards}
+        playable = playable_cards(game.deal, legal)
         lines += wrap([[("class:turn", "YOUR TURN"), ("", "  "),
                         ("class:hint", what_to_do(s, playable, legal))]], width, indent="  ")
         calls = [m for m in legal if m.call]
