@@ -75,6 +75,7 @@ class Terminal:
         self.quitting = False  # the player chose to leave: the bye is on its way
         self._prompt: PromptSession[str] | None = None
         self._last_event = 0.0
+        self.seated_note = ""  # said once, when the host first answers (never if it does not)
 
     # --- output -------------------------------------------------------------------------------
 
@@ -90,6 +91,10 @@ class Terminal:
         if events:
             self._last_event = _clock()
         self.narrator.show(events)
+        if events and self.seated_note and not session.ended:
+            note, self.seated_note = self.seated_note, ""
+            if session.game is None:  # still in the lobby: say what can be typed meanwhile
+                self.say(note)
         self.typed.tick()
         if self.table_screen is not None:
             if self._my_turn():
