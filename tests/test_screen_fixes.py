@@ -16,7 +16,7 @@ from p2p_pageone.cli.narrator import Narrator
 from p2p_pageone.cli.render import plain
 from p2p_pageone.cli.table_cmds import TakeoverAdvert
 from p2p_pageone.crypto.identity import Identity
-from p2p_pageone.engine import ClassicSettings, Game, IllegalMove, Play, QdanSettings
+from p2p_pageone.engine import ClassicSettings, Draw, Game, IllegalMove, Play, QdanSettings
 from p2p_pageone.engine.view import SeatView
 from p2p_pageone.net.discovery import Advertiser
 from p2p_pageone.session.common import Event
@@ -94,3 +94,44 @@ def test_a_card_that_goes_only_in_a_group_is_not_marked_and_the_hint_says_how() 
     assert "9r only with 9b: play 9b 9r" in note and "skipr only with skipb" in note
     game.apply(parse_command("play 9b 9r", view, ["me", "bob"]))  # type: ignore[arg-type]
     assert game.deal.known[game.deal.discard[-1]] == cards_of("qdan", "9r")[0]
+
+
+def _drawing_game() -> tuple[Game, Narrator, list[str]]:
+    """I am seat 1 and hold no diamond when seat 0 leads 8d; the stock's top card is 2d."""
+    game = rig(ClassicSettings(), ["8d 9d 2s 3s", "5h 6c 4h 7h"], stock="2d")
+    play(game, 0, "8d")
+    session = _session("root")
+    session.names, session.me, session.game = ["ann", "root"], 1, game
+    printed: list[str] = []
+    narrator = Narrator(session, lambda lines: printed.extend(map(plain, lines)), symbols=False)
+    narrator.show([])  # my cards, as dealt
+    printed.clear()
+    return game, narrator, printed
+
+
+def _engine_events(game: Game, since: int) -> list[Event]:
+    return [Event("engine", "", {"event": e}) for e in game.deal.events[since:]]
+
+
+def test_a_draw_of_mine_names_every_card_even_one_played_at_once() -> None:
+    game, narrator, printed = _drawing_game()
+    since = len(game.deal.events)
+    game.apply(Draw(1))
+    play(game, 1, "2d")  # as auto does: the drawn card played at once
+    narrator.show(_engine_events(game, since))
+    assert [line.strip() for line in printed][:2] == ["you draw 1 card: 2d", "you play 2d"]
+
+
+def test_a_draw_of_mine_waits_for_its_card_to_open_and_is_told_once() -> None:
+    game, narrator, printed = _drawing_game()
+    since = len(game.deal.events)
+    game.apply(Draw(1))
+    drawn = game.deal.hands[1][-1]
+    card, game.deal.known[drawn] = game.deal.known[drawn], -1  # its keys still to come
+    narrator.show(_engine_events(game, since))
+    narrator.idle()
+    assert not any("draw" in line for line in printed), printed
+    game.deal.known[drawn] = card
+    narrator.show([])
+    told = [line.strip() for line in printed if "draw" in line or "get" in line]
+    assert told == ["you draw 1 card: 2d"], printed
