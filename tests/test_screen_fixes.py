@@ -10,11 +10,12 @@ import os
 
 import pytest
 
-from p2p_pageone.cli import hints, render, table_cmds
-from p2p_pageone.cli.commands import parse_command
+from p2p_pageone.cli import hints, render, table_cmds, tableview
+from p2p_pageone.cli.commands import CommandError, help_text, parse_command
 from p2p_pageone.cli.narrator import Narrator
 from p2p_pageone.cli.render import plain
 from p2p_pageone.cli.table_cmds import TakeoverAdvert
+from p2p_pageone.cli.wrap import wrap
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import ClassicSettings, Draw, Game, IllegalMove, Play, QdanSettings
 from p2p_pageone.engine.view import SeatView
@@ -135,3 +136,36 @@ def test_a_draw_of_mine_waits_for_its_card_to_open_and_is_told_once() -> None:
     narrator.show([])
     told = [line.strip() for line in printed if "draw" in line or "get" in line]
     assert told == ["you draw 1 card: 2d"], printed
+
+
+def test_with_nothing_to_draw_the_hint_says_pass_and_pass_is_accepted() -> None:
+    game, narrator, _ = _drawing_game()
+    game.deal.stock.clear()  # nothing left to draw, and no trick to reshuffle
+    session = narrator.session
+    legal = [m for m in game.legal_moves(1) if isinstance(m, Play)]
+    hint = hints.what_to_do(session, hints.playable_cards(game.deal, legal), legal)
+    assert hint.startswith("no diamonds: pass (type pass") and "draw" not in hint.split(":")[1]
+    move = parse_command("pass", SeatView(game, 1), ["ann", "root"])
+    since = len(game.deal.events)
+    game.apply(move)  # type: ignore[arg-type]
+    assert ("passed", 1) in game.deal.events[since:]
+
+
+def test_a_second_page_one_mark_is_refused_in_words() -> None:
+    game = rig(QdanSettings(), ["4g 5y 6y 7y 8y 9y 1y", "1g 2g 3g 4y 5g 6g 7g"], stock="1g")
+    with pytest.raises(CommandError) as refused:
+        parse_command("play 4g ! !", SeatView(game, 0), ["me", "bob"])
+    assert str(refused.value) == "say Page One once, after the cards: e.g. play 4g !"
+
+
+def test_help_keeps_each_example_on_one_line_at_80_columns() -> None:
+    lines = [plain(line) for line in wrap([[("", help_text())]], 80)]
+    for example in ("play 7h", "play 5r 5b", "play cc red", "play qd !"):
+        assert any(example in line.replace("\xa0", " ") for line in lines), (example, lines)
+
+
+def test_the_catch_countdown_rounds_up() -> None:
+    game, narrator, _ = _drawing_game()
+    game.deal.open_miss = 0
+    owed = plain(tableview._owed(narrator.session, 0.4))
+    assert "Type catch ann now (1 s)" in owed

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..engine.cards import COLOUR_NAMES, JOKER, QDAN_COLOURED
 from ..engine.classic import ClassicDeal
 from ..engine.deal import Deal
-from ..engine.moves import Play
+from ..engine.moves import Draw, IllegalMove, Play
 from ..engine.qdan import QdanDeal
 from ..session.peer import PeerSession
 from . import render
@@ -42,6 +42,20 @@ def group_only(deal: Deal, legal: list[Play], playable: set[int]) -> str:
     return "; ".join(notes.values())
 
 
+def draw_passes(deal: Deal, seat: int) -> bool:
+    """Whether drawing now passes instead (nothing to draw or reshuffle): the engine's answer,
+    from a draw tried on a copy of the deal."""
+    if deal.stock:
+        return False
+    trial = deal.clone()
+    before = len(trial.events)
+    try:
+        trial.apply(Draw(seat))
+    except IllegalMove:
+        return False
+    return any(event[0] == "passed" for event in trial.events[before:])
+
+
 def what_to_do(s: PeerSession, playable: set[int], legal: list[Play]) -> str:
     game = s.game
     assert game is not None
@@ -61,9 +75,11 @@ def what_to_do(s: PeerSession, playable: set[int], legal: list[Play]) -> str:
         if any(c < JOKER for c in playable):
             return f"follow {suit} or play the joker: play {example}" if any(
                 c >= JOKER for c in playable) else f"follow {suit}: play {example}"
+        passes = draw_passes(deal, s.me)
+        draw = "pass (type pass: there is nothing to draw)" if passes else "draw"
         if playable:
-            return f"no {suit}: play the joker (play jk) or draw"
-        return f"no {suit}: draw (type draw)"
+            return f"no {suit}: play the joker (play jk) or {draw}"
+        return f"no {suit}: {draw}" + ("" if passes else " (type draw)")
     if isinstance(deal, QdanDeal):
         if deal.pending:
             if playable:

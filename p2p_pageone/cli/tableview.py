@@ -3,6 +3,8 @@ what to do at the bottom. Pure functions of the session (and the clock's reading
 
 from __future__ import annotations
 
+import math
+
 from ..engine.classic import ClassicDeal
 from ..engine.game import Game
 from ..engine.moves import IllegalMove, Play
@@ -67,7 +69,8 @@ def _owed(s: PeerSession, left: float | None) -> Line:
     if game is None or not game.settings.forget_penalty or game.deal.open_miss < 0:
         return []
     miss = game.deal.open_miss
-    clock = f" ({left:.0f} s)" if left is not None and left > 0 else ""
+    # rounded up: the last half second still reads "1 s", never "0 s" while catching is open
+    clock = f" ({math.ceil(left)} s)" if left is not None and left > 0 else ""
     if miss == s.me:
         return [("class:owed", "you did not say Page One!"),
                 ("", f" Type pageone now{clock}, before anyone catches you")]
