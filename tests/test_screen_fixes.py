@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import os
+import sys
 
 import pytest
 
@@ -15,7 +17,7 @@ from p2p_pageone.cli.commands import CommandError, help_text, parse_command
 from p2p_pageone.cli.narrator import Narrator
 from p2p_pageone.cli.render import plain
 from p2p_pageone.cli.table_cmds import TakeoverAdvert
-from p2p_pageone.cli.wrap import wrap
+from p2p_pageone.cli.wrap import complain, wrap
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import ClassicSettings, Draw, Game, IllegalMove, Play, QdanSettings
 from p2p_pageone.engine.view import SeatView
@@ -169,3 +171,24 @@ def test_the_catch_countdown_rounds_up() -> None:
     game.deal.open_miss = 0
     owed = plain(tableview._owed(narrator.session, 0.4))
     assert "Type catch ann now (1 s)" in owed
+
+
+class _TerminalErr(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_errors_on_a_terminal_are_wrapped_at_its_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    err = _TerminalErr()
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setenv("COLUMNS", "40")
+    text = ("pageone join: found no table in 10 s; host one with pageone host, or use --connect "
+            "HOST:PORT where multicast is blocked")
+    complain(text)
+    lines = err.getvalue().splitlines()
+    assert len(lines) > 2 and all(len(line) <= 40 for line in lines), lines
+    assert " ".join(line.strip() for line in lines) == text
+    piped = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", piped)
+    complain(text)
+    assert piped.getvalue() == text + "\n"  # not a terminal: one line, as written

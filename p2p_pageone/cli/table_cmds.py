@@ -10,7 +10,6 @@ import getpass
 import json
 import os
 import random
-import sys
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -28,6 +27,7 @@ from .cpu import cpu_bot, cpu_name
 from .identity_store import IdentityFileError, data_dir, load_or_create
 from .playing import EXIT_FILES, EXIT_OK, EXIT_USAGE, play_seat
 from .repl import Terminal
+from .wrap import complain
 
 
 class Refusal(Exception):
@@ -51,8 +51,7 @@ def log_place(args: argparse.Namespace, role: str) -> Path | None:
     path = Path(args.log) if getattr(args, "log", "") else None
     if path is not None and path.exists() and role == "join":
         # the same join again (a return to the table): this visit's log goes beside it
-        print(f"--log {path} exists: this visit's log is written beside it (-2, -3, …)",
-              file=sys.stderr, flush=True)
+        complain(f"--log {path} exists: this visit's log is written beside it (-2, -3, …)")
     elif path is not None and path.exists():
         raise Refusal(f"--log {path} already exists: logs are never overwritten, choose "
                       "another path")
@@ -197,7 +196,7 @@ def listen_problem(args: argparse.Namespace, error: OSError) -> str:
 
 
 def _printed(text: str, problem: bool) -> None:
-    print(text, file=sys.stderr if problem else sys.stdout, flush=True)
+    complain(text) if problem else print(text, flush=True)
 
 
 async def _advertise(args: argparse.Namespace, port: int, me: Identity, session: PeerSession,
@@ -263,7 +262,7 @@ def advert_fields(session: PeerSession, nick: str) -> dict[str, object]:
 
 
 async def _tables(args: argparse.Namespace) -> int:
-    print("looking for tables…", file=sys.stderr, flush=True)
+    complain("looking for tables…")
     found = await browse(args.timeout, args.interface)
     tables = [t for t in found if args.all or t.free > 0]
     if args.json:
@@ -297,10 +296,10 @@ def _run(main: Coroutine[Any, Any, int], command: str) -> int:
     try:
         return asyncio.run(main)
     except (Refusal, SettingError) as error:
-        print(f"pageone {command}: {error}", file=sys.stderr)
+        complain(f"pageone {command}: {error}")
         return error.code if isinstance(error, Refusal) else EXIT_USAGE
     except KeyboardInterrupt:
-        print(f"pageone {command}: stopped", file=sys.stderr)
+        complain(f"pageone {command}: stopped")
         return 4
 
 
