@@ -11,9 +11,12 @@ import os
 import sys
 
 import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
 
 from p2p_pageone.cli import hints, render, table_cmds, tableview
 from p2p_pageone.cli.commands import CommandError, help_text, parse_command
+from p2p_pageone.cli.completion import HandCompleter
 from p2p_pageone.cli.narrator import Narrator
 from p2p_pageone.cli.render import plain
 from p2p_pageone.cli.table_cmds import TakeoverAdvert
@@ -192,3 +195,14 @@ def test_errors_on_a_terminal_are_wrapped_at_its_width(monkeypatch: pytest.Monke
     monkeypatch.setattr(sys, "stderr", piped)
     complain(text)
     assert piped.getvalue() == text + "\n"  # not a terminal: one line, as written
+
+
+def test_tab_offers_the_cards_that_may_be_played_first() -> None:
+    game = rig(QdanSettings(), ["5r 9r skipr 2y 9b skipb cc", "1g 2g 3g 4g 5g 6g 7g"],
+               stock="1b")
+    session = _session("me")
+    session.names, session.me, session.game = ["me", "bob"], 0, game
+    completer = HandCompleter(session)
+    offered = [c.text for c in completer.get_completions(Document("play "), CompleteEvent())]
+    assert offered[:3] == ["9b", "skipb", "cc"], offered
+    assert offered[3:5] == ["9r", "skipr"] and sorted(offered[5:]) == ["2y", "5r"], offered
