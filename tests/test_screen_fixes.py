@@ -19,6 +19,7 @@ from p2p_pageone.cli.commands import CommandError, help_text, parse_command
 from p2p_pageone.cli.completion import HandCompleter
 from p2p_pageone.cli.narrator import Narrator
 from p2p_pageone.cli.render import plain
+from p2p_pageone.cli.repl import _story_so_far
 from p2p_pageone.cli.table_cmds import TakeoverAdvert
 from p2p_pageone.cli.wrap import complain, wrap
 from p2p_pageone.crypto.identity import Identity
@@ -206,3 +207,17 @@ def test_tab_offers_the_cards_that_may_be_played_first() -> None:
     offered = [c.text for c in completer.get_completions(Document("play "), CompleteEvent())]
     assert offered[:3] == ["9b", "skipb", "cc"], offered
     assert offered[3:5] == ["9r", "skipr"] and sorted(offered[5:]) == ["2y", "5r"], offered
+
+
+def test_coming_back_a_void_hand_is_not_said_to_be_played() -> None:
+    def hand(number: int) -> Event:
+        return Event("hand", f"hand {number}", {"hand": number, "dealer": 0})
+
+    void_first = _story_so_far([Event("table", "t"), hand(1), Event("takeover", "x"), hand(2)])
+    assert void_first[1].text == ("hand 1 was void (ended early) before you came back (type "
+                                  "scores for the totals)")
+    mixed = _story_so_far([hand(1), Event("scores", "", {"hand": 1}), hand(2), hand(3),
+                           Event("scores", "", {"hand": 3}), hand(4)])
+    assert mixed[0].text.startswith("hands 1, 3 were played; hand 2 was void (ended early) "
+                                    "before you came back")
+    assert [e.kind for e in mixed] == ["story", "hand"]

@@ -37,15 +37,25 @@ from .wrap import wrap
 
 def _story_so_far(events: list[Event]) -> list[Event]:
     """A joiner coming back to a game it sat at reads the whole log at once: the table, its
-    seats and the hand in play are told; the hands before it, in one line."""
+    seats and the hand in play are told; the hands before it, in one line (played or void)."""
     hands = [i for i, event in enumerate(events) if event.kind == "hand"]
     if len(hands) < 2:
         return events
-    played = int(events[hands[-1]].data["hand"]) - 1
-    skipped = Event("story", f"hand{'s 1-' if played > 1 else ' '}{played} "
-                    f"{'were' if played > 1 else 'was'} played before you came back (type "
+    before = [int(events[i].data.get("hand", 0)) for i in hands[:-1]]
+    scored = {int(e.data.get("hand", -1)) for e in events if e.kind == "scores"}
+    told = [_hands_were([n for n in before if n in scored], "played"),
+            _hands_were([n for n in before if n not in scored], "void (ended early)")]
+    skipped = Event("story", f"{'; '.join(t for t in told if t)} before you came back (type "
                     "scores for the totals)")
     return [*events[:hands[0]], skipped, *events[hands[-1]:]]
+
+
+def _hands_were(numbers: list[int], what: str) -> str:
+    if not numbers:
+        return ""
+    many = len(numbers) > 1
+    return (f"hand{'s' if many else ''} {', '.join(map(str, numbers))} "
+            f"{'were' if many else 'was'} {what}")
 
 
 class Terminal:
