@@ -221,3 +221,20 @@ def test_coming_back_a_void_hand_is_not_said_to_be_played() -> None:
     assert mixed[0].text.startswith("hands 1, 3 were played; hand 2 was void (ended early) "
                                     "before you came back")
     assert [e.kind for e in mixed] == ["story", "hand"]
+
+
+def test_a_leaving_and_a_return_are_each_told_once() -> None:
+    _, narrator, printed = _drawing_game()  # I am root at seat 1; ann at seat 0
+    narrator.show([Event("lost", "ann disconnected"),
+                   Event("left", "ann (seat 0) left (disconnected): hand 1 is void and the game "
+                         "goes on without ann", {"seat": 0})])
+    told = [line.strip() for line in printed if "ann" in line]
+    assert told == [
+        "ann (seat 0) left (disconnected): hand 1 is void and the game goes on without ann"]
+    printed.clear()
+    narrator.show([Event("returning", "back at the table as root (seat 1): the game goes on"),
+                   Event("back", "root (seat 1) returned: the game goes on", {"seat": 1}),
+                   Event("back", "ann (seat 0) returned: the game goes on", {"seat": 0})])
+    told = [line.strip() for line in printed if "back" in line or "returned" in line]
+    assert told == ["back at the table as root (seat 1): the game goes on",
+                    "ann (seat 0) returned: the game goes on"], printed

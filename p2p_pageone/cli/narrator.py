@@ -16,6 +16,7 @@ from ..session.common import Event
 from ..session.peer import PeerSession
 from . import render
 from .draws import OwnDraw, ended_text, result_text
+from .echoes import without_echoes
 from .hints import playable_cards, refusal_text, typed_move, what_to_do
 from .render import Line
 
@@ -47,7 +48,7 @@ class Narrator:
     # --- entry points -------------------------------------------------------------------------
 
     def show(self, events: list[Event]) -> None:
-        self.last_play = {}
+        events, self.last_play = without_echoes(events, self.session.me), {}
         for index, event in enumerate(events):
             if event.kind == "hand":
                 self.last_play = {}
