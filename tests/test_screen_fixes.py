@@ -25,7 +25,7 @@ from p2p_pageone.cli.wrap import complain, wrap
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import ClassicSettings, Draw, Game, IllegalMove, Play, QdanSettings
 from p2p_pageone.engine.view import SeatView
-from p2p_pageone.net.discovery import Advertiser
+from p2p_pageone.net.discovery import Advertiser, TableAdvert
 from p2p_pageone.session.common import Event
 from p2p_pageone.session.peer import PeerSession
 
@@ -238,3 +238,23 @@ def test_a_leaving_and_a_return_are_each_told_once() -> None:
     told = [line.strip() for line in printed if "back" in line or "returned" in line]
     assert told == ["back at the table as root (seat 1): the game goes on",
                     "ann (seat 0) returned: the game goes on"], printed
+
+
+def test_tables_all_keeps_its_columns_with_a_game_under_way(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tables = [TableAdvert("alice's table", "classic", 2, 0, "ABCD" * 4, "1", "127.0.0.1", 7000,
+                          "x", nick="alice", state="playing"),
+              TableAdvert("bob's table", "qdan", 1, 3, "EFGH" * 4, "1", "127.0.0.1", 7001, "y",
+                          nick="bob", state="lobby")]
+
+    async def browse(seconds: float, interface: str | None) -> list[TableAdvert]:
+        return tables
+
+    monkeypatch.setattr(table_cmds, "browse", browse)
+    args = argparse.Namespace(timeout=0.1, interface=None, all=True, json=False)
+    assert asyncio.run(table_cmds._tables(args)) == 0
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert "playing (2 players)" in rows[0], rows
+    for row in rows:  # every column starts where its heading does
+        for heading, value in (("WATCH", "?"), ("ADDRESS", "127.0.0.1")):
+            assert row.index(value, header.index("SEATS")) == header.index(heading), (header, row)
