@@ -147,6 +147,9 @@ def test_host_quits_joiner_is_told_and_a_game_under_way_says_so(tmp_path: Path) 
     assert re.search(r"log:\s+/", screen(joiner_home)) and re.search(r"log:\s+/",
                                                                        screen(host_home))
     assert not list((late_home / "data").rglob("*.pageone-log"))
+    # said once the host answers, and never to a joiner it refuses
+    assert screen(joiner_home).count("waiting to be seated") == 1
+    assert "waiting to be seated" not in screen(late_home)
 
 
 @pytest.mark.parametrize("colour", [False])

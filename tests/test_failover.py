@@ -83,6 +83,9 @@ def test_the_host_stops_mid_hand_the_next_seat_takes_over_and_the_game_finishes(
     assert new_host.history and new_host.hand >= 2  # the game went on after the void hand
     told = [e.text for e in heard[2]]
     assert any("is the table's host now" in text for text in told), told
+    endpoint = new_host.endpoints[new_host.identity.public]
+    assert any(f"host now (at {endpoint}: to come back, pageone join --connect {endpoint})"
+               in text for text in told), told
 
 
 def test_every_joiner_listens_and_says_where_in_its_hello(tmp_path: Path) -> None:

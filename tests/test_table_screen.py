@@ -212,3 +212,31 @@ def test_plain_narration_under_no_color_sends_no_attributes(tmp_path: Path) -> N
     term.child.close()
     assert toolbar and term.child.exitstatus == 4
     assert not SGR.findall(term.raw), SGR.findall(term.raw)[:5]
+
+
+def test_no_underline_on_the_table_rows_in_colour(tmp_path: Path) -> None:
+    """prompt-toolkit's default style underlines a non-breaking space (its "nbsp" class) in
+    yellow; the table joins each player's words with one, so the theme must draw it plain."""
+    term = Term(tmp_path, ["play", "--rules", "classic", "--bots", "3", "--seed", "5",
+                           "--think", "0.05", "--catch-window", "0.3"], 24, 80)
+    term.wait(my_turn, "your turn")
+    lines = term.lines()
+    table_rows = len(areas(lines)[0])
+    underlined = [(row, col) for row in range(table_rows)
+                  for col, char in term.screen.buffer[row].items() if char.underscore]
+    assert any("\xa0" in line or "cards" in line for line in lines[:table_rows])
+    assert not underlined, f"underlined at {underlined[:5]}:\n" + "\n".join(lines[:table_rows])
+    term.child.terminate(force=True)
+
+
+def test_a_refused_connection_never_says_waiting_to_be_seated(tmp_path: Path) -> None:
+    """Nothing listens on loopback port 1: the error, once, and no "waiting to be seated"."""
+    term = Term(tmp_path, ["join", "--connect", "127.0.0.1:1"], 24, 80)
+    term.child.expect(pexpect.EOF, timeout=20)
+    term.raw += term.child.before or b""
+    term.child.close()
+    text = term.raw.decode(errors="replace")
+    assert term.child.exitstatus == 3
+    assert "waiting to be seated" not in text
+    after = text.rpartition("\x1b[?1049l")[2]  # what stays once the full screen closes
+    assert after.count("could not connect to 127.0.0.1:1") == 1, after

@@ -25,7 +25,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
              "Page One with the play."),
     "draw": ("draw", "draw a card",
              "classic: when you cannot follow suit; qdan: draw one and end your turn."),
-    "pass": ("pass", "qdan: same as draw", "draw one card and end your turn."),
+    "pass": ("pass", "qdan: draw; classic: stock empty",
+             "qdan: draw one card and end your turn; classic: when you cannot follow and "
+             "there is nothing left to draw."),
     "pageone": ("pageone", 'say "Page One!"',
                 "before a play that needs it, or late if you forgot, before anyone catches "
                 "you."),
@@ -55,9 +57,14 @@ def help_text(topic: str = "") -> str:
         example, short, more = COMMANDS[topic]
         more = more[:1].upper() + more[1:]  # a sentence of its own
         return f"  {topic}: {short}.{' ' + more if more else ''}\n  e.g. {example}"
-    rows = [f"  {name:<8} {short:<36} e.g. {example}"
+    rows = [f"  {name:<8} {short:<36} e.g. {_unbroken(example)}"
             for name, (example, short, _) in COMMANDS.items()]
     return "commands (help COMMAND for more):\n" + "\n".join(rows)
+
+
+def _unbroken(example: str) -> str:
+    """Examples joined by " | ", each kept on one line (a wrap breaks only at a plain space)."""
+    return " | ".join(part.replace(" ", "\u00a0") for part in example.split(" | "))
 
 
 HELP = help_text()
@@ -85,7 +92,7 @@ def parse_command(text: str, view: SeatView, names: list[str]) -> Move | Info:
     seat = view.seat
     if verb in INFO_COMMANDS:
         return Info(verb, " ".join(args))
-    if verb == "draw" or (verb == "pass" and view.family == "qdan"):
+    if verb == "draw" or (verb == "pass" and (view.family == "qdan" or not view.stock_count())):
         return Draw(seat)
     if verb in ("pageone", "call", "page-one", "!"):
         return Call(seat)
@@ -114,8 +121,11 @@ def _parse_play(args: list[str], view: SeatView) -> Play:
     words = list(args)
     if words and words[-1] in ("!", "pageone"):
         call, words = True, words[:-1]
-    if words and words[-1].endswith("!"):
+    if words and words[-1].endswith("!") and not call:
         call, words[-1] = True, words[-1][:-1]
+    if any(word in ("!", "pageone", "") for word in words):
+        named = " ".join(w for w in words if w not in ("!", "pageone", "")) or "7h"
+        raise CommandError(f"say Page One once, after the cards: e.g. play {named} !")
     if view.family == "qdan" and len(words) >= 2:
         with contextlib.suppress(CardError):
             colour, words = parse_colour(words[-1]), words[:-1]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..engine.cards import COLOUR_NAMES, JOKER, QDAN_COLOURED
 from ..engine.classic import ClassicDeal
-from ..engine.moves import Play
+from ..engine.deal import Deal
+from ..engine.moves import Draw, IllegalMove, Play
 from ..engine.qdan import QdanDeal
 from ..session.peer import PeerSession
 from . import render
@@ -14,6 +15,45 @@ def typed_move(move: Play, family: str) -> str:
     """The cards of ``move`` as typed after ``play``, with the colour a cc needs."""
     text = render.typed_names(list(move.cards), family)
     return f"{text} {COLOUR_NAMES[move.colour]}" if move.colour >= 0 else text
+
+
+def as_played(deal: Deal, move: Play) -> Play:
+    """``move`` in the order the engine plays it: a qdan group's matching card first."""
+    return deal.arranged(move) if isinstance(deal, QdanDeal) else move
+
+
+def playable_cards(deal: Deal, legal: list[Play]) -> set[int]:
+    """Cards that may be played now: alone, or as the card that starts a legal group (a card
+    that can only follow another in a group is not marked; ``group_only`` says how)."""
+    return {as_played(deal, move).cards[0] for move in legal}
+
+
+def group_only(deal: Deal, legal: list[Play], playable: set[int]) -> str:
+    """E.g. "9r only with 9b: play 9b 9r", for each card that goes only in a group."""
+    notes: dict[int, str] = {}
+    for move in sorted(legal, key=lambda m: len(m.cards)):
+        played = as_played(deal, move)
+        for card in played.cards[1:]:
+            if card not in playable and card not in notes:
+                alone = render.typed_names([card], deal.family)
+                others = render.typed_names([c for c in played.cards if c != card], deal.family)
+                typed = " ".join(render.typed_names([c], deal.family) for c in played.cards)
+                notes[card] = f"{alone} only with {others}: play {typed}"
+    return "; ".join(notes.values())
+
+
+def draw_passes(deal: Deal, seat: int) -> bool:
+    """Whether drawing now passes instead (nothing to draw or reshuffle): the engine's answer,
+    from a draw tried on a copy of the deal."""
+    if deal.stock:
+        return False
+    trial = deal.clone()
+    before = len(trial.events)
+    try:
+        trial.apply(Draw(seat))
+    except IllegalMove:
+        return False
+    return any(event[0] == "passed" for event in trial.events[before:])
 
 
 def what_to_do(s: PeerSession, playable: set[int], legal: list[Play]) -> str:
@@ -35,9 +75,11 @@ def what_to_do(s: PeerSession, playable: set[int], legal: list[Play]) -> str:
         if any(c < JOKER for c in playable):
             return f"follow {suit} or play the joker: play {example}" if any(
                 c >= JOKER for c in playable) else f"follow {suit}: play {example}"
+        passes = draw_passes(deal, s.me)
+        draw = "pass (type pass: there is nothing to draw)" if passes else "draw"
         if playable:
-            return f"no {suit}: play the joker (play jk) or draw"
-        return f"no {suit}: draw (type draw)"
+            return f"no {suit}: play the joker (play jk) or {draw}"
+        return f"no {suit}: {draw}" + ("" if passes else " (type draw)")
     if isinstance(deal, QdanDeal):
         if deal.pending:
             if playable:
@@ -46,7 +88,9 @@ def what_to_do(s: PeerSession, playable: set[int], legal: list[Play]) -> str:
         if playable:
             top = render.plain([render.card(deal.known[deal.discard[-1]], "qdan")])
             cc = " (or a cc, naming a colour)" if any(c >= QDAN_COLOURED for c in playable) else ""
-            return f"match {top} by colour or number{cc}: e.g. play {example}; or draw"
+            grouped = group_only(deal, legal, playable)
+            return (f"match {top} by colour or number{cc}: e.g. play {example}; or draw"
+                    + (f" ({grouped})" if grouped else ""))
         return "nothing matches: type draw"
     return "type help"
 

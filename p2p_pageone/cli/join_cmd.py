@@ -25,6 +25,7 @@ from .table_cmds import (
     identity,
     log_place,
 )
+from .wrap import complain
 
 
 def parse_connect(text: str) -> tuple[str, int]:
@@ -60,17 +61,16 @@ async def _join(args: argparse.Namespace) -> int:
     terminal = Terminal(session, interactive=interactive, log=log, catch_window=args.catch_window,
                         plain=args.plain)
     if interactive:
-        print("waiting to be seated… (type help; quit to leave)", flush=True)
+        terminal.seated_note = "waiting to be seated… (type help; quit to leave)"
     # Found over mDNS: if this pageone takes the table over, it advertises it in turn.
-    announcer = None if args.connect else TakeoverAdvert(args, session, me)
+    announcer = None if args.connect else TakeoverAdvert(args, session, me, terminal.say)
     table = run_joiner(session, address, port, terminal.show, log, args.silent_after,
                        listen=True, catch_window=args.catch_window, announcer=announcer)
     code = await play_seat(session, terminal, table, [log])
     if session.attachment.dropped and not terminal.quitting:
         again = " ".join(sys.argv[1:]) or "join"
-        print(f"could not get back to the table for {RETRY_FOR:.0f} s; if the host keeps seats "
-              f"longer (pageone host --reconnect-window), run pageone {again} again to return",
-              file=sys.stderr, flush=True)
+        complain(f"could not get back to the table for {RETRY_FOR:.0f} s; if the host keeps seats "
+              f"longer (pageone host --reconnect-window), run pageone {again} again to return")
     else:  # the table is over for this seat: its hand secrets are of no more use
         seeds.forget()
     return code
@@ -93,7 +93,7 @@ async def find_table(args: argparse.Namespace, me: str) -> TableAdvert | None:
             return choose_table(open_)
         if tables:
             for t in tables:
-                print(f"pageone join: {no_seat(t, me)}", file=sys.stderr)
+                complain(f"pageone join: {no_seat(t, me)}")
             return None
         if time.monotonic() >= deadline:
             break
@@ -126,7 +126,7 @@ def choose_table(tables: list[TableAdvert]) -> TableAdvert | None:
         names = {t.name.casefold() for t in tables}
         hint = (f"pageone join {tables[0].name!r}" if len(names) == len(tables) else
                 f"pageone join --connect {tables[0].address}:{tables[0].port}")
-        print(f"pageone join: pick one, e.g. {hint}", file=sys.stderr)
+        complain(f"pageone join: pick one, e.g. {hint}")
         return None
     while True:
         try:
@@ -148,12 +148,12 @@ def _nothing_found(args: argparse.Namespace, tables: list[TableAdvert]) -> None:
     """Nothing fits: no table at all, or none of that name (the ones seen are listed)."""
     if args.table:
         names = ", ".join(f"{t.name!r} (host {t.nick or t.fingerprint})" for t in tables)
-        print(f"pageone join: found no table named {args.table!r} or hosted by "
+        complain(f"pageone join: found no table named {args.table!r} or hosted by "
               f"{args.table!r} in {args.wait:g} s (tables seen: {names or 'none'}); try "
-              "pageone tables, or --connect HOST:PORT", file=sys.stderr)
+              "pageone tables, or --connect HOST:PORT")
         return
-    print(f"pageone join: found no table in {args.wait:g} s; host one with pageone host, "
-          "or use --connect HOST:PORT where multicast is blocked", file=sys.stderr)
+    complain(f"pageone join: found no table in {args.wait:g} s; host one with pageone host, "
+          "or use --connect HOST:PORT where multicast is blocked")
 
 
 def run_join(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ from .. import __version__
 from ..bots import LEVELS
 from ..engine.settings import SettingError, Settings, parse_options
 from .cpu import FORGET_DEFAULT
+from .wrap import complain
 
 
 def _rules(parser: argparse.ArgumentParser) -> None:
@@ -257,7 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except KeyboardInterrupt:
-        print(f"pageone {args.command}: stopped", file=sys.stderr)
+        complain(f"pageone {args.command}: stopped")
         return 4
     except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
         sys.stderr.close()
@@ -268,7 +269,7 @@ def _with_settings(args: argparse.Namespace) -> Settings | None:
     try:
         return settings_from(args)
     except SettingError as error:
-        print(f"pageone {args.command}: {error}", file=sys.stderr)
+        complain(f"pageone {args.command}: {error}")
         return None
 
 
@@ -317,7 +318,7 @@ def _whoami() -> int:
     try:
         identity = load_or_create()
     except IdentityFileError as error:
-        print(f"pageone: {error}", file=sys.stderr)
+        complain(f"pageone: {error}")
         return 1
     print(f"{identity.fingerprint}  ({config_dir() / 'identity.key'})")
     return 0

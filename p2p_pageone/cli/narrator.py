@@ -15,7 +15,9 @@ from ..engine.qdan import QdanDeal
 from ..session.common import Event
 from ..session.peer import PeerSession
 from . import render
-from .hints import refusal_text, typed_move, what_to_do
+from .draws import OwnDraw, ended_text, result_text
+from .echoes import without_echoes
+from .hints import playable_cards, refusal_text, typed_move, what_to_do
 from .render import Line
 
 Sink = Callable[[list[Line]], None]
@@ -30,6 +32,7 @@ class Narrator:
         self.catch_window = catch_window
         self.lines: list[Line] = []
         self.draw: tuple[int, int, str] | None = None  # (seat, count, why) not printed yet
+        self.own = OwnDraw()  # my draw, told once its cards are known
         self.my_cards: set[int] = set()  # slots of my hand already shown to me
         self.deal_id = 0
         self.prompted: tuple[int, int] = (-1, -1)
@@ -45,7 +48,7 @@ class Narrator:
     # --- entry points -------------------------------------------------------------------------
 
     def show(self, events: list[Event]) -> None:
-        self.last_play = {}
+        events, self.last_play = without_echoes(events, self.session.me), {}
         for index, event in enumerate(events):
             if event.kind == "hand":
                 self.last_play = {}
@@ -178,6 +181,8 @@ class Narrator:
     def _play(self, seat: int, played: object, colour: object) -> None:
         assert isinstance(played, tuple)
         family = self._family()
+        if seat == self.session.me and self.own.pending:  # played as soon as drawn (auto)
+            self._own_draw_played([int(c) for c in played])
         line: Line = [("", f"  {self._verb(seat, 'play')} ")]
         line += render.cards([int(c) for c in played], family, self.symbols)
         if isinstance(colour, int) and colour >= 0:
@@ -202,13 +207,22 @@ class Narrator:
         what = f"{count} card{'s' if count != 1 else ''}"
         reason = {"penalty": " as a penalty", "pending": " (the pending draw)"}.get(why, "")
         if seat == self.session.me:
+            self._own_draw_told(force=True)  # an earlier one still waiting for its cards
             new = self._my_new_cards(announce=False)
-            line: Line = [("", f"  you draw {what}{reason}")]
-            if new:
-                line += [("", ": "), *render.cards(new, self._family(), self.symbols)]
-            self.lines.append(line)
+            self.own.start(count, reason, new)
+            self._own_draw_told()
         else:
             self.say(f"  {self._name(seat)} draws {what}{reason}")
+
+    def _own_draw_played(self, played: list[int]) -> None:
+        game = self.session.game
+        mine = {game.deal.known[slot] for slot in self.my_cards} if game is not None else set()
+        self.own.add([card for card in played if card not in mine])
+        self._own_draw_told(force=True)
+
+    def _own_draw_told(self, force: bool = False) -> None:
+        if self.own.pending and (force or self.own.complete):
+            self.lines.append(self.own.told(self._family(), self.symbols))
 
     def _my_new_cards(self, announce: bool = True) -> list[int]:
         """Cards of my hand opened since I last looked; on a new deal the whole hand is new."""
@@ -218,6 +232,7 @@ class Narrator:
             return []
         deal = game.deal
         if id(deal) != self.deal_id:
+            self._own_draw_told(force=True)
             self.deal_id, self.my_cards = id(deal), set()
         opened = [slot for slot in deal.hands[s.me] if deal.known[slot] >= 0
                   and slot not in self.my_cards]
@@ -232,7 +247,10 @@ class Narrator:
             self.lines.append(line + render.hand(new, self._family(), symbols=self.symbols))
             return []
         self.my_cards.update(opened)
-        if announce and self.draw is None:
+        if self.own.pending:
+            self.own.add(new)
+            self._own_draw_told()
+        elif announce and self.draw is None:
             self.lines.append([("", "  you get "),
                                *render.cards(new, self._family(), self.symbols)])
         return new
@@ -268,17 +286,8 @@ class Narrator:
         assert game is not None
         if game.settings.family == "qdan":
             return  # places are announced as players go out
-        if result.drawn:
-            self.say(f"  hand {number} is a drawn deal: the stock ran out and there were "
-                     "no tricks to reshuffle, so nobody scores it", "bold")
-        else:
-            out = [p for p, v in result.scores.items() if v == 0]
-            who = ", ".join(self._name(p) for p in out) or "nobody"
-            penalties = ", ".join(f"{self._name(p)} {v}" for p, v in
-                                  sorted(result.scores.items(), key=lambda kv: kv[1]))
-            self.say(f"  hand {number} over: {who} went out. Penalties: {penalties}",
-                     "bold")
-        self.say("  " + render.scores_line(game, s.names))
+        self.say(result_text(result, number, self._name), "bold")
+        self.say("  " + render.scores_line(game, render.seen_names(s.names, s.me)))
 
     def _places(self, only: int = -1) -> None:
         """Announce places as they are taken (``only``: just that seat's, if it has one)."""
@@ -310,20 +319,13 @@ class Narrator:
         one = len(winners) == 1 and winners != ["you"]
         self.say(f"game over: {', '.join(winners)} win{'s' if one else ''}", "bold")
         self.say("final standings:")
-        for line in render.standings(game, s.names):
+        for line in render.standings(game, render.seen_names(s.names, s.me)):
             self.say(line)
 
     def _ended(self, event: Event) -> None:
-        s = self.session
-        culprit = int(event.data.get("culprit", -1))
-        if culprit == 0 and not s.is_host and " closed the table" in s.ended:
-            why = s.ended.partition(" closed the table")[2]  # " (the reason)", if it gave one
-            self.say("the host closed the table" + why, "bold")
-        elif s.me < 0 and not s.is_host:
-            self.say(f"could not sit down: {s.ended.removeprefix('the host refused to seat us: ')}",
-                     "bold")
-        elif culprit != s.me or s.me < 0:  # our own leaving is told by the command
-            self.say(f"the table ended: {render.without_ruling_ids(s.ended)}", "bold")
+        said = ended_text(self.session, int(event.data.get("culprit", -1)))
+        if said:
+            self.say(said, "bold")
 
     # --- what to do now -----------------------------------------------------------------------
 
@@ -375,7 +377,7 @@ class Narrator:
         assert view is not None
         family = game.settings.family
         legal = [m for m in view.legal_moves() if isinstance(m, Play)]
-        playable = {c for m in legal for c in m.cards}
+        playable = playable_cards(game.deal, legal)
         if again:  # chat or a hint came in below the prompt: show it again, short
             self.lines.append([("reverse bold", " STILL YOUR TURN "), ("", "  "),
                                *render.hand(view.hand(), family, playable, self.symbols)])

@@ -21,7 +21,7 @@ from typing import Any
 from ..net.runner import LocalFault, LogWriter
 from ..session.peer import PeerSession
 from .repl import Terminal
-from .wrap import wrap_text
+from .wrap import complain, wrap_text
 
 EXIT_OK, EXIT_FILES, EXIT_USAGE, EXIT_ENDED, EXIT_QUIT = 0, 1, 2, 3, 4
 
@@ -77,7 +77,7 @@ def finish(session: PeerSession, terminal: Terminal, log_path: Path | None) -> i
             line = "\n".join(wrap_text(line, shutil.get_terminal_size().columns))
         print(line, flush=True)
     if session.local:  # this machine failed: say so last, where it is seen
-        print(f"pageone: {session.local}", file=sys.stderr, flush=True)
+        complain(f"pageone: {session.local}")
         return EXIT_FILES
     if session.game_over:
         return EXIT_OK
@@ -90,7 +90,7 @@ def finish(session: PeerSession, terminal: Terminal, log_path: Path | None) -> i
             print("you left the table", flush=True)
         return EXIT_QUIT
     if not sys.stderr.isatty() and not _same_file(sys.stdout, sys.stderr):  # said once
-        print(f"pageone: {session.ended or 'the table ended'}", file=sys.stderr)
+        complain(f"pageone: {session.ended or 'the table ended'}")
     return EXIT_ENDED
 
 

@@ -117,8 +117,8 @@ def trick_line(deal: ClassicDeal, names: list[str], symbols: bool = True,
         return [("", f"trick: empty, {leader}")]
     line: Line = [("", "trick: ")]
     for index, (seat, _, card_id) in enumerate(deal.trick):
-        line += [("", ("  " if index else "") + f"{names[seat]} "), card(card_id, "classic",
-                                                                        symbols)]
+        who = "you" if seat == me else names[seat]
+        line += [("", ("  " if index else "") + f"{who} "), card(card_id, "classic", symbols)]
     if deal.led_suit >= 0:
         line += [("", "   suit to follow: "), follow_suit(deal.led_suit, symbols)]
     else:
@@ -177,6 +177,11 @@ def standings(game: Game, names: list[str]) -> list[str]:
             extra += "  (left the table)"
         lines.append(f"  {_ordinal(place) if place else '-':>4}  {names[seat]}{extra}")
     return lines
+
+
+def seen_names(names: list[str], me: int) -> list[str]:
+    """The names as this player reads them: "you" for its own seat (``me``; -1: nobody's)."""
+    return ["you" if seat == me else name for seat, name in enumerate(names)]
 
 
 def _ordinal(n: int) -> str:

@@ -37,15 +37,25 @@ from .wrap import wrap
 
 def _story_so_far(events: list[Event]) -> list[Event]:
     """A joiner coming back to a game it sat at reads the whole log at once: the table, its
-    seats and the hand in play are told; the hands before it, in one line."""
+    seats and the hand in play are told; the hands before it, in one line (played or void)."""
     hands = [i for i, event in enumerate(events) if event.kind == "hand"]
     if len(hands) < 2:
         return events
-    played = int(events[hands[-1]].data["hand"]) - 1
-    skipped = Event("story", f"hand{'s 1-' if played > 1 else ' '}{played} "
-                    f"{'were' if played > 1 else 'was'} played before you came back (type "
+    before = [int(events[i].data.get("hand", 0)) for i in hands[:-1]]
+    scored = {int(e.data.get("hand", -1)) for e in events if e.kind == "scores"}
+    told = [_hands_were([n for n in before if n in scored], "played"),
+            _hands_were([n for n in before if n not in scored], "void (ended early)")]
+    skipped = Event("story", f"{'; '.join(t for t in told if t)} before you came back (type "
                     "scores for the totals)")
     return [*events[:hands[0]], skipped, *events[hands[-1]:]]
+
+
+def _hands_were(numbers: list[int], what: str) -> str:
+    if not numbers:
+        return ""
+    many = len(numbers) > 1
+    return (f"hand{'s' if many else ''} {', '.join(map(str, numbers))} "
+            f"{'were' if many else 'was'} {what}")
 
 
 class Terminal:
@@ -75,6 +85,7 @@ class Terminal:
         self.quitting = False  # the player chose to leave: the bye is on its way
         self._prompt: PromptSession[str] | None = None
         self._last_event = 0.0
+        self.seated_note = ""  # said once, when the host first answers (never if it does not)
 
     # --- output -------------------------------------------------------------------------------
 
@@ -90,6 +101,10 @@ class Terminal:
         if events:
             self._last_event = _clock()
         self.narrator.show(events)
+        if events and self.seated_note and not session.ended:
+            note, self.seated_note = self.seated_note, ""
+            if session.game is None:  # still in the lobby: say what can be typed meanwhile
+                self.say(note)
         self.typed.tick()
         if self.table_screen is not None:
             if self._my_turn():
@@ -328,7 +343,7 @@ class Terminal:
         elif name == "table":
             self.screen.lines([render.table(s.game, s.names, s.me, symbols)])
         elif name == "scores":
-            self.say("  " + render.scores_line(s.game, s.names))
+            self.say("  " + render.scores_line(s.game, render.seen_names(s.names, s.me)))
 
 
 CTRL_C, CTRL_D = "\x03", "\x04"

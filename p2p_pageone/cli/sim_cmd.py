@@ -12,17 +12,17 @@ from ..bots import BOTS
 from ..engine.settings import SettingError, Settings
 from ..sim.referee import Check
 from ..sim.report import simulate
+from .wrap import complain
 
 
 def run_sim(args: argparse.Namespace, settings: Settings) -> int:
     names = [n.strip() for n in args.bots.split(",") if n.strip()]
     unknown = [n for n in names if n not in BOTS]
     if unknown:
-        print(f"pageone sim: unknown bot {unknown[0]!r}; choose from {', '.join(BOTS)}",
-              file=sys.stderr)
+        complain(f"pageone sim: unknown bot {unknown[0]!r}; choose from {', '.join(BOTS)}")
         return 2
     if args.games < 1:
-        print("pageone sim: --games must be at least 1", file=sys.stderr)
+        complain("pageone sim: --games must be at least 1")
         return 2
     check: Check = "none" if args.no_check else args.check
     clock = None if args.no_timing else time.perf_counter
@@ -31,7 +31,7 @@ def run_sim(args: argparse.Namespace, settings: Settings) -> int:
         report = simulate(settings, args.players, args.games, args.seed, names, check, clock,
                           bar.show if bar is not None else None)
     except SettingError as error:
-        print(f"pageone sim: {error}", file=sys.stderr)
+        complain(f"pageone sim: {error}")
         return 2
     finally:
         if bar is not None:

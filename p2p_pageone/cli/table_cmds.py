@@ -10,9 +10,8 @@ import getpass
 import json
 import os
 import random
-import sys
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from .cpu import cpu_bot, cpu_name
 from .identity_store import IdentityFileError, data_dir, load_or_create
 from .playing import EXIT_FILES, EXIT_OK, EXIT_USAGE, play_seat
 from .repl import Terminal
+from .wrap import complain
 
 
 class Refusal(Exception):
@@ -51,8 +51,7 @@ def log_place(args: argparse.Namespace, role: str) -> Path | None:
     path = Path(args.log) if getattr(args, "log", "") else None
     if path is not None and path.exists() and role == "join":
         # the same join again (a return to the table): this visit's log goes beside it
-        print(f"--log {path} exists: this visit's log is written beside it (-2, -3, …)",
-              file=sys.stderr, flush=True)
+        complain(f"--log {path} exists: this visit's log is written beside it (-2, -3, …)")
     elif path is not None and path.exists():
         raise Refusal(f"--log {path} already exists: logs are never overwritten, choose "
                       "another path")
@@ -198,35 +197,44 @@ def listen_problem(args: argparse.Namespace, error: OSError) -> str:
             "machine for --interface, or another --port")
 
 
-async def _advertise(args: argparse.Namespace, port: int, me: Identity,
-                     session: PeerSession) -> Advertiser | None:
+def _printed(text: str, problem: bool) -> None:
+    complain(text) if problem else print(text, flush=True)
+
+
+async def _advertise(args: argparse.Namespace, port: int, me: Identity, session: PeerSession,
+                     tell: Callable[[str, bool], None] = _printed) -> Advertiser | None:
+    """Advertise the table; ``tell(text, problem)`` says how it went (printed before the
+    terminal runs, a story line while the table screen is up)."""
     if getattr(args, "no_mdns", False):
         return None
     advertiser = Advertiser(args.interface, port, me.fingerprint)
     try:
         service = await advertiser.start(advert_fields(session, args.name))
     except Exception as error:  # zeroconf raises many kinds; the table works without it
-        print(f"could not advertise the table over mDNS ({error}); others can still join "
-              "with --connect", file=sys.stderr)
+        tell(f"could not advertise the table over mDNS ({error}); others can still join "
+             "with --connect", True)
         return None
     if service != instance_name(str(advert_fields(session, args.name)["name"]), me.fingerprint):
-        print(f"advertised on the LAN (as {service.removesuffix('.' + SERVICE)!r}: another "
-              "table had the same name)", flush=True)
+        tell(f"advertised on the LAN (as {service.removesuffix('.' + SERVICE)!r}: another "
+             "table had the same name)", False)
     else:
-        print("advertised on the LAN", flush=True)
+        tell("advertised on the LAN", False)
     return advertiser
 
 
 class TakeoverAdvert:
     """A joiner that took its table over advertises it from here, as its host did, so that a
-    player coming back with ``pageone join NAME`` finds the table where it is now."""
+    player coming back with ``pageone join NAME`` finds the table where it is now. The game is
+    running by then, so how it went is told through ``say`` (the terminal), never printed."""
 
-    def __init__(self, args: argparse.Namespace, session: PeerSession, me: Identity) -> None:
-        self.args, self.session, self.me = args, session, me
+    def __init__(self, args: argparse.Namespace, session: PeerSession, me: Identity,
+                 say: Callable[[str], None]) -> None:
+        self.args, self.session, self.me, self.say = args, session, me, say
         self.advertiser: Advertiser | None = None
 
     async def start(self, port: int) -> None:
-        self.advertiser = await _advertise(self.args, port, self.me, self.session)
+        self.advertiser = await _advertise(self.args, port, self.me, self.session,
+                                           lambda text, problem: self.say(f"  {text}"))
 
     async def tick(self) -> None:
         if self.advertiser is not None:
@@ -256,7 +264,7 @@ def advert_fields(session: PeerSession, nick: str) -> dict[str, object]:
 
 
 async def _tables(args: argparse.Namespace) -> int:
-    print("looking for tables…", file=sys.stderr, flush=True)
+    complain("looking for tables…")
     found = await browse(args.timeout, args.interface)
     tables = [t for t in found if args.all or t.free > 0]
     if args.json:
@@ -267,11 +275,13 @@ async def _tables(args: argparse.Namespace) -> int:
         print("no tables with a free seat" + (f" ({full} full or playing; --all lists them)" if full
                                                else "") + " — host one: pageone host")
         return EXIT_OK
-    print(f"{'TABLE':24} {'HOST':12} {'RULES':8} {'SEATS':12} {'WATCH':11} {'SETTINGS':24} "
-          "ADDRESS")
+    seats_width = max(12, *(len(t.seats_text()) for t in tables))  # "playing (2 players)"
+    print(f"{'TABLE':24} {'HOST':12} {'RULES':8} {'SEATS':{seats_width}} {'WATCH':11} "
+          f"{'SETTINGS':24} ADDRESS")
     for t in tables:
         seats, watch = t.seats_text(), t.watch_text() or "?"
-        print(f"{t.name:24} {t.nick or t.fingerprint[:9]:12} {t.rules:8} {seats:12} {watch:11} "
+        print(f"{t.name:24} {t.nick or t.fingerprint[:9]:12} {t.rules:8} {seats:{seats_width}} "
+              f"{watch:11} "
               f"{t.settings or 'defaults':24} {t.address}:{t.port}")
     return EXIT_OK
 
@@ -288,10 +298,10 @@ def _run(main: Coroutine[Any, Any, int], command: str) -> int:
     try:
         return asyncio.run(main)
     except (Refusal, SettingError) as error:
-        print(f"pageone {command}: {error}", file=sys.stderr)
+        complain(f"pageone {command}: {error}")
         return error.code if isinstance(error, Refusal) else EXIT_USAGE
     except KeyboardInterrupt:
-        print(f"pageone {command}: stopped", file=sys.stderr)
+        complain(f"pageone {command}: stopped")
         return 4
 
 

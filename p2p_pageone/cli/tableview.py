@@ -3,13 +3,15 @@ what to do at the bottom. Pure functions of the session (and the clock's reading
 
 from __future__ import annotations
 
+import math
+
 from ..engine.classic import ClassicDeal
 from ..engine.game import Game
 from ..engine.moves import IllegalMove, Play
 from ..engine.qdan import QdanDeal
 from ..session.peer import PeerSession
 from . import render
-from .hints import what_to_do
+from .hints import playable_cards, what_to_do
 from .render import Line
 from .wrap import wrap
 
@@ -67,7 +69,8 @@ def _owed(s: PeerSession, left: float | None) -> Line:
     if game is None or not game.settings.forget_penalty or game.deal.open_miss < 0:
         return []
     miss = game.deal.open_miss
-    clock = f" ({left:.0f} s)" if left is not None and left > 0 else ""
+    # rounded up: the last half second still reads "1 s", never "0 s" while catching is open
+    clock = f" ({math.ceil(left)} s)" if left is not None and left > 0 else ""
     if miss == s.me:
         return [("class:owed", "you did not say Page One!"),
                 ("", f" Type pageone now{clock}, before anyone catches you")]
@@ -101,7 +104,7 @@ def hand_area(s: PeerSession, width: int, held: list[str] | None = None) -> list
             and not game.deal.over)
     if mine and not s.autoplay:
         legal = [m for m in view.legal_moves() if isinstance(m, Play)]
-        playable = {c for m in legal for c in m.cards}
+        playable = playable_cards(game.deal, legal)
         lines += wrap([[("class:turn", "YOUR TURN"), ("", "  "),
                         ("class:hint", what_to_do(s, playable, legal))]], width, indent="  ")
         calls = [m for m in legal if m.call]

@@ -32,6 +32,9 @@ SCREEN = Style.from_dict({
     "typed": "fg:ansibrightblack",
     "completion-menu": "bg:ansiblue fg:ansiwhite",
     "completion-menu.completion.current": "reverse",
+    # prompt-toolkit underlines every non-breaking space ("nbsp"); the table's entries join
+    # their words with one so a line never breaks inside an entry: draw it as a space
+    "nbsp": "nounderline",
 })
 
 

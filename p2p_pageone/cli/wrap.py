@@ -6,6 +6,9 @@ A "word" is a run of non-blank characters, even when it spans several fragments 
 
 from __future__ import annotations
 
+import shutil
+import sys
+
 from prompt_toolkit.utils import get_cwidth
 
 from .render import Frag, Line
@@ -130,3 +133,11 @@ def wrap(lines: list[Line], width: int, indent: str | None = None) -> list[Line]
 def wrap_text(text: str, width: int, indent: str | None = None) -> list[str]:
     """Plain text wrapped the same way."""
     return ["".join(t for _, t in line) for line in wrap([[("", text)]], width, indent)]
+
+
+def complain(text: str) -> None:
+    """A message on standard error, wrapped at word boundaries to the terminal's width when
+    standard error is a terminal."""
+    if sys.stderr.isatty():
+        text = "\n".join(wrap_text(text, shutil.get_terminal_size().columns))
+    print(text, file=sys.stderr, flush=True)

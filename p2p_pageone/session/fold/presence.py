@@ -96,8 +96,11 @@ def on_takeover(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     old, window = env.data["seat"], env.data["window"]
     s.host_key = env.sender
     host_name, name = s.names[old], s.names[seat]
+    endpoint = s.endpoints.get(env.sender, "")
+    where = (f" (at {endpoint}: to come back, pageone join --connect {endpoint})" if endpoint
+             else "")
     s.events.append(Event("takeover", f"{host_name}'s pageone (the host) stopped: {name} "
-                          f"(seat {seat}) is the table's host now", {
+                          f"(seat {seat}) is the table's host now{where}", {
                               "seat": seat, "old": old, "position": len(s.log) - 1}))
     stranded = [p for p in s.active if p not in (old, seat) and not s.endpoints.get(s.keys[p])]
     game = s.game
