@@ -128,11 +128,8 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     terminal = Terminal(session, interactive=not args.autoplay, log=log, catch_window=window,
                         plain=args.plain)
     terminal.paused = True
-    lobby = {"min_players": args.min_players, "start_after": args.start_after,
-             "lobby_timeout": args.lobby_timeout, "reconnect_window": args.reconnect_window,
-             "watchers": args.watchers, "watcher_chat": args.watcher_chat}
     runner = HostRunner(session, args.interface or "0.0.0.0", args.port, terminal.show, log,
-                        silent_after=args.silent_after, lobby=lobby)
+                        silent_after=args.silent_after, lobby=_sequencer_options(args))
     try:
         port = await runner.start()
     except OSError as error:
@@ -173,6 +170,13 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
                 task.cancel()
 
     return await play_seat(session, terminal, table(), [log, *bot_logs])
+
+
+def _sequencer_options(args: argparse.Namespace) -> dict[str, float]:
+    """The lobby, reconnect and watcher settings the host's sequencer runs with."""
+    return {"min_players": args.min_players, "start_after": args.start_after,
+            "lobby_timeout": args.lobby_timeout, "reconnect_window": args.reconnect_window,
+            "watchers": args.watchers, "watcher_chat": args.watcher_chat}
 
 
 def _how_to_join(interface: str, table_name: str, port: int, advertised: bool) -> None:
