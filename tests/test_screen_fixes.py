@@ -258,3 +258,28 @@ def test_tables_all_keeps_its_columns_with_a_game_under_way(
     for row in rows:  # every column starts where its heading does
         for heading, value in (("WATCH", "?"), ("ADDRESS", "127.0.0.1")):
             assert row.index(value, header.index("SEATS")) == header.index(heading), (header, row)
+
+
+def test_the_coin_toss_names_the_player_you_when_it_makes_them_the_dealer() -> None:
+    from p2p_pageone.cli.narrator import Narrator
+    from p2p_pageone.engine import make_settings as settings_of
+    from p2p_pageone.session.memory import MemoryTable as Table
+
+    for seed in range(20):
+        t = Table(settings_of("classic", {"deals": 1}), 3, seed=seed)
+        me = t.sessions[1]
+        said: list[str] = []
+        narrator = Narrator(me, lambda lines, said=said: said.extend(
+            "".join(text for _, text in line) for line in lines), symbols=False, prompts=False)
+        for _ in range(500):
+            if me.game is not None:
+                break
+            t.step()
+            narrator.show(me.take_events())
+        narrator.show(me.take_events())
+        assert me.game is not None
+        if me.game.deal.dealer == me.me:
+            assert "  the coin toss makes you the first dealer" in said, said
+            assert not any(f"makes {me.name} the" in line for line in said)
+            return
+    raise AssertionError("seat 1 never dealt first in 20 seeds")

@@ -112,6 +112,8 @@ class Narrator:
             self.say("  " + refusal_text(self.session, render.without_ruling_ids(event.text)))
         elif event.kind == "ended":
             self._ended(event)
+        elif event.kind == "dealer" and event.data.get("dealer") == self.session.me:
+            self.say("  the coin toss makes you the first dealer")
         elif event.kind == "table" and self.session.table_name == "offline":
             return  # an offline table has no address or host to tell
         elif event.kind == "seat":

@@ -137,7 +137,8 @@ def on_coin_reveal(s: PublicState, env: Envelope, seat: int, now: float) -> None
         dealer = coin_result([s.coin_nonces[i] for i in range(s.seat_count)], s.seat_count)
         s.game = Game(s.settings, s.seat_count, dealer)
         s.active = list(range(s.seat_count))
-        s.events.append(Event("dealer", f"the coin toss makes {s.names[dealer]} the first dealer"))
+        s.events.append(Event("dealer", f"the coin toss makes {s.names[dealer]} the first dealer",
+                              {"dealer": dealer}))
         start_hand(s)
 
 
