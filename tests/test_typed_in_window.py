@@ -25,9 +25,9 @@ def _answered(text: str, command: str, kind: str) -> bool:
 
 
 def test_play_draw_and_catch_typed_in_the_window_are_each_answered(tmp_path: Path) -> None:
-    # two players: a window the CPU player opens comes with our turn
-    child = spawn(tmp_path, "play", "--bots", "1", "--level", "random", "--seed", SEED,
-                  "--think", "0.1", "--deals", "5", "--catch-window", "8")  # room on a busy machine
+    # two players: a window the CPU player opens comes with our turn (it always forgets)
+    child = spawn(tmp_path, "play", "--bots", "1", "--cpu-forgets", "100", "--seed", SEED,
+                  "--think", "0.1", "--deals", "5", "--catch-window", "5")  # room on a busy machine
     held_and_made = 0
     windows = 0
     play = "play 2c"
