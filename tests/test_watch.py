@@ -19,7 +19,7 @@ from p2p_pageone.session.common import Event
 from p2p_pageone.session.fold.table import TableState
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.watch import Watcher
-from p2p_pageone.wire.codec import frame
+from p2p_pageone.wire.codec import FrameDecoder, frame, unpack
 
 from .cheats import Lenient, RenegeBot, table_with, verdict
 
@@ -47,11 +47,24 @@ def watch_live(t: MemoryTable, watcher: Watcher, limit: float) -> tuple[LiveAudi
     return live, shown
 
 
-def assert_only_the_public_log(watcher: Watcher, host: TableState) -> None:
+def spy_on(watcher: Watcher) -> list[Any]:
+    """Every frame the watcher will get, decoded, in order."""
+    frames: list[Any] = []
+    decoder, receive = FrameDecoder(), watcher.receive
+
+    def spied(data: bytes, now: float) -> None:
+        frames.extend(unpack(payload) for payload in decoder.feed(data))
+        receive(data, now)
+
+    watcher.receive = spied  # type: ignore[method-assign]
+    return frames
+
+
+def assert_only_the_public_log(watcher: Watcher, frames: list[Any], host: TableState) -> None:
     """Every frame the watcher got is the host's log entry at its place, or a control frame
     that carries nothing of a seat's (no welcome, no refusal, no keys sent to a seat)."""
     entries = 0
-    for value in watcher.received:
+    for value in frames:
         if isinstance(value, dict):
             assert value["control"] in CONTROLS_TO_A_WATCHER, value
         else:
@@ -66,11 +79,12 @@ def test_a_watcher_folds_a_whole_game_and_agrees_with_the_audit(
         rules: str, options: dict[str, Any], players: int) -> None:
     t = MemoryTable(make_settings(rules, options), players, seed=5, direct=True)
     watcher = t.watch(b"w" * 32)
+    frames = spy_on(watcher)
     live, shown = watch_live(t, watcher, 24 * 3600)
     host = t.sessions[0]
     assert host.game_over and live.state.game_over and live.audit.fault is None
     assert not watcher.ended
-    assert_only_the_public_log(watcher, host)
+    assert_only_the_public_log(watcher, frames, host)
     audit = live.final()
     assert audit.verdict == "OK" and audit_bytes(framed(host.log)).verdict == "OK"
     assert verdict(live.conclude()) == verdict(audit)

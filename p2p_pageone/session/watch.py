@@ -35,7 +35,6 @@ class Watcher:
         self.answered = False
         self.table = b""  # the table's id, from the host's ``watching``
         self.known = self.checked = 0  # on a new connection: entries sent again, compared
-        self.received: list[Any] = []  # every frame as decoded, for the tests' scrutiny
         self.chat: list[str] = []  # watchers' lines (if the host allows them) and refusals
 
     def _watch(self) -> bytes:
@@ -51,7 +50,6 @@ class Watcher:
         try:
             for payload in self.decoder.feed(data):
                 value = unpack(payload)
-                self.received.append(value)
                 if isinstance(value, list):
                     self._entry(payload, now)
                 elif isinstance(value, dict):
