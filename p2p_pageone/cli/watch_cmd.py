@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable, Coroutine
@@ -35,6 +36,7 @@ from .playing import EXIT_ENDED, EXIT_FILES
 from .render import Line
 from .table_cmds import Refusal, _run, identity, log_place
 from .watch_screen import WatchScreen
+from .wrap import complain, wrap_text
 
 
 def add_watch(sub: Any) -> None:
@@ -152,7 +154,7 @@ async def _on_screen(referee: Referee, watching: Coroutine[Any, Any, str]) -> st
 def _verdict(referee: Referee, path: Path | None, why: str, as_json: bool) -> int:
     """The full audit of the log as received, and the exit code ``pageone audit`` gives."""
     if why:
-        print(f"pageone watch: {why}", file=sys.stderr, flush=True)
+        complain(f"pageone watch: {why}")
     if not referee.live.log:
         return EXIT_ENDED
     audit = referee.live.final()
@@ -161,8 +163,9 @@ def _verdict(referee: Referee, path: Path | None, why: str, as_json: bool) -> in
         print(json.dumps({"verdict": audit.verdict, "log": where,
                           "fault": referee.live.fault_text() or None}), flush=True)
     else:
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
         for line in text_lines(where, audit, quiet=True):
-            print(line, flush=True)
+            print("\n".join(wrap_text(line, width, indent="  ")) if width else line, flush=True)
         if path is not None:
             print(f"log: {path}", flush=True)
     return exit_code([audit])
