@@ -32,7 +32,8 @@ def test_watching_a_table_on_the_screen_at_80x24(tmp_path: Path) -> None:
         term.wait(lambda lines: any("stock" in line for line in lines), "the table", 60)
         table, _, hand = areas(term.lines())
         assert table[0].startswith("hand 1") and "classic" in table[0]
-        assert any("root" in line for line in table) and not any("you" in line for line in table)
+        assert any("root" in line for line in table), table
+        assert not any("you" in line for line in table), table
         assert any("checked, every one holds" in line for line in hand), hand
         assert hand[-1].startswith("watch>")
         for line in term.lines():  # nothing runs past the edge

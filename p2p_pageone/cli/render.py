@@ -112,7 +112,7 @@ def table(game: Game, names: list[str], me: int, symbols: bool = True) -> Line:
 def trick_line(deal: ClassicDeal, names: list[str], symbols: bool = True,
                me: int = -1) -> Line:
     if not deal.trick:
-        leader = "you lead" if deal.turn == me else (
+        leader = "you lead" if deal.turn == me >= 0 else (
             f"{names[deal.turn]} leads" if deal.turn >= 0 else "-")
         return [("", f"trick: empty, {leader}")]
     line: Line = [("", "trick: ")]

@@ -8,7 +8,6 @@ Nothing here changes any state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..crypto.envelope import Envelope
@@ -20,39 +19,23 @@ DECK_KINDS = ("shuffle", "lock", "keys", "move")
 
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """Admission's answer: ``reason`` to refuse (None: append it); ``expel``: the refusal is the
-    deck's, of another seat's deck message, which the sequencer shows the table as evidence."""
-
-    reason: str | None
-    expel: bool = False
-
-
 def admissible(s: PlayerState, env: Envelope) -> str | None:
     """None if the envelope may be the log's next entry, else the reason to refuse it."""
-    return verdict(s, env).reason
-
-
-def verdict(s: PlayerState, env: Envelope) -> Verdict:
     if s.ended:
-        return Verdict("the table has ended")
+        return "the table has ended"
     if s.chain is None:
-        return Verdict(None if env.sender == s.identity.public and env.kind == "table" else
-                       "the table is not open yet")
+        return None if env.sender == s.identity.public and env.kind == "table" else (
+            "the table is not open yet")
     refusal = order_refusal(s, env)
     if refusal is not None or env.kind == "hello":
-        return Verdict(refusal)
+        return refusal
     if env.kind == "takeover":  # a live sequencer never gives its table away
         if env.sender != s.identity.public:
-            return Verdict("only a new host appends takeover, as its own first entry")
-        return Verdict(takeover_refusal(s, env.sender, env.data["seat"]))
+            return "only a new host appends takeover, as its own first entry"
+        return takeover_refusal(s, env.sender, env.data["seat"])
     if s.expelling(s.seat_of(env.sender)):
-        return Verdict("this seat is being expelled for a deck message every peer refuses")
-    deck = deck_refusal(s, env)
-    if deck is not None:
-        return Verdict(deck, expel=env.sender != s.identity.public)
-    return Verdict(kind_refusal(s, env))
+        return "this seat is being expelled for a deck message every peer refuses"
+    return deck_refusal(s, env) or kind_refusal(s, env)
 
 
 def deck_refusal(s: PlayerState, env: Envelope) -> str | None:
@@ -63,7 +46,10 @@ def deck_refusal(s: PlayerState, env: Envelope) -> str | None:
     return s.crypto.refusal(env.kind, seat, env.data)
 
 
-def expel_notice(s: PlayerState, env: Envelope, refusal: str) -> dict[str, Any]:
-    """The ``expel`` a sequencer shows the table for a deck message it refused for its content:
-    that envelope is the evidence."""
+def expel_notice(s: PlayerState, env: Envelope, refusal: str) -> dict[str, Any] | None:
+    """The ``expel`` a sequencer shows the table when ``refusal`` is the deck's refusal of
+    another seat's deck message (that envelope is the evidence), else None."""
+    if (env.sender == s.identity.public or order_refusal(s, env) is not None
+            or s.expelling(s.seat_of(env.sender)) or deck_refusal(s, env) != refusal):
+        return None
     return {"seat": s.seat_of(env.sender), "reason": refusal[:200], "evidence": env.raw}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..crypto.envelope import Envelope, open_envelope
 from ..wire.codec import ProtocolError, frame
-from .admission import expel_notice, verdict
+from .admission import expel_notice
 from .fold.entrylog import EntryLog
 from .fold.queries import lacks_keys
 from .links import (
@@ -126,10 +126,12 @@ class SequencerCore:
     def _admit(self, env: Envelope) -> str | None:
         """The admission's verdict; a deck message of another seat refused for its content is
         shown to the table, with the envelope as evidence (an ``expel``)."""
-        answer = verdict(self.host, env)
-        if answer.expel and answer.reason is not None:
-            self.host.notify("expel", expel_notice(self.host, env, answer.reason))
-        return answer.reason
+        reason = self.host.admissible(env)
+        if reason is not None:
+            notice = expel_notice(self.host, env, reason)
+            if notice is not None:
+                self.host.notify("expel", notice)
+        return reason
 
     def _lacks_keys(self, env: Envelope) -> bool:
         """A play or draw of a seat whose cards' keys are not all in the log yet."""
