@@ -25,7 +25,8 @@ class Screen:
         if not lines:
             return
         if sys.stdout.isatty():  # a terminal: wrapped at word boundaries to its width
-            lines = wrap(lines, shutil.get_terminal_size().columns)
+            # one column spare: a line filling the width makes some terminals wrap early
+            lines = wrap(lines, max(20, shutil.get_terminal_size().columns - 1))
         if self.colour:
             joined: Line = []
             for line in lines:
