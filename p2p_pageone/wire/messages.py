@@ -182,6 +182,15 @@ CONTROLS: dict[str, dict[str, Check]] = {
     "refused": {"seq": integer(-1, 2**32 - 1), "reason": Check(
         lambda v: type(v) is str and len(v) <= 1000, "text of at most 1000 characters")},
 }
+# Signed statements that are never logged (protocol/SPEC.md §7, "Statements"; crypto/statements):
+# the answer to a listener's challenge, a seat's sign of life on the mesh, a seat's word that it
+# lost the host.
+STATEMENTS: dict[str, dict[str, Check]] = {
+    "proof": {"nonce": blob(16), "to": blob(32), "role": text(8)},
+    "alive": {"table": blob(16), "index": integer(0, 2**32 - 1), "head": blob(32)},
+    "lost": {"table": blob(16), "host": blob(32), "index": integer(0, 2**32 - 1),
+             "head": blob(32), "why": text(200)},
+}
 OPTIONAL: dict[str, dict[str, Check]] = {"ping": {"n": integer(0, 2**32 - 1)},
                                          "chat": {"from": blob(32)}}
 
@@ -202,3 +211,16 @@ def validate_control(value: dict[str, Any], allowed: tuple[str, ...]) -> str:
             raise ProtocolError(f"field {name!r} of a {kind} control frame must be {check.what}, "
                                 f"not {shown(value[name])}")
     return kind
+
+
+def validate_statement(kind: str, data: dict[str, Any]) -> None:
+    """Raise ``ProtocolError`` unless ``data`` holds exactly the fields of a ``kind`` statement."""
+    schema = STATEMENTS.get(kind)
+    if schema is None:
+        raise ProtocolError(f"unknown statement {shown(kind)}")
+    if set(data) != set(schema):
+        raise ProtocolError(f"a {kind} statement has exactly the fields {', '.join(schema)}")
+    for name, check in schema.items():
+        if not check(data[name]):
+            raise ProtocolError(f"field {name!r} of a {kind} statement must be {check.what}, "
+                                f"not {shown(data[name])}")
