@@ -55,8 +55,11 @@ class Client:
             for payload in self.decoder.feed(data):
                 value: Any = unpack(payload)
                 if isinstance(value, list):
-                    self.progress = now
+                    refuted = self.session.refuted
                     self.session.on_log(payload, now)
+                    # a witness round, or a claim of the host's disproved, moves nothing on
+                    if not self.session.claims and self.session.refuted == refuted:
+                        self.progress = now
                 elif not isinstance(value, dict):
                     raise ProtocolError("a frame is an envelope or a control map")
                 else:

@@ -109,6 +109,17 @@ class Attachment:
 
 
 @dataclass
+class MeshMemory:
+    """What this peer holds of the others, from the mesh."""
+
+    alive: dict[bytes, tuple[int, bytes]] = field(default_factory=dict)  # key -> (index, raw)
+    held: dict[bytes, list[tuple[float, bytes]]] = field(default_factory=dict)  # key -> envs
+    alive_sent: float = -1e9
+    read_at: dict[int, float] = field(default_factory=dict)  # claim position -> when we read it
+    first_call: dict[int, bytes] = field(default_factory=dict)  # catch position -> call held
+
+
+@dataclass
 class TurnClock:
     """When our turn began, and which prompts were shown for which moment."""
 
@@ -138,6 +149,7 @@ class PlayerState(TableState):
         self.outbox = Outbox()
         self.attachment = Attachment(log_read=bool(host_table))
         self.clock = TurnClock()
+        self.mesh = MeshMemory()  # what we hold of the others, from the mesh (witnessing)
         self.ended = ""
         self.local = ""  # this machine failed (its disk): why; nobody else is to blame
         self.watch_room = (0, 0)  # a host's watchers: (watching now, the most it takes)

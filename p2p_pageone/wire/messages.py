@@ -130,6 +130,8 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "away": {"seat": integer(0, MAX_SEATS - 1), "why": text(100), "window": integer(1, 3600)},
     "back": {"endpoint": text(64)},
     "takeover": {"seat": integer(0, MAX_SEATS - 1), "window": integer(1, 3600)},
+    "witness": {"seat": integer(0, MAX_SEATS - 1), "at": integer(0, 2**32 - 1),
+                "heard": blob_upto(MAX_EVIDENCE)},
 }
 
 MOVE_KINDS = ("play", "draw", "call", "catch")

@@ -1,0 +1,94 @@
+"""A host that cannot frame anyone (protocol/SPEC.md §7, "Witnesses"): the host's word about
+another seat names nobody unless the other peers confirm it. Each test is one attack by a
+sequencer changed to misbehave, on an in-memory table whose joiners listen (the mesh); in each,
+no honest seat is named, live or by the audit of any peer's log."""
+
+from __future__ import annotations
+
+from p2p_pageone.audit.check import Audit
+from p2p_pageone.crypto.envelope import Envelope
+from p2p_pageone.engine import make_settings
+from p2p_pageone.session.memory import MemoryTable
+from tests.cheats import audit_of
+
+VICTIM = 2
+
+
+def _table(seed: int, players: int = 4) -> MemoryTable:
+    settings = make_settings("classic", {"deals": 2})
+    return MemoryTable(settings, players, seed=seed, direct=True)
+
+
+def _run_until(table: MemoryTable, done: object, limit: float = 3600.0) -> None:
+    """Deliver one round of frames at a time (a CPU game moves within one ``advance``)."""
+    while not done() and table.now < limit:  # type: ignore[operator]
+        if not table.step():
+            table.advance(table.now + 0.5)
+
+
+def _mid_hand(table: MemoryTable) -> bool:
+    host = table.sequencer.host
+    game = host.game
+    return (game is not None and host.crypto is not None and game.chance is None
+            and not host.game_over and host.hand_end is None and game.deal is host.hand_deal
+            and game.deal.moves >= 3 and not host.claims and not host.outbox.pipe)
+
+
+def _named(audit: Audit) -> int:
+    return -1 if audit.fault is None else audit.fault.seat
+
+
+def _nobody_honest_named(table: MemoryTable) -> list[Audit]:
+    audits = [audit_of(session) for session in table.sessions]
+    assert [_named(audit) for audit in audits] == [-1] * len(audits)
+    assert not any(session.ended.startswith(session.names[VICTIM])
+                   for session in table.sessions if session.ended)
+    return audits
+
+
+def test_a_false_timeout_mid_hand_is_refuted_and_the_game_goes_on() -> None:
+    table = _table(seed=1)
+    _run_until(table, lambda: _mid_hand(table))
+    seq = table.sequencer
+    seq._timeout(VICTIM, "sent nothing for 10 s", table.now)  # the victim is right there
+    table.run(limit=4 * 3600)
+    for session in table.sessions:
+        assert session.game_over and not session.ended, session.ended
+        assert VICTIM in session.active
+    refuted = [e for e in table.clients[0].session.take_events() if e.kind == "refuted"]
+    assert refuted and "nobody is named" in refuted[0].text
+    assert all(audit.ok for audit in _nobody_honest_named(table))
+
+
+def _swallow(table: MemoryTable, kind: str) -> list[Envelope]:
+    """The sequencer neither logs nor refuses the victim's envelopes of ``kind``."""
+    seq, swallowed = table.sequencer, []
+    victim = table.clients[VICTIM - 1].session.identity.public
+    submit = seq._submit
+
+    def dishonest(conn: int, link: object, raw: bytes, now: float) -> bool:
+        from p2p_pageone.crypto.envelope import open_envelope
+        env = open_envelope(raw)
+        if env.sender == victim and env.kind == kind:
+            swallowed.append(env)
+            return True
+        return submit(conn, link, raw, now)  # type: ignore[arg-type]
+
+    seq._submit = dishonest  # type: ignore[method-assign,assignment]
+    return swallowed
+
+
+def test_a_withheld_seed_reveal_and_a_timeout_name_nobody() -> None:
+    # The host never logs the victim's seed reveal and times it out for "refusing" it. The
+    # victim's reveal went to the other listening peers too: they disprove the claim, every
+    # time the host makes it. The host gains a stalled table, which the others leave.
+    table = _table(seed=2)
+    swallowed = _swallow(table, "seed_reveal")
+    table.run(limit=2 * 3600)
+    assert swallowed
+    events = [e for s in table.sessions for e in s.take_events()]
+    refuted = [e.text for e in events if e.kind == "refuted"]
+    assert refuted and all("seed reveal" in text for text in refuted)
+    assert not [e for e in events if e.kind == "ended" and "refused to reveal" in e.text]
+    for audit in _nobody_honest_named(table):
+        assert audit.fault is None
