@@ -5,13 +5,19 @@ no honest seat is named, live or by the audit of any peer's log."""
 
 from __future__ import annotations
 
+import random
+
 from p2p_pageone.audit.check import Audit
-from p2p_pageone.crypto.envelope import Envelope
+from p2p_pageone.bots import NormalBot, make_bot
+from p2p_pageone.crypto.envelope import Envelope, open_envelope
 from p2p_pageone.engine import make_settings
+from p2p_pageone.engine.moves import Call, Catch, Move
+from p2p_pageone.engine.view import SeatView
 from p2p_pageone.session.memory import MemoryTable
-from tests.cheats import audit_of
+from tests.cheats import audit_of, table_with
 
 VICTIM = 2
+CALLER = 2
 
 
 def _table(seed: int, players: int = 4) -> MemoryTable:
@@ -67,7 +73,6 @@ def _swallow(table: MemoryTable, kind: str) -> list[Envelope]:
     submit = seq._submit
 
     def dishonest(conn: int, link: object, raw: bytes, now: float) -> bool:
-        from p2p_pageone.crypto.envelope import open_envelope
         env = open_envelope(raw)
         if env.sender == victim and env.kind == kind:
             swallowed.append(env)
@@ -92,3 +97,57 @@ def test_a_withheld_seed_reveal_and_a_timeout_name_nobody() -> None:
     assert not [e for e in events if e.kind == "ended" and "refused to reveal" in e.text]
     for audit in _nobody_honest_named(table):
         assert audit.fault is None
+
+
+class NeverCatches(NormalBot):
+    """The host's own CPU player: it leaves catching to the joiners (their catches reach the
+    sequencer as envelopes, which this test's dishonest sequencer holds)."""
+
+    def choose(self, view: SeatView, rng: random.Random) -> Move | None:
+        move = super().choose(view, rng)
+        return None if isinstance(move, Catch) else move
+
+
+def test_a_call_held_until_a_catch_names_the_host_not_the_caller() -> None:
+    # The caller forgot Page One. A joiner's catch comes in; the host sits on it (and on what
+    # comes after) until the caller's late call is in, holds that call 1.5 s, then appends the
+    # catch and refuses the call as stale. The call went to the other listening peers too: a
+    # majority of them held it first, so every peer names the host, and the caller pays nothing.
+    settings = make_settings("classic", {"deals": 3})
+    table = table_with(settings, 4, seed=5, bots={0: NeverCatches(),
+                                                  CALLER: make_bot("normal", 1.0)}, direct=True)
+    caller = table.clients[CALLER - 1].session
+    seq = table.sequencer
+    submit = seq._submit
+    stash: list[tuple[int, object, bytes]] = []
+    call_at: list[float] = []
+
+    def holding(conn: int, link: object, raw: bytes, now: float) -> bool:
+        env = open_envelope(raw)
+        if not stash and not (env.kind == "move" and env.data["kind"] == "catch"
+                              and env.data["target"] == CALLER):
+            return submit(conn, link, raw, now)  # type: ignore[arg-type]
+        if env.sender == caller.identity.public and env.data.get("kind") == "call":
+            call_at.append(now)
+        stash.append((conn, link, raw))
+        return True
+
+    seq._submit = holding  # type: ignore[method-assign,assignment]
+    while not table.finished() and table.now < 3600:
+        if call_at and table.now - call_at[0] >= 1.5 and seq._submit is holding:
+            seq._submit = submit  # type: ignore[method-assign]
+            for conn, link, raw in stash:  # the catch first: the call is refused as stale
+                submit(conn, link, raw, table.now)  # type: ignore[arg-type]
+        game = caller.game
+        if (stash and not call_at and not caller.in_flight and caller.outbox.requested is None
+                and game is not None and game.deal.open_miss == CALLER):
+            caller.request(Call(CALLER))  # the late call
+            table.clients[CALLER - 1].collect()
+        if not table.step():
+            table.advance(table.now + 0.1)
+    assert call_at, "nobody caught the caller: pick another seed"
+    host_name = table.sequencer.host.names[0]
+    for session in table.sessions:
+        assert session.ended.startswith(host_name + " (seat 0"), session.ended
+        assert "held" in session.ended and "Page One call" in session.ended
+        assert _named(audit_of(session)) == 0

@@ -149,6 +149,8 @@ class Client:
 
     def collect(self) -> None:
         self.out += [frame(raw) for raw in self.session.take_outgoing()]
+        relays, self.session.outbox.relay_out = self.session.outbox.relay_out, []
+        self.out += [frame(pack({"control": "relay", "raw": raw})) for raw in relays]
 
     def _stalled(self, gap: float, now: float) -> None:
         """This process did not run: the host's silence meanwhile is not the host's fault."""

@@ -281,6 +281,7 @@ class PeerSession(AttachedPlayer):
 
     def tick(self, now: float) -> None:
         witnessing.send_alive(self, now)
+        witnessing.hand_over(self, now)
         self.flush(now)
 
     # --- outputs ------------------------------------------------------------------------------

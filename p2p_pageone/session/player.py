@@ -84,6 +84,7 @@ class Outbox:
     requested: Move | None = None  # the move the player asked for, until logged or refused
     local_bye: str = ""  # said until it is in the log: this machine failed
     direct_out: list[tuple[str, bytes]] = field(default_factory=list)  # (endpoint, keys) to send
+    relay_out: list[bytes] = field(default_factory=list)  # others' envelopes, for the host
 
 
 @dataclass
@@ -117,6 +118,10 @@ class MeshMemory:
     alive_sent: float = -1e9
     read_at: dict[int, float] = field(default_factory=dict)  # claim position -> when we read it
     first_call: dict[int, bytes] = field(default_factory=dict)  # catch position -> call held
+    shared: bytes = b""  # our envelope the host has not logged, sent to the others too
+    stuck_since: tuple[bytes, float] = (b"", 0.0)  # our envelope out, and since when
+    relayed: dict[bytes, float] = field(default_factory=dict)  # others' envelopes we handed
+    # the host, and when
 
 
 @dataclass

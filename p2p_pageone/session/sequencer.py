@@ -77,7 +77,7 @@ class Sequencer(WatcherDesk):
                 value = unpack(payload)
                 if isinstance(value, dict):
                     kind = validate_control(value, ("ping", "pong", "intro", "done", "entry",
-                                                    "watch", "chat"))
+                                                    "watch", "chat", "relay"))
                     appended = False
                     if kind == "ping" and "n" in value and (link.key or link.introduced):
                         self.out.append((conn, pong(value["n"])))
@@ -93,6 +93,8 @@ class Sequencer(WatcherDesk):
                         appended = self._handed_over(link, value["index"], value["raw"], now)
                     elif kind == "done":
                         self._done(conn, link, value["index"])
+                    elif kind == "relay" and link.key:
+                        appended = self._relayed(value["raw"], now)
                 elif isinstance(value, list):
                     appended = self._submit(conn, link, payload, now)
                 else:

@@ -19,6 +19,7 @@ from .fold.witness import HELD_FOR, disproof, is_call, listening
 from .player import MeshMemory, PlayerState
 
 ALIVE_EVERY = 1.0  # seconds between two signs of life on the mesh
+RELAY_AFTER = 5.0  # an envelope the host has not logged this long goes over the mesh
 GRACE = 2.0  # how long a witness waits for the claimed seat's sign of life before it answers
 KEPT = 8  # envelopes kept per peer
 
@@ -149,3 +150,30 @@ def _kind(raw: bytes) -> str:
         return open_envelope(raw, own=True).kind
     except ProtocolError:
         return ""
+
+
+def hand_over(s: PlayerState, now: float) -> None:
+    """Our envelope the host has neither logged nor refused for ``RELAY_AFTER`` s goes to the
+    other listening peers; an envelope of another seat that a peer sent us, still not logged
+    after as long, we hand to the host ourselves (``relay_out``): a seat the host does not hear
+    is heard through the others, and one the host ignores is seen to be ignored."""
+    mesh = s.mesh
+    raw = s.in_flight
+    if raw != mesh.stuck_since[0]:
+        mesh.stuck_since = (raw, now)
+    elif raw and raw != mesh.shared and now - mesh.stuck_since[1] >= RELAY_AFTER:
+        mesh.shared = raw
+        tell_all(s, raw)
+    if s.chain is None:
+        return
+    for key, kept in mesh.held.items():
+        for at, held in kept:
+            if now - max(at, mesh.relayed.get(held, -1e9)) < RELAY_AFTER:
+                continue
+            env = open_envelope(held)
+            if env.hand == s.hand and env.seq == s.chain.next_seq(key) and env.kind != "keys":
+                mesh.relayed[held] = now
+                s.outbox.relay_out.append(held)
+    if len(mesh.relayed) > 4 * KEPT:  # forget what is no longer kept
+        kept_now = {raw for kept in mesh.held.values() for _, raw in kept}
+        mesh.relayed = {raw: at for raw, at in mesh.relayed.items() if raw in kept_now}

@@ -102,7 +102,7 @@ def disproof(s: PublicState, claim: Claim, raw: bytes) -> str:
         except Exception:  # a seed that does not open its commitment disproves nothing
             return ""
         return "signed seed reveal for this hand, which the host never logged"
-    if not claim.reveal and env.kind != "move":
+    if not claim.reveal:
         return f"signed {env.kind} message, which the host never logged"
     return ""
 
