@@ -14,6 +14,7 @@ from p2p_pageone.crypto import group, proofs
 from p2p_pageone.crypto.deck import Pass
 from p2p_pageone.crypto.envelope import ChainVerifier, genesis, open_envelope, seal
 from p2p_pageone.crypto.identity import Identity
+from p2p_pageone.crypto.statements import open_statement, seal_statement
 from p2p_pageone.session.deckdriver import HandPeer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,3 +110,13 @@ def test_key_vectors() -> None:
     for case in data["keys"]:
         key = group.scalar_of(bytes.fromhex(case["key"]))
         assert proofs.check_key(key, commits[case["position"]], round_commit) == case["valid"]
+
+
+def test_statement_vectors_open_and_reseal_byte_for_byte() -> None:
+    data = load("statements.json")
+    alice = Identity(bytes.fromhex(data["identity_secret"]))
+    for case in data["cases"]:
+        raw = bytes.fromhex(case["statement"])
+        statement = open_statement(raw, case["kind"])
+        assert statement.sender == alice.public
+        assert seal_statement(alice, case["kind"], statement.data) == raw
