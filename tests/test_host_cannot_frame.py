@@ -67,10 +67,13 @@ def test_a_false_timeout_mid_hand_is_refuted_and_the_game_goes_on() -> None:
 
 
 def _swallow(table: MemoryTable, kind: str) -> list[Envelope]:
-    """The sequencer neither logs nor refuses the victim's envelopes of ``kind``."""
+    """The sequencer neither logs nor refuses the victim's envelopes of ``kind``, nor the copies
+    the other peers hand it."""
     seq, swallowed = table.sequencer, []
     victim = table.clients[VICTIM - 1].session.identity.public
-    submit = seq._submit
+    submit, relayed = seq._submit, seq._relayed
+    seq._relayed = lambda raw, now: (  # type: ignore[method-assign]
+        False if open_envelope(raw).kind == kind else relayed(raw, now))
 
     def dishonest(conn: int, link: object, raw: bytes, now: float) -> bool:
         env = open_envelope(raw)
@@ -81,6 +84,20 @@ def _swallow(table: MemoryTable, kind: str) -> list[Envelope]:
 
     seq._submit = dishonest  # type: ignore[method-assign,assignment]
     return swallowed
+
+
+def test_a_relayed_seed_reveal_reaches_the_log() -> None:
+    # The host's link from the victim drops its reveal (the host is honest): the others hold
+    # it from the mesh and hand it to the host, and the game finishes.
+    table = _table(seed=2)
+    seq, victim = table.sequencer, table.clients[VICTIM - 1].session.identity.public
+    submit = seq._submit
+    seq._submit = lambda conn, link, raw, now: (  # type: ignore[method-assign,assignment]
+        True if open_envelope(raw).sender == victim and open_envelope(raw).kind == "seed_reveal"
+        else submit(conn, link, raw, now))
+    table.run(limit=2 * 3600)
+    assert all(s.game_over and not s.ended for s in table.sessions)
+    assert all(audit.ok for audit in _nobody_honest_named(table))
 
 
 def test_a_withheld_seed_reveal_and_a_timeout_name_nobody() -> None:
@@ -151,3 +168,46 @@ def test_a_call_held_until_a_catch_names_the_host_not_the_caller() -> None:
         assert session.ended.startswith(host_name + " (seat 0"), session.ended
         assert "held" in session.ended and "Page One call" in session.ended
         assert _named(audit_of(session)) == 0
+
+
+def _never_named(table: MemoryTable, seat: int) -> None:
+    """No peer ended naming ``seat``; no log's audit names it, or has it leave by a claim."""
+    name = table.sessions[0].names[seat]
+    for session in table.sessions:
+        assert not session.ended.startswith(f"{name} (seat {seat}"), session.ended
+        audit = audit_of(session)
+        assert _named(audit) != seat
+        assert audit.last_left[1] != seat or "went silent" not in audit.last_left[2]
+
+
+def test_a_swallowed_move_names_nobody() -> None:
+    # The host neither logs nor refuses the victim's move, nor the copies the others hand it.
+    # The victim's move went to the others after 5 s: when the host times the victim out they
+    # hold its signed move, and the claim falls.
+    table = _table(seed=3)
+    _run_until(table, lambda: _mid_hand(table))
+    swallowed = _swallow(table, "move")
+    table.run(limit=table.now + 600)
+    assert swallowed
+    held = [w for w in (1, 3) if table.clients[w - 1].session.mesh.held.get(
+        table.clients[VICTIM - 1].session.identity.public)]
+    assert held == [1, 3]
+    _never_named(table, VICTIM)
+
+
+def test_a_false_away_names_nobody() -> None:
+    # The host says the victim's connection dropped while it plays on, swallows its back, and
+    # 30 s later times it out: the victim read all of it and is alive, and says so.
+    table = _table(seed=4)
+    _run_until(table, lambda: _mid_hand(table))
+    _swallow(table, "back")
+    seq = table.sequencer
+    seq.host.notify("away", {"seat": VICTIM, "why": "disconnected", "window": 60})
+    seq.host.flush(table.now)
+    seq._pump(table.now)
+    table.run(limit=table.now + 30)
+    seq._timeout(VICTIM, "its return within 60 s", table.now)
+    table.run(limit=table.now + 600)
+    refuted = [e for s in table.sessions for e in s.take_events() if e.kind == "refuted"]
+    assert refuted
+    _never_named(table, VICTIM)

@@ -20,6 +20,7 @@ from .fold.queries import MOVE
 from .peer import PeerSession
 from .rtt import PING as PING  # the plain ping, for those that send one by hand
 from .rtt import RoundTrip, ping, pong
+from .witnessing import censored
 
 STALL = 2.0  # seconds between two ticks (at least one every heartbeat) only a stall explains
 NOTICE_STALL = 5.0  # a stall this long is told to the player
@@ -168,6 +169,12 @@ class Client:
         if s.ended or s.game_over or waited <= self.step_limit:
             return
         host = s.seat_of(s.host_key)
+        ignored = censored(s, now, self.step_limit)
+        if ignored:  # a seat's word we hold and handed over: the host does not take it
+            s.give_up(f"has not put {ignored} in the log for {self.step_limit:.0f} s, though "
+                      "we hold it signed and handed it over: the host is not serving the table, "
+                      "so this pageone leaves it", host, now)
+            return
         if s.in_flight:  # ours, a move included: neither in the log nor refused
             kind = open_envelope(s.in_flight).kind
             s.give_up(f"has neither put our {kind} message in the log nor refused it for "

@@ -35,6 +35,8 @@ def next_intent(s: PlayerState, now: float) -> Intent | None:
         return None
     if s.claims:  # the host made a claim: the table takes nothing but witnesses meanwhile
         return witness_intent(s, now)
+    if s.me in s.away and not s.is_host:  # kept away, yet here: we are back
+        return "back", {"endpoint": s.attachment.endpoint}
     return _hand_intent(s, now)
 
 

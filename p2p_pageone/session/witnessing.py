@@ -177,3 +177,19 @@ def hand_over(s: PlayerState, now: float) -> None:
     if len(mesh.relayed) > 4 * KEPT:  # forget what is no longer kept
         kept_now = {raw for kept in mesh.held.values() for _, raw in kept}
         mesh.relayed = {raw: at for raw, at in mesh.relayed.items() if raw in kept_now}
+
+
+def censored(s: PlayerState, now: float, limit: float) -> str:
+    """Another seat's envelope we hold, handed to the host and still not in the log ``limit``
+    s after it came: what it is ("" if none). The host is then not serving that seat."""
+    if s.chain is None or s.game is None or s.game_over:
+        return ""
+    for key, kept in s.mesh.held.items():
+        seat = s.seat_of(key)
+        for at, raw in kept:
+            if now - at <= limit or raw not in s.mesh.relayed:
+                continue
+            env = open_envelope(raw)
+            if env.hand == s.hand and env.seq == s.chain.next_seq(key) and seat in s.active:
+                return f"{s.names[seat]}'s {env.kind} message"
+    return ""
