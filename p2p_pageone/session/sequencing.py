@@ -22,6 +22,7 @@ from .links import (
 )
 from .peer import PeerSession
 
+CONNECTION_KINDS = frozenset({"hello", "back"})  # said on a connection of one's own
 
 class SequencerCore:
     """Orders every envelope into the log and relays it to every seated connection."""
@@ -142,7 +143,8 @@ class SequencerCore:
         except ProtocolError:
             return False
         chain = self.host.chain
-        if (chain is None or self.host.seat_of(env.sender) < 0
+        if (chain is None or self.host.seat_of(env.sender) < 0 or self.gather_until >= 0
+                or env.kind in CONNECTION_KINDS
                 or chain.next_seq(env.sender) != env.seq
                 or any(held.raw == raw for _, held in self.held)
                 or any(early.raw == raw for _, early, _ in self.early)):

@@ -164,14 +164,17 @@ def hand_over(s: PlayerState, now: float) -> None:
     elif raw and raw != mesh.shared and now - mesh.stuck_since[1] >= RELAY_AFTER:
         mesh.shared = raw
         tell_all(s, raw)
-    if s.chain is None:
+    attached = s.attachment
+    if (s.chain is None or not attached.log_read or attached.dropped or attached.via_successor
+            or s.is_host):
         return
     for key, kept in mesh.held.items():
         for at, held in kept:
             if now - max(at, mesh.relayed.get(held, -1e9)) < RELAY_AFTER:
                 continue
             env = open_envelope(held)
-            if env.hand == s.hand and env.seq == s.chain.next_seq(key) and env.kind != "keys":
+            if (env.hand == s.hand and env.seq == s.chain.next_seq(key)
+                    and env.kind not in ("keys", "hello", "back")):
                 mesh.relayed[held] = now
                 s.outbox.relay_out.append(held)
     if len(mesh.relayed) > 4 * KEPT:  # forget what is no longer kept
