@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from p2p_pageone.audit.check import Audit
 from p2p_pageone.bots import NormalBot, make_bot
 from p2p_pageone.crypto.envelope import Envelope, open_envelope
 from p2p_pageone.engine import make_settings
 from p2p_pageone.engine.moves import Call, Catch, Move
 from p2p_pageone.engine.view import SeatView
+from p2p_pageone.session import witnessing
 from p2p_pageone.session.memory import MemoryTable
 from tests.cheats import audit_of, table_with
 
@@ -211,3 +214,21 @@ def test_a_false_away_names_nobody() -> None:
     refuted = [e for s in table.sessions for e in s.take_events() if e.kind == "refuted"]
     assert refuted
     _never_named(table, VICTIM)
+
+
+def test_the_victims_own_peer_never_accepts_a_reveal_claim_its_reveal_disproves(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The mesh fails the victim (its reveal reaches nobody but the host, which swallows it), so
+    # the witnesses confirm the claim and the others name the victim: they have no evidence
+    # otherwise. The victim's own peer sent its reveal and knows it: it names the host.
+    table = _table(seed=2)
+    victim = table.clients[VICTIM - 1].session
+    tell_all = witnessing.tell_all
+    monkeypatch.setattr(witnessing, "tell_all", lambda s, raw: None if s is victim
+                        else tell_all(s, raw))
+    monkeypatch.setattr(witnessing, "to_mesh", lambda s, raw, kind, data: None)
+    _swallow(table, "seed_reveal")
+    table.run(limit=2 * 3600)
+    host_name = table.sessions[0].names[0]
+    assert victim.ended.startswith(f"{host_name} (seat 0"), victim.ended
+    assert "which we revealed" in victim.ended
