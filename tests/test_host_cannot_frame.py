@@ -66,7 +66,10 @@ def test_a_false_timeout_mid_hand_is_refuted_and_the_game_goes_on() -> None:
         assert VICTIM in session.active
     refuted = [e for e in table.clients[0].session.take_events() if e.kind == "refuted"]
     assert refuted and "nobody is named" in refuted[0].text
-    assert all(audit.ok for audit in _nobody_honest_named(table))
+    audits = _nobody_honest_named(table)
+    assert all(audit.ok for audit in audits)
+    assert all(any("the host timed p2 out" in line.text for line in audit.hands)
+               for audit in audits)
 
 
 def _swallow(table: MemoryTable, kind: str) -> list[Envelope]:
