@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from p2p_pageone.cli import identity_store
+from p2p_pageone.cli.draws import ended_text
 from p2p_pageone.cli.identity_store import IdentityFileError, load_or_create
 from p2p_pageone.cli.playing import EXIT_FILES, EXIT_NETWORK, finish
 from p2p_pageone.engine import make_settings
@@ -204,6 +205,7 @@ def test_a_joiner_whose_own_link_is_down_is_told_so_names_nobody_and_exits_5(
     assert [e.data["culprit"] for e in ended] == [-1]
     assert not any("could not connect" in e.text for e in ended)
     assert joiner.attachment.dropped  # the seat's secrets are kept for a return
+    assert ended_text(joiner, -1) == joiner.ended  # no "the table ended": it may go on
     quiet = SimpleNamespace(quitting=False, offline=False)
     assert finish(joiner, quiet, None) == EXIT_NETWORK  # type: ignore[arg-type]
 
