@@ -15,6 +15,7 @@ from ..session.client import Client
 from ..session.common import Event
 from ..session.links import RECONNECT_WINDOW
 from ..session.peer import PeerSession
+from ..session.reach import DropReach, nobody_reached
 from ..session.route import Route
 from ..session.rtt import RoundTrip
 from .logwriter import LocalFault, LogWriter
@@ -58,6 +59,7 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
     mesh = Mesh(session.identity.public)
     round_trip = RoundTrip()  # kept across connections: a drop does not reset what we learnt
     route, deadline = Route((host, port)), -1.0
+    reach = DropReach()  # whom this drop's attempts reached: none at all is our own network
     try:
         while True:
             listening = standby is not None and standby.listener is not None
@@ -70,16 +72,17 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
             outcome = await _take_part(session, *target, on_events, log, silent_after,
                                        standby, mesh, round_trip)
             route.note(target, outcome)
+            reach.note(target, outcome)
             if not session.attachment.dropped or finished(session):
                 return
             # that connection got back in: this drop has its own retry_for
             if session.attachment.log_read:
                 deadline = -1.0
                 route.failed.clear()
+                reach.clear()
             deadline = loop.time() + retry_for if deadline < 0 else deadline
             if loop.time() >= deadline:
-                session.attachment.may_resume = False
-                session.lost_host(session.attachment.dropped)
+                _give_up(session, reach, retry_for)
                 on_events(session, session.take_events())
                 return
             await asyncio.sleep(RETRY_EVERY)
@@ -88,6 +91,16 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
         mesh.close()
         if standby is not None:
             standby.close()
+
+
+def _give_up(session: PeerSession, reach: DropReach, retry_for: float) -> None:
+    """The drop lasted ``retry_for``: it ends here. If this drop reached nobody at all, this
+    machine's network is the likely cause (exit 5), and nobody is named."""
+    session.attachment.may_resume = False
+    if reach.nobody():
+        session.network_lost(nobody_reached(retry_for))
+    else:
+        session.lost_host(session.attachment.dropped)
 
 
 async def _take_over(session: PeerSession, standby: Standby | None, on_events: EventSink,
