@@ -121,7 +121,7 @@ async def _watch(args: argparse.Namespace) -> int:
     referee = Referee(args.json, log)
     if not args.json:
         print(f"watching the table at {address[0]}:{address[1]}…", flush=True)
-    watcher = Watcher(me.public, asyncio.get_running_loop().time())
+    watcher = Watcher(me, asyncio.get_running_loop().time())
     referee.watcher = watcher
     watching = run_watcher(watcher, address, referee.entries, referee.finished,
                            lambda: referee.candidates(address))
