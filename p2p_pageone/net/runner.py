@@ -10,6 +10,7 @@ import contextlib
 import errno
 import itertools
 import math
+import os
 import socket
 from collections.abc import Callable
 from typing import Protocol
@@ -151,7 +152,8 @@ class HostRunner:
                                    watchers=int(lobby.get("watchers", WATCHERS)),
                                    watcher_chat=bool(lobby.get("watcher_chat", False)),
                                    reconnect_window=int(lobby.get("reconnect_window",
-                                                                  RECONNECT_WINDOW)))
+                                                                  RECONNECT_WINDOW)),
+                                   random_bytes=os.urandom)
         listener = self._listener or socket.create_server((self.bind, self.port), backlog=128)
         listener.setblocking(False)
         self._listener = listener
@@ -162,29 +164,35 @@ class HostRunner:
 
     async def _accept(self, listener: socket.socket) -> None:
         """Take new connections, at most ``ACCEPT_RATE`` a second; out of descriptors, they
-        wait (one line per burst, no traceback)."""
+        wait (one line per burst, no traceback). One from an address that holds as many
+        unproven connections as it may is closed at once, not counted toward the rate: a crowd
+        from one address never keeps the others waiting in the kernel's queue."""
         loop = asyncio.get_running_loop()
         tokens, last = ACCEPT_BURST, loop.time()
         while True:
-            now = loop.time()
-            tokens, last = min(ACCEPT_BURST, tokens + (now - last) * ACCEPT_RATE), now
-            if tokens < 1:
-                await asyncio.sleep((1 - tokens) / ACCEPT_RATE)
-                continue
             try:
-                client, _ = await loop.sock_accept(listener)
+                client, address = await loop.sock_accept(listener)
             except OSError as error:
                 if error.errno not in NO_DESCRIPTORS:
                     raise
                 self._out_of_descriptors()
                 await asyncio.sleep(1.0)
                 continue
-            tokens -= 1
             self._refusing = False
-            if len(self.writers) >= MAX_CONNECTIONS:
+            source = str(address[0]) if isinstance(address, tuple) else ""
+            assert self.sequencer is not None
+            if (len(self.writers) >= MAX_CONNECTIONS
+                    or self.sequencer.crowded(source, loop.time())):
                 client.close()
                 continue
-            task = asyncio.create_task(self._open(client))
+            now = loop.time()
+            tokens, last = min(ACCEPT_BURST, tokens + (now - last) * ACCEPT_RATE), now
+            if tokens < 1:
+                await asyncio.sleep((1 - tokens) / ACCEPT_RATE)
+                now = loop.time()
+                tokens, last = min(ACCEPT_BURST, tokens + (now - last) * ACCEPT_RATE), now
+            tokens -= 1
+            task = asyncio.create_task(self._open(client, source))
             self._handlers.add(task)
             task.add_done_callback(self._handlers.discard)
 
@@ -195,20 +203,21 @@ class HostRunner:
                                              "open-file limit: new ones wait until some close"))
             self.on_events(self.session, self.session.take_events())
 
-    async def _open(self, client: socket.socket) -> None:
+    async def _open(self, client: socket.socket, source: str) -> None:
         try:  # asyncio sets no TCP_NODELAY on a socket it did not make (proto 0)
             client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             reader, writer = await asyncio.open_connection(sock=client)
         except OSError:
             client.close()
             return
-        await self._handle(reader, writer)
+        await self._handle(reader, writer, source)
 
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                      source: str) -> None:
         assert self.sequencer is not None
         conn = next(self._ids)
         self.writers[conn] = writer
-        self.sequencer.connect(conn, self._now())
+        self.sequencer.connect(conn, self._now(), source)
         self.flush()
         if conn not in self.writers:
             return

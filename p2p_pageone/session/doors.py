@@ -25,6 +25,8 @@ from .links import (
 from .peer import PeerSession
 from .watching import WatcherDesk
 
+REPLACED = ("another pageone of this identity connected to the table since: each user sits "
+            "once")
 CLAIMS = ("intro", "watch")  # what claims a key at a host (a joiner's standby takes direct)
 
 
@@ -100,7 +102,6 @@ class Doors(WatcherDesk):
         link.proven = key = value["from"]
         for other, old in list(self.links.items()):
             if other != conn and old.proven == key and not old.key:
-                self.out.append((other, refusal(-1, "another pageone of this identity connected to the "
-                                                  "table since: each user sits once")))
+                self.out.append((other, refusal(-1, REPLACED)))
                 self._drop(other, "was replaced by a newer connection of its key", now)
         return True
