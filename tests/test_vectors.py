@@ -14,7 +14,10 @@ from p2p_pageone.crypto import group, proofs
 from p2p_pageone.crypto.deck import Pass
 from p2p_pageone.crypto.envelope import ChainVerifier, genesis, open_envelope, seal
 from p2p_pageone.crypto.identity import Identity
+from p2p_pageone.crypto.statements import check_proof, proof_of_key
 from p2p_pageone.session.deckdriver import HandPeer
+from p2p_pageone.session.links import answer_challenge, claim_refusal
+from p2p_pageone.wire.codec import unpack
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "protocol" / "vectors"
@@ -109,3 +112,23 @@ def test_key_vectors() -> None:
     for case in data["keys"]:
         key = group.scalar_of(bytes.fromhex(case["key"]))
         assert proofs.check_key(key, commits[case["position"]], round_commit) == case["valid"]
+
+
+def test_proof_of_key_vectors() -> None:
+    """The answer to a listener's challenge, byte for byte: each role's proof checks out for
+    its own role only, and the claiming frame is what a pageone sends."""
+    data = load("statements.json")
+    alice = Identity(bytes.fromhex(data["identity_secret"]))
+    host = Identity(bytes.fromhex(data["listener_secret"]))
+    nonce = bytes.fromhex(data["nonce"])
+    assert (alice.public.hex(), host.public.hex()) == (data["public"], data["listener"])
+    challenge = unpack(bytes.fromhex(data["challenge"])[4:])
+    assert challenge == {"control": "challenge", "nonce": nonce, "from": host.public}
+    for case in data["proofs"]:
+        proof, role = bytes.fromhex(case["proof"]), case["role"]
+        assert proof_of_key(alice, nonce, host.public, role) == proof
+        assert check_proof(proof, alice.public, nonce, host.public, role) is None
+        assert check_proof(proof, alice.public, nonce, host.public, "lost") is not None
+        claim = answer_challenge(challenge, alice, {"control": role}, host.public)
+        assert claim.hex() == case["frame"]
+        assert claim_refusal(unpack(claim[4:]), nonce, host.public) is None
