@@ -55,15 +55,15 @@ NO_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
 async def read_frame(reader: asyncio.StreamReader,
-                writer: asyncio.StreamWriter | None = None) -> bytes:
-    """The next bytes from a peer, or b"" once the connection is gone. Only the network read
-    is guarded: an error of this machine (its disk, its terminal) is never a lost peer. With
-    ``writer``, nothing is read while too much to that peer is unsent."""
+                writer: asyncio.StreamWriter | None = None, most: int = 65536) -> bytes:
+    """The next bytes from a peer (at most ``most``), or b"" once the connection is gone. Only
+    the network read is guarded: an error of this machine (its disk, its terminal) is never a
+    lost peer. With ``writer``, nothing is read while too much to that peer is unsent."""
     while (writer is not None and not writer.is_closing()
            and writer.transport.get_write_buffer_size() > PAUSE_READING):
         await asyncio.sleep(TICK)
     try:
-        return await reader.read(65536)
+        return await reader.read(most)
     except (ConnectionError, OSError):
         return b""
 
@@ -221,8 +221,9 @@ class HostRunner:
         self.flush()
         if conn not in self.writers:
             return
-        try:
-            while data := await read_frame(reader, writer):
+        try:  # a connection that has proven no key is read a little at a time (a flood of
+            # small frames is cut off after the first few thousand bytes)
+            while data := await read_frame(reader, writer, self.sequencer.read_size(conn)):
                 self.sequencer.receive(conn, data, self._now())
                 self.flush()
                 self._nudge()

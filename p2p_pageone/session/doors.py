@@ -17,6 +17,7 @@ from .links import (
     MAX_UNSEATED,
     NONCE,
     PROVE_WITHIN,
+    UNSEATED_FRAME,
     Link,
     challenge,
     claim_refusal,
@@ -57,6 +58,12 @@ class Doors(WatcherDesk):
         unproven = self._unproven(source)
         return len(unproven) >= MAX_UNPROVEN and all(
             now - self.links[c].opened < PROVE_WITHIN for c in unproven)
+
+    def read_size(self, conn: int) -> int:
+        """How much the net layer reads at a time from ``conn``: a frame's worth until it has
+        proven a key, so a flood of tiny frames costs little before it is cut off."""
+        link = self.links.get(conn)
+        return 65536 if link is None or link.proven or link.key else 2 * UNSEATED_FRAME
 
     def _unproven(self, source: str) -> list[int]:
         return [c for c, link in self.links.items() if source and link.source == source
