@@ -125,3 +125,15 @@ def claim(sequencer: Any, conn: int, identity: Any, role: str = "intro") -> byte
     from p2p_pageone.session.links import answer_challenge
 
     return answer_challenge(challenge_to(sequencer, conn), identity, {"control": role})
+
+
+def introduce(sequencer: Any, conn: int, client: Any, now: float) -> bytes:
+    """Hand ``client`` the challenge ``sequencer`` sent ``conn`` (taken out of what is to be
+    delivered) and return the intro it answers with: its first frame, at once."""
+    from p2p_pageone.wire.codec import frame, pack
+
+    challenge = challenge_to(sequencer, conn)
+    sequencer.out = [(c, data) for c, data in sequencer.out if c != conn]
+    client.receive(frame(pack(challenge)), now)
+    intro: bytes = client.out.pop(0)
+    return intro

@@ -9,9 +9,9 @@ from p2p_pageone.engine import make_settings
 from p2p_pageone.session.memory import MemoryTable, make_peer
 from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.session.sequencer import Client
-from p2p_pageone.wire.codec import frame, pack, unpack
+from p2p_pageone.wire.codec import frame, unpack
 
-from .helpers import challenge_to
+from .helpers import introduce
 
 
 def lobby(seats: int = 4, silent: tuple[int, ...] = (3,)) -> MemoryTable:
@@ -149,10 +149,9 @@ def test_a_late_joiner_is_told_the_game_is_under_way_at_once() -> None:
     t.clients.append(Client(late, t.now))
     conn = len(t.clients)
     t.sequencer.connect(conn, t.now)  # in a running game its intro decides: its first frame
-    t.clients[-1].receive(frame(pack(challenge_to(t.sequencer, conn))), t.now)
-    t.sequencer.receive(conn, t.clients[-1].out.pop(0), t.now)
+    t.sequencer.receive(conn, introduce(t.sequencer, conn, t.clients[-1], t.now), t.now)
     frames = [unpack(data[4:]) for c, data in t.sequencer.out if c == conn]
-    assert frames[0]["control"] == "challenge" and frames[1:] == [{"control": "refused", "seq": -1,
+    assert frames == [{"control": "refused", "seq": -1,
                        "reason": "the game is under way: it takes no new players"}]
     assert conn in t.sequencer.to_close
     t.step()

@@ -55,6 +55,7 @@ def test_a_flood_of_strangers_does_not_keep_a_returning_player_from_its_seat() -
     from p2p_pageone.session.memory import make_peer
     from p2p_pageone.session.sequencer import MAX_UNSEATED, Client
 
+    from .helpers import introduce
     from .test_reconnect import drop
 
     seeds = MemorySeeds()
@@ -74,7 +75,8 @@ def test_a_flood_of_strangers_does_not_keep_a_returning_player_from_its_seat() -
     t.clients.append(Client(returning, t.now))
     conn = len(t.clients)
     t.sequencer.connect(conn, t.now)  # the oldest stranger gives way
-    t.sequencer.receive(conn, t.clients[-1].out.pop(0), t.now)  # its intro: a seat in the game
+    intro = introduce(t.sequencer, conn, t.clients[-1], t.now)
+    t.sequencer.receive(conn, intro, t.now)  # its intro proves a seat in the game
     flood(3 * MAX_UNSEATED)  # more strangers: this connection is never made to give way
     assert conn in t.sequencer.links
     while t.step():
