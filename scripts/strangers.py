@@ -236,14 +236,16 @@ def _lines_until(proc: subprocess.Popen[str], needle: str) -> None:
     raise RuntimeError(f"the table ended before it said {needle!r}")
 
 
-def play_lan(hosts: list[Any], seed: int, deals: int, idle: int, crowd: bool) -> dict[str, Any]:
+def play_lan(hosts: list[Any], seed: int, deals: int, idle: int, crowd: bool,
+             profile: str = "") -> dict[str, Any]:
     """One seeded 4-seat table: its host in ``hosts[0]``, a CPU joiner in each of the next
     three, and with ``crowd``, once the first hand is dealt, ``idle`` silent connections and a
     ping flood from ``hosts[4]`` (one address)."""
     me = [sys.executable, __file__]
     table = subprocess.Popen(hosts[0].command(*me, "table", "--seats", "4", "--remote",
                                               "--bind", hosts[0].address, "--seed", str(seed),
-                                              "--deals", str(deals)),
+                                              "--deals", str(deals),
+                                              *(["--profile", profile] if profile else [])),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert table.stdout is not None and table.stderr is not None
     seats: list[subprocess.Popen[str]] = []
@@ -278,7 +280,8 @@ def play_lan(hosts: list[Any], seed: int, deals: int, idle: int, crowd: bool) ->
     return result
 
 
-def measure_lan(seed: int, deals: int, idle: int, rounds: int) -> dict[str, Any]:
+def measure_lan(seed: int, deals: int, idle: int, rounds: int,
+                profile: str = "") -> dict[str, Any]:
     """Alone and under the crowd, by turns, ``rounds`` times each on one namespace LAN."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from tests import netns
@@ -290,7 +293,8 @@ def measure_lan(seed: int, deals: int, idle: int, rounds: int) -> dict[str, Any]
     with netns.lan(5, "s") as hosts:
         for _ in range(rounds):
             for run in runs:
-                runs[run].append(play_lan(hosts, seed, deals, idle, run == "crowd"))
+                runs[run].append(play_lan(hosts, seed, deals, idle, run == "crowd",
+                                          f"{profile}.{run}" if profile else ""))
     times = {run: sorted(r["game_s"] for r in rs if r["game_s"]) for run, rs in runs.items()}
     medians = {run: t[len(t) // 2] if t else None for run, t in times.items()}
     ratio = (round(medians["crowd"] / medians["alone"], 2)
@@ -308,9 +312,11 @@ def lan_main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--idle", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--profile", default="",
+                        help="write cProfiles of the host (PROFILE.alone, PROFILE.crowd)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    result = measure_lan(args.seed, args.deals, args.idle, args.rounds)
+    result = measure_lan(args.seed, args.deals, args.idle, args.rounds, args.profile)
     if args.json:
         print(json.dumps(result))
     else:
@@ -342,8 +348,15 @@ def main() -> int:
         parser.add_argument("--seats", type=int, default=3)
         parser.add_argument("--bind", default="127.0.0.1")
         parser.add_argument("--remote", action="store_true")
+        parser.add_argument("--profile", default="", help="write a cProfile of the table here")
         a = parser.parse_args()
-        run_table(a.seed, a.deals, a.nofile, a.seats, a.bind, a.remote)
+        if a.profile:
+            import cProfile
+
+            cProfile.runctx("run_table(a.seed, a.deals, a.nofile, a.seats, a.bind, a.remote)",
+                            globals(), {"a": a}, a.profile)
+        else:
+            run_table(a.seed, a.deals, a.nofile, a.seats, a.bind, a.remote)
         return 0
     if sys.argv[1:2] == ["seat"]:
         parser = argparse.ArgumentParser(prog="strangers.py seat")

@@ -114,7 +114,11 @@ class Client:
             self.session.lost_host(f"the host sent nothing for {silent_after:.0f} s: it, "
                                    "or the network between us (this machine's included), is "
                                    "down")
-        if not self.session.attachment.answered and now - self.opened > WELCOME_WITHIN:
+        if not self.introduced and now - self.opened > WELCOME_WITHIN:
+            self.session.lost_host(f"the host sent no challenge in {WELCOME_WITHIN:.0f} s: it "
+                                   "is stuck, runs an older pageone than this one (use the same "
+                                   "pageone version), or is not a pageone table")
+        elif not self.session.attachment.answered and now - self.opened > WELCOME_WITHIN:
             self.session.lost_host(f"the host did not answer our introduction in "
                                    f"{WELCOME_WITHIN:.0f} s: it is stuck, or not a pageone table")
         self._check_steps(now)
