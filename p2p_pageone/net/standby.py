@@ -2,10 +2,11 @@
 
 Every joiner listens on the address it reaches the host from, and says where in its ``hello``.
 Each connection there is sent a challenge first, and its first frame must prove the key it names
-(``session.links.claim_refusal``); nothing is taken from a key before that. Two things come there. Other joiners' ``keys`` envelopes for this joiner's cards, sent straight
-to it as well as to the host, so it opens a drawn card sooner. And, once this joiner has lost
-the host too, a seated peer's intro: a second witness that the host is gone, so if this joiner
-is the successor it takes the table over, and the listener becomes its sequencer's.
+(``session.links.claim_refusal``); nothing is taken from a key before that. Two things come
+there. Other joiners' ``keys`` envelopes for this joiner's cards, sent straight to it as well as
+to the host, so it opens a drawn card sooner. And, once this joiner has lost the host too, a
+seated peer's intro: a second witness that the host is gone, so if this joiner is the successor
+it takes the table over, and the listener becomes its sequencer's.
 """
 
 from __future__ import annotations

@@ -107,8 +107,9 @@ class Doors(WatcherDesk):
             self._turn_away(conn, reason)
             return False
         link.proven = key = value["from"]
-        for other, old in list(self.links.items()):
-            if other != conn and old.proven == key and not old.key:
+        watch = value["control"] == "watch"
+        for other, old in list(self.links.items()):  # the same key, for the same use
+            if other != conn and old.proven == key and not old.key and old.watcher == watch:
                 self.out.append((other, refusal(-1, REPLACED)))
                 self._drop(other, "was replaced by a newer connection of its key", now)
         return True
