@@ -321,8 +321,9 @@ def lan_main(argv: list[str]) -> int:
         print(json.dumps(result))
     else:
         for run in ("alone", "crowd"):
+            cpu = [r["table_cpu_s"] for r in result["runs"][run]]
             print(f"{run:5} game times {result['game_s'][run]} s (median "
-                  f"{result['median_game_s'][run]} s)")
+                  f"{result['median_game_s'][run]} s), the host's CPU {cpu} s")
         crowd = result["runs"]["crowd"]
         print(f"strangers: {[r.get('strangers') for r in crowd]}")
         print(f"crowd/alone: {result['crowd_over_alone']} (bound 1.5)")
