@@ -94,12 +94,17 @@ def test_one_address_holds_four_unproven_connections_the_oldest_gives_way() -> N
     for conn in range(100, 100 + links.MAX_UNPROVEN):
         stranger(t, conn)
     seq = t.sequencer
-    assert seq.crowded(CROWD, t.now) and not seq.crowded("192.0.2.1", t.now)
+    assert seq.door(CROWD, t.now) == "close" and seq.door("192.0.2.1", t.now) == "take"
+    assert seq.door("192.0.2.1", t.now, opening=links.MAX_UNPROVEN) == "close"
     t.now += links.PROVE_WITHIN
-    assert not seq.crowded(CROWD, t.now)  # they had their chance: a new one makes room
+    assert seq.door(CROWD, t.now) == "replace"  # they had their chance: a new one makes room
     stranger(t, 200)
     assert 100 not in seq.links and 200 in seq.links
     assert len([c for c, link in seq.links.items() if link.source == CROWD]) == 4
+    for conn in (201, 202, 203):  # each older one gives way once...
+        assert seq.door(CROWD, t.now) == "replace"
+        stranger(t, conn)
+    assert seq.door(CROWD, t.now) == "close"  # ...then none has had its chance yet
 
 
 def returning_table() -> tuple[MemoryTable, PeerSession]:

@@ -138,6 +138,7 @@ class HostRunner:
         self._accepting: asyncio.Task[None] | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self._refusing = False  # out of descriptors: said once until a connection is accepted
+        self._opening: dict[str, int] = {}  # source address -> connections accepted, not open
         self._nudge: Callable[[], None] = lambda: None  # a frame may bring the next tick forward
 
     def _now(self) -> float:
@@ -181,17 +182,19 @@ class HostRunner:
             self._refusing = False
             source = str(address[0]) if isinstance(address, tuple) else ""
             assert self.sequencer is not None
-            if (len(self.writers) >= MAX_CONNECTIONS
-                    or self.sequencer.crowded(source, loop.time())):
+            door = self.sequencer.door(source, loop.time(), self._opening.get(source, 0))
+            if len(self.writers) >= MAX_CONNECTIONS or door == "close":
                 client.close()
                 continue
-            now = loop.time()
-            tokens, last = min(ACCEPT_BURST, tokens + (now - last) * ACCEPT_RATE), now
-            if tokens < 1:
-                await asyncio.sleep((1 - tokens) / ACCEPT_RATE)
+            if door == "take":  # else it takes the place of its address's oldest unproven one
                 now = loop.time()
                 tokens, last = min(ACCEPT_BURST, tokens + (now - last) * ACCEPT_RATE), now
-            tokens -= 1
+                if tokens < 1:
+                    await asyncio.sleep((1 - tokens) / ACCEPT_RATE)
+                    now = loop.time()
+                    tokens, last = min(ACCEPT_BURST, tokens + (now - last) * ACCEPT_RATE), now
+                tokens -= 1
+            self._opening[source] = self._opening.get(source, 0) + 1
             task = asyncio.create_task(self._open(client, source))
             self._handlers.add(task)
             task.add_done_callback(self._handlers.discard)
@@ -210,6 +213,12 @@ class HostRunner:
         except OSError:
             client.close()
             return
+        finally:  # the sequencer counts it from now on
+            left = self._opening.get(source, 1) - 1
+            if left > 0:
+                self._opening[source] = left
+            else:
+                self._opening.pop(source, None)
         await self._handle(reader, writer, source)
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,

@@ -51,13 +51,19 @@ class Doors(WatcherDesk):
         self.random_bytes = random_bytes or _counted(host.identity.public)
         super().__init__(host, now, *args, **kwargs)
 
-    def crowded(self, source: str, now: float) -> bool:
-        """A new connection from ``source`` is closed at accept, before anything is read or sent
-        and without counting toward the accept rate: that address has ``MAX_UNPROVEN``
-        connections that have not proven a key, and none of them has had its chance yet."""
+    def door(self, source: str, now: float, opening: int = 0) -> str:
+        """What to do with a new connection from ``source`` (``opening``: more from there that
+        the net layer accepted and has not yet connected): "take" it, counting toward the
+        accept rate; "replace", the oldest unproven connection of that address gives way to it,
+        not counted (the number of connections does not grow); or "close" it at accept, before
+        anything is read or sent, not counted: its address holds ``MAX_UNPROVEN`` that have not
+        had ``PROVE_WITHIN`` to prove a key yet."""
         unproven = self._unproven(source)
-        return len(unproven) >= MAX_UNPROVEN and all(
-            now - self.links[c].opened < PROVE_WITHIN for c in unproven)
+        if len(unproven) + opening < MAX_UNPROVEN:
+            return "take"
+        if opening or all(now - self.links[c].opened < PROVE_WITHIN for c in unproven):
+            return "close"
+        return "replace"
 
     def read_size(self, conn: int) -> int:
         """How much the net layer reads at a time from ``conn``: a frame's worth until it has
