@@ -21,7 +21,7 @@ from p2p_pageone.crypto import group
 from p2p_pageone.crypto.deck import DeckSecrets, proof_context
 from p2p_pageone.crypto.envelope import extend, genesis, seal
 from p2p_pageone.crypto.identity import Identity
-from p2p_pageone.crypto.statements import proof_of_key
+from p2p_pageone.crypto.statements import proof_of_key, seal_statement
 from p2p_pageone.session.deckdriver import seat_peers
 from p2p_pageone.wire.codec import frame, pack
 
@@ -46,6 +46,7 @@ def envelopes() -> dict[str, Any]:
         ("away", {"seat": 2, "why": "disconnected", "window": 60}),
         ("back", {"endpoint": "192.0.2.7:40123"}),
         ("takeover", {"seat": 0, "window": 60}),
+        ("witness", {"seat": 2, "at": 41, "heard": b""}),
     ]
     rows = []
     for seq, (kind, data) in enumerate(cases):
@@ -54,6 +55,21 @@ def envelopes() -> dict[str, Any]:
     return {"identity_secret": fixed("alice").hex(), "public": alice.public.hex(),
             "fingerprint": alice.fingerprint, "table": TABLE.hex(), "hand": 1,
             "prev": genesis(TABLE).hex(), "cases": rows}
+
+
+def statements() -> dict[str, Any]:
+    """One signed statement of each kind (protocol/SPEC.md §7, "Statements")."""
+    alice = Identity(fixed("alice"))
+    cases = [
+        ("proof", {"nonce": fixed("nonce")[:16], "to": Identity(fixed("host")).public,
+                   "role": "intro"}),
+        ("alive", {"table": TABLE, "index": 42, "head": fixed("head")}),
+        ("lost", {"table": TABLE, "host": Identity(fixed("host")).public, "index": 42,
+                  "head": fixed("head"), "why": "the host's connection closed"}),
+    ]
+    return {"identity_secret": fixed("alice").hex(), "public": alice.public.hex(),
+            "cases": [{"kind": kind, "statement": seal_statement(alice, kind, data).hex()}
+                      for kind, data in cases]}
 
 
 def transcript() -> dict[str, Any]:
@@ -186,7 +202,7 @@ def proofs() -> dict[str, Any]:
             "keys": keys}
 
 
-def statements() -> dict[str, Any]:
+def challenges() -> dict[str, Any]:
     """A connection's proof of its key, answering a listener's challenge (SPEC §7, Transport):
     the challenge frame, the proof statement and the claiming frame, byte for byte."""
     alice, host = Identity(fixed("alice")), Identity(fixed("host"))
@@ -207,7 +223,8 @@ def render() -> dict[str, str]:
             for name, data in (("envelopes.json", envelopes()),
                                ("transcript.json", transcript()),
                                ("proofs.json", proofs()),
-                               ("statements.json", statements()))}
+                               ("statements.json", statements()),
+                               ("challenges.json", challenges()))}
 
 
 def main() -> int:

@@ -14,7 +14,12 @@ from p2p_pageone.crypto import group, proofs
 from p2p_pageone.crypto.deck import Pass
 from p2p_pageone.crypto.envelope import ChainVerifier, genesis, open_envelope, seal
 from p2p_pageone.crypto.identity import Identity
-from p2p_pageone.crypto.statements import check_proof, proof_of_key
+from p2p_pageone.crypto.statements import (
+    check_proof,
+    open_statement,
+    proof_of_key,
+    seal_statement,
+)
 from p2p_pageone.session.deckdriver import HandPeer
 from p2p_pageone.session.links import answer_challenge, claim_refusal
 from p2p_pageone.wire.codec import unpack
@@ -114,10 +119,20 @@ def test_key_vectors() -> None:
         assert proofs.check_key(key, commits[case["position"]], round_commit) == case["valid"]
 
 
+def test_statement_vectors_open_and_reseal_byte_for_byte() -> None:
+    data = load("statements.json")
+    alice = Identity(bytes.fromhex(data["identity_secret"]))
+    for case in data["cases"]:
+        raw = bytes.fromhex(case["statement"])
+        statement = open_statement(raw, case["kind"])
+        assert statement.sender == alice.public
+        assert seal_statement(alice, case["kind"], statement.data) == raw
+
+
 def test_proof_of_key_vectors() -> None:
     """The answer to a listener's challenge, byte for byte: each role's proof checks out for
     its own role only, and the claiming frame is what a pageone sends."""
-    data = load("statements.json")
+    data = load("challenges.json")
     alice = Identity(bytes.fromhex(data["identity_secret"]))
     host = Identity(bytes.fromhex(data["listener_secret"]))
     nonce = bytes.fromhex(data["nonce"])

@@ -58,7 +58,7 @@ class Sequencer(Doors):
                 value = unpack(payload)
                 if isinstance(value, dict):
                     kind = validate_control(value, ("ping", "pong", "intro", "done", "entry",
-                                                    "watch", "chat"))
+                                                    "watch", "chat", "relay"))
                     appended = False
                     if kind == "ping" and "n" in value and (link.key or link.introduced):
                         self.out.append((conn, pong(value["n"])))
@@ -76,6 +76,8 @@ class Sequencer(Doors):
                         appended = self._handed_over(link, value["index"], value["raw"], now)
                     elif kind == "done":
                         self._done(conn, link, value["index"])
+                    elif kind == "relay" and link.key:
+                        appended = self._relayed(value["raw"], now)
                 elif isinstance(value, list):
                     appended = self._submit(conn, link, payload, now)
                 else:
