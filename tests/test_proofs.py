@@ -290,3 +290,26 @@ def test_claim_helper_answers_the_sequencers_challenge() -> None:
     intro = claim(t.sequencer, 99, MALLORY)
     t.sequencer.receive(99, intro, t.now)
     assert t.sequencer.links[99].proven == MALLORY.public
+
+
+def test_the_host_closes_a_crowd_from_one_address_at_accept_unread() -> None:
+    """Over loopback: of many connections from one address at once, 4 are challenged; the rest
+    are closed at accept (not a byte sent to them), not counted toward the accept rate."""
+    from p2p_pageone.net.runner import HostRunner
+
+    host = make_peer("crowd", "host", host_table=("crowd", make_settings("classic"), 3))
+
+    async def run() -> None:
+        runner = HostRunner(host, "127.0.0.1", 0, lambda s, e: None, None)
+        port = await runner.start()
+        crowd = [await asyncio.open_connection("127.0.0.1", port) for _ in range(12)]
+        said = [await asyncio.wait_for(reader.read(4096), 5.0) for reader, _ in crowd]
+        challenged = [data for data in said if data]
+        assert len(challenged) == links.MAX_UNPROVEN  # the rest: closed, nothing sent
+        assert all(unpack(data[4:])["control"] == "challenge" for data in challenged)
+        assert runner.sequencer is not None and len(runner.sequencer.links) == 4
+        for _, writer in crowd:
+            writer.close()
+        await runner.close()
+
+    asyncio.run(run())
