@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Strangers and a ping flood against a table on loopback, beside the same table left alone.
 
-    python scripts/strangers.py [--deals 3] [--seed 1] [--idle 1000] [--nofile 100] [--json]
+    python scripts/strangers.py [--deals 3] [--seed 1] [--idle 1000] [--nofile 100]
+                                [--sources 1] [--json]
 
 Plays one seeded 3-seat classic table (the same deals every run) three times, each in a process
 of its own, its host and two CPU joiners on one event loop over loopback TCP as
@@ -60,9 +61,11 @@ def _raise_nofile(wanted: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (top, hard))
 
 
-def load(port: int, idle: int, flood: bool, host: str = "127.0.0.1") -> dict[str, int]:
+def load(port: int, idle: int, flood: bool, host: str = "127.0.0.1",
+         sources: int = 1) -> dict[str, int]:
     """Flood pings from connection after connection while ``idle`` silent connections are
-    opened and held, until SIGTERM; return the counts."""
+    opened and held (on loopback, from ``sources`` addresses 127.0.0.2, …, by turns), until
+    SIGTERM; return the counts."""
     _raise_nofile(idle + 64)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -71,9 +74,11 @@ def load(port: int, idle: int, flood: bool, host: str = "127.0.0.1") -> dict[str
     if flood:
         flooding.start()
     held: list[socket.socket] = []
-    for _ in range(idle):
+    for n in range(idle):
         s = socket.socket()
         s.setblocking(False)
+        if sources > 1:
+            s.bind((f"127.0.{2 + n % sources // 250}.{2 + n % sources % 250}", 0))
         if s.connect_ex((host, port)) in (0, errno.EINPROGRESS):
             held.append(s)
             counts["idle_opened"] += 1
@@ -185,7 +190,8 @@ def run_table(seed: int, deals: int, nofile: int, seats: int = 3, bind: str = "1
     print(json.dumps(result), flush=True)
 
 
-def play(seed: int, deals: int, idle: int, flood: bool, nofile: int) -> dict[str, Any]:
+def play(seed: int, deals: int, idle: int, flood: bool, nofile: int,
+         sources: int = 1) -> dict[str, Any]:
     """One table in its own process, with strangers once the first hand is dealt if ``idle`` or
     ``flood``."""
     table = subprocess.Popen([sys.executable, __file__, "table", "--seed", str(seed), "--deals",
@@ -200,7 +206,8 @@ def play(seed: int, deals: int, idle: int, flood: bool, nofile: int) -> dict[str
         if idle or flood:
             helper = subprocess.Popen(
                 [sys.executable, __file__, "load", "--port", str(port), "--idle", str(idle),
-                 *(["--flood"] if flood else [])], stdout=subprocess.PIPE, text=True)
+                 "--sources", str(sources), *(["--flood"] if flood else [])],
+                stdout=subprocess.PIPE, text=True)
         result: dict[str, Any] = json.loads(table.stdout.readline())
         err = table.stderr.read()
         table.wait(timeout=60)
@@ -215,14 +222,15 @@ def play(seed: int, deals: int, idle: int, flood: bool, nofile: int) -> dict[str
     return result
 
 
-def measure(seed: int, deals: int, idle: int, nofile: int) -> dict[str, Any]:
+def measure(seed: int, deals: int, idle: int, nofile: int, sources: int = 1) -> dict[str, Any]:
     runs = {"alone": play(seed, deals, 0, False, nofile),
             "flood": play(seed, deals, 0, True, nofile),
-            "loaded": play(seed, deals, idle, True, nofile)}
+            "loaded": play(seed, deals, idle, True, nofile, sources)}
     alone = runs["alone"]["game_s"]
     ratios = {f"{run}_game_time_ratio": round(runs[run]["game_s"] / alone, 2)
               for run in ("flood", "loaded") if runs[run]["game_s"] and alone}
-    return {"deals": deals, "idle": idle, "nofile": nofile, **runs, **ratios}
+    return {"deals": deals, "idle": idle, "nofile": nofile, "sources": sources, **runs,
+            **ratios}
 
 
 # --- on a LAN of network namespaces ---------------------------------------------------------------
@@ -378,8 +386,9 @@ def main() -> int:
         parser.add_argument("--idle", type=int, default=1000)
         parser.add_argument("--flood", action="store_true")
         parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--sources", type=int, default=1)
         a = parser.parse_args()
-        print(json.dumps(load(a.port, a.idle, a.flood, a.host)), flush=True)
+        print(json.dumps(load(a.port, a.idle, a.flood, a.host, a.sources)), flush=True)
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=int, default=3)
@@ -387,9 +396,12 @@ def main() -> int:
     parser.add_argument("--idle", type=int, default=1000)
     parser.add_argument("--nofile", type=int, default=100,
                         help="the host's open-file limit (default 100)")
+    parser.add_argument("--sources", type=int, default=1,
+                        help="the idle connections come from this many loopback addresses "
+                        "(a host keeps 4 unproven ones per address)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    result = measure(args.seed, args.deals, args.idle, args.nofile)
+    result = measure(args.seed, args.deals, args.idle, args.nofile, args.sources)
     if args.json:
         print(json.dumps(result))
     else:
