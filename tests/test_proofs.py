@@ -313,3 +313,18 @@ def test_the_host_closes_a_crowd_from_one_address_at_accept_unread() -> None:
         await runner.close()
 
     asyncio.run(run())
+
+
+def test_a_watcher_proves_its_key_only_to_the_host_it_expects() -> None:
+    from p2p_pageone.session.watch import Watcher
+
+    watcher = Watcher(Identity(bytes([9]) * 32), 0.0)
+    watcher.reconnect(0.0, expect=Identity(bytes([3]) * 32).public)  # a successor, from the log
+    watcher.receive(frame(pack({"control": "challenge", "nonce": bytes(16),
+                                "from": MALLORY.public})), 0.0)
+    assert watcher.take_out() == [] and "not the table's host" in watcher.lost
+    watcher.reconnect(1.0)  # the first host: whoever answers there
+    watcher.receive(frame(pack({"control": "challenge", "nonce": bytes(16),
+                                "from": MALLORY.public})), 1.0)
+    [watch] = watcher.take_out()
+    assert unpack(watch[4:])["control"] == "watch" and not watcher.lost
