@@ -42,7 +42,7 @@ def peer(name: str, seed: int, host_table: Any = None) -> PeerSession:
 async def watchers(port: int, count: int, fold: bool) -> int:
     """``count`` watchers to the table's end; how many saw it end."""
     async def one(index: int) -> bool:
-        watcher = Watcher(bytes([index]) * 32, asyncio.get_running_loop().time())
+        watcher = Watcher(Identity(bytes([index + 1]) * 32), asyncio.get_running_loop().time())
         live = LiveAudit()
         ended: list[bool] = [False]
 

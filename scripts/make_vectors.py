@@ -21,8 +21,9 @@ from p2p_pageone.crypto import group
 from p2p_pageone.crypto.deck import DeckSecrets, proof_context
 from p2p_pageone.crypto.envelope import extend, genesis, seal
 from p2p_pageone.crypto.identity import Identity
-from p2p_pageone.crypto.statements import seal_statement
+from p2p_pageone.crypto.statements import proof_of_key, seal_statement
 from p2p_pageone.session.deckdriver import seat_peers
+from p2p_pageone.wire.codec import frame, pack
 
 OUT = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 TABLE = bytes(range(16))
@@ -201,12 +202,29 @@ def proofs() -> dict[str, Any]:
             "keys": keys}
 
 
+def challenges() -> dict[str, Any]:
+    """A connection's proof of its key, answering a listener's challenge (SPEC §7, Transport):
+    the challenge frame, the proof statement and the claiming frame, byte for byte."""
+    alice, host = Identity(fixed("alice")), Identity(fixed("host"))
+    nonce = fixed("challenge nonce")[:16]
+    challenge = frame(pack({"control": "challenge", "nonce": nonce, "from": host.public}))
+    cases = []
+    for role in ("intro", "watch", "direct"):
+        proof = proof_of_key(alice, nonce, host.public, role)
+        claim = frame(pack({"control": role, "from": alice.public, "proof": proof}))
+        cases.append({"role": role, "proof": proof.hex(), "frame": claim.hex()})
+    return {"identity_secret": fixed("alice").hex(), "public": alice.public.hex(),
+            "listener_secret": fixed("host").hex(), "listener": host.public.hex(),
+            "nonce": nonce.hex(), "challenge": challenge.hex(), "proofs": cases}
+
+
 def render() -> dict[str, str]:
     return {name: json.dumps(data, indent=1, sort_keys=True) + "\n"
             for name, data in (("envelopes.json", envelopes()),
                                ("transcript.json", transcript()),
                                ("proofs.json", proofs()),
-                               ("statements.json", statements()))}
+                               ("statements.json", statements()),
+                               ("challenges.json", challenges()))}
 
 
 def main() -> int:

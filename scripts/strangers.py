@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Strangers and a ping flood against a table on loopback, beside the same table left alone.
 
-    python scripts/strangers.py [--deals 3] [--seed 1] [--idle 1000] [--nofile 100] [--json]
+    python scripts/strangers.py [--deals 3] [--seed 1] [--idle 1000] [--nofile 100]
+                                [--sources 1] [--json]
 
 Plays one seeded 3-seat classic table (the same deals every run) three times, each in a process
 of its own, its host and two CPU joiners on one event loop over loopback TCP as
@@ -16,7 +17,15 @@ traceback, and the game times over the lone one's.
     python scripts/strangers.py load --port PORT [--idle N] [--flood]
 
 is that helper on its own: it runs until stopped (SIGTERM) and prints its counts as JSON.
-Traffic goes to 127.0.0.1 only.
+    python scripts/strangers.py lan [--deals 2] [--idle 1000] [--rounds 3] [--json]
+
+plays a seeded 4-seat table of CPU players (think 0) on a LAN of network namespaces (as
+tests/netns.py makes them; needs root): its host in one namespace, a joiner in each of three
+more, and, once the first hand is dealt, IDLE silent connections and a ping flood from a fifth
+(one address). It plays the table alone and under the crowd by turns, ROUNDS times each, and
+prints the game times and the ratio of the medians (the bound is 1.5).
+
+Traffic goes to 127.0.0.1, or stays inside the namespaces made, only.
 """
 
 from __future__ import annotations
@@ -52,21 +61,25 @@ def _raise_nofile(wanted: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (top, hard))
 
 
-def load(port: int, idle: int, flood: bool) -> dict[str, int]:
+def load(port: int, idle: int, flood: bool, host: str = "127.0.0.1",
+         sources: int = 1) -> dict[str, int]:
     """Flood pings from connection after connection while ``idle`` silent connections are
-    opened and held, until SIGTERM; return the counts."""
+    opened and held (on loopback, from ``sources`` addresses 127.0.0.2, …, by turns), until
+    SIGTERM; return the counts."""
     _raise_nofile(idle + 64)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     counts = {"idle_opened": 0, "flood_connections": 0, "flood_bytes": 0}
-    flooding = threading.Thread(target=_flood, args=(port, stop, counts), daemon=True)
+    flooding = threading.Thread(target=_flood, args=(host, port, stop, counts), daemon=True)
     if flood:
         flooding.start()
     held: list[socket.socket] = []
-    for _ in range(idle):
+    for n in range(idle):
         s = socket.socket()
         s.setblocking(False)
-        if s.connect_ex(("127.0.0.1", port)) in (0, errno.EINPROGRESS):
+        if sources > 1:
+            s.bind((f"127.0.{2 + n % sources // 250}.{2 + n % sources % 250}", 0))
+        if s.connect_ex((host, port)) in (0, errno.EINPROGRESS):
             held.append(s)
             counts["idle_opened"] += 1
         else:
@@ -79,11 +92,11 @@ def load(port: int, idle: int, flood: bool) -> dict[str, int]:
     return counts
 
 
-def _flood(port: int, stop: threading.Event, counts: dict[str, int]) -> None:
+def _flood(host: str, port: int, stop: threading.Event, counts: dict[str, int]) -> None:
     burst = PING * 4096
     while not stop.is_set():
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
+            with socket.create_connection((host, port), timeout=0.5) as s:
                 counts["flood_connections"] += 1
                 while not stop.is_set():
                     counts["flood_bytes"] += s.send(burst)
@@ -122,32 +135,38 @@ def _seeded_peer(seed: int, name: str,
                        host_table=host_table)
 
 
-async def _table(seed: int, deals: int) -> dict[str, Any]:
-    """A seeded 3-seat table on loopback, every peer in this process, as bench_table.py plays
-    it; says ``port N`` and ``dealt`` on stdout, and returns its figures."""
+async def _table(seed: int, deals: int, seats: int = 3, bind: str = "127.0.0.1",
+                 remote: bool = False) -> dict[str, Any]:
+    """A seeded table on ``bind``, every peer in this process as bench_table.py plays it (or,
+    ``remote``, its joiners are other processes: ``seat``); says ``port N``, ``seated K`` as
+    seats fill and ``dealt`` on stdout, and returns its figures."""
     from p2p_pageone.engine import make_settings
     from p2p_pageone.net.joiner import run_joiner
     from p2p_pageone.net.runner import HostRunner
 
     host = _seeded_peer(seed, "host", ("strangers", make_settings("classic", {"deals": deals}),
-                                       3))
+                                       seats))
     busy: list[str] = []
     moments: dict[str, float] = {}
 
     def seen(session: Any, events: list[Any]) -> None:
         busy.extend(e.text for e in events if e.kind == "busy")
+        if remote and len(session.keys) > moments.get("seated", 1):
+            moments["seated"] = len(session.keys)
+            print(f"seated {len(session.keys)}", flush=True)
         if session.game is not None and "dealt" not in moments:
             moments["dealt"] = time.monotonic()
             print("dealt", flush=True)
         if session.game_over and "over" not in moments:
             moments["over"], moments["cpu_over"] = time.monotonic(), time.process_time()
 
-    runner = HostRunner(host, "127.0.0.1", 0, seen, None)
+    runner = HostRunner(host, bind, 0, seen, None)
     port = await runner.start()
     print(f"port {port}", flush=True)
     cpu = time.process_time()
-    joiners = [asyncio.create_task(run_joiner(_seeded_peer(seed, f"cpu{i}"), "127.0.0.1", port,
-                                              lambda s, e: None, None)) for i in (1, 2)]
+    joiners = [] if remote else [
+        asyncio.create_task(run_joiner(_seeded_peer(seed, f"cpu{i}"), bind, port,
+                                       lambda s, e: None, None)) for i in range(1, seats)]
     await runner.run()
     moments["closed"] = time.monotonic()
     await asyncio.gather(*joiners)
@@ -160,17 +179,19 @@ async def _table(seed: int, deals: int) -> dict[str, Any]:
             "busy_lines": len(busy)}
 
 
-def run_table(seed: int, deals: int, nofile: int) -> None:
+def run_table(seed: int, deals: int, nofile: int, seats: int = 3, bind: str = "127.0.0.1",
+              remote: bool = False) -> None:
     if nofile:
         resource.setrlimit(resource.RLIMIT_NOFILE,
                            (nofile, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
     started = time.monotonic()
-    result = asyncio.run(_table(seed, deals))
+    result = asyncio.run(_table(seed, deals, seats, bind, remote))
     result["process_s"] = round(time.monotonic() - started, 2)
     print(json.dumps(result), flush=True)
 
 
-def play(seed: int, deals: int, idle: int, flood: bool, nofile: int) -> dict[str, Any]:
+def play(seed: int, deals: int, idle: int, flood: bool, nofile: int,
+         sources: int = 1) -> dict[str, Any]:
     """One table in its own process, with strangers once the first hand is dealt if ``idle`` or
     ``flood``."""
     table = subprocess.Popen([sys.executable, __file__, "table", "--seed", str(seed), "--deals",
@@ -185,7 +206,8 @@ def play(seed: int, deals: int, idle: int, flood: bool, nofile: int) -> dict[str
         if idle or flood:
             helper = subprocess.Popen(
                 [sys.executable, __file__, "load", "--port", str(port), "--idle", str(idle),
-                 *(["--flood"] if flood else [])], stdout=subprocess.PIPE, text=True)
+                 "--sources", str(sources), *(["--flood"] if flood else [])],
+                stdout=subprocess.PIPE, text=True)
         result: dict[str, Any] = json.loads(table.stdout.readline())
         err = table.stderr.read()
         table.wait(timeout=60)
@@ -200,14 +222,129 @@ def play(seed: int, deals: int, idle: int, flood: bool, nofile: int) -> dict[str
     return result
 
 
-def measure(seed: int, deals: int, idle: int, nofile: int) -> dict[str, Any]:
+def measure(seed: int, deals: int, idle: int, nofile: int, sources: int = 1) -> dict[str, Any]:
     runs = {"alone": play(seed, deals, 0, False, nofile),
             "flood": play(seed, deals, 0, True, nofile),
-            "loaded": play(seed, deals, idle, True, nofile)}
+            "loaded": play(seed, deals, idle, True, nofile, sources)}
     alone = runs["alone"]["game_s"]
     ratios = {f"{run}_game_time_ratio": round(runs[run]["game_s"] / alone, 2)
               for run in ("flood", "loaded") if runs[run]["game_s"] and alone}
-    return {"deals": deals, "idle": idle, "nofile": nofile, **runs, **ratios}
+    return {"deals": deals, "idle": idle, "nofile": nofile, "sources": sources, **runs,
+            **ratios}
+
+
+# --- on a LAN of network namespaces ---------------------------------------------------------------
+
+
+def _lines_until(proc: subprocess.Popen[str], needle: str) -> None:
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.strip() == needle:
+            return
+    raise RuntimeError(f"the table ended before it said {needle!r}")
+
+
+def play_lan(hosts: list[Any], seed: int, deals: int, idle: int, crowd: bool,
+             profile: str = "") -> dict[str, Any]:
+    """One seeded 4-seat table: its host in ``hosts[0]``, a CPU joiner in each of the next
+    three, and with ``crowd``, once the first hand is dealt, ``idle`` silent connections and a
+    ping flood from ``hosts[4]`` (one address)."""
+    me = [sys.executable, __file__]
+    table = subprocess.Popen(hosts[0].command(*me, "table", "--seats", "4", "--remote",
+                                              "--bind", hosts[0].address, "--seed", str(seed),
+                                              "--deals", str(deals),
+                                              *(["--profile", profile] if profile else [])),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert table.stdout is not None and table.stderr is not None
+    seats: list[subprocess.Popen[str]] = []
+    helper: subprocess.Popen[str] | None = None
+    try:
+        port = int(table.stdout.readline().split()[1])
+        for i in range(1, 4):
+            seats.append(subprocess.Popen(hosts[i].command(
+                *me, "seat", "--seed", str(seed), "--name", f"cpu{i}", "--connect",
+                f"{hosts[0].address}:{port}"), stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE, text=True))
+            _lines_until(table, f"seated {i + 1}")
+        _lines_until(table, "dealt")
+        if crowd:
+            helper = subprocess.Popen(hosts[4].command(
+                *me, "load", "--host", hosts[0].address, "--port", str(port), "--idle",
+                str(idle), "--flood"), stdout=subprocess.PIPE, text=True)
+        result: dict[str, Any] = json.loads(table.stdout.readline())
+        err = table.stderr.read()
+        table.wait(timeout=60)
+    finally:
+        if helper is not None:
+            helper.send_signal(signal.SIGTERM)
+            with contextlib.suppress(ValueError, subprocess.TimeoutExpired):
+                result["strangers"] = json.loads(helper.communicate(timeout=30)[0] or "{}")
+        for proc in [table, *seats]:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=30)
+            if proc.poll() is None:
+                proc.kill()
+    result.update(traceback="Traceback" in err, stderr_lines=len(err.splitlines()))
+    return result
+
+
+def measure_lan(seed: int, deals: int, idle: int, rounds: int,
+                profile: str = "") -> dict[str, Any]:
+    """Alone and under the crowd, by turns, ``rounds`` times each on one namespace LAN."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests import netns
+
+    why = netns.available()
+    if why:
+        raise SystemExit(f"strangers.py lan: {why}")
+    runs: dict[str, list[dict[str, Any]]] = {"alone": [], "crowd": []}
+    with netns.lan(5, "s") as hosts:
+        for _ in range(rounds):
+            for run in runs:
+                runs[run].append(play_lan(hosts, seed, deals, idle, run == "crowd",
+                                          f"{profile}.{run}" if profile else ""))
+    times = {run: sorted(r["game_s"] for r in rs if r["game_s"]) for run, rs in runs.items()}
+    medians = {run: t[len(t) // 2] if t else None for run, t in times.items()}
+    ratio = (round(medians["crowd"] / medians["alone"], 2)
+             if medians["crowd"] and medians["alone"] else None)
+    return {"deals": deals, "idle": idle, "seats": 4, "rounds": rounds, "game_s": times,
+            "median_game_s": medians, "crowd_over_alone": ratio, "bound": 1.5,
+            "within_bound": ratio is not None and ratio <= 1.5, "runs": runs}
+
+
+def lan_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="strangers.py lan", description=(
+        "a 4-seat table of CPU players (think 0) on a LAN of network namespaces, alone and "
+        "with IDLE silent connections and a ping flood from one address (needs root)"))
+    parser.add_argument("--deals", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--idle", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--profile", default="",
+                        help="write cProfiles of the host (PROFILE.alone, PROFILE.crowd)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    result = measure_lan(args.seed, args.deals, args.idle, args.rounds, args.profile)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for run in ("alone", "crowd"):
+            cpu = [r["table_cpu_s"] for r in result["runs"][run]]
+            print(f"{run:5} game times {result['game_s'][run]} s (median "
+                  f"{result['median_game_s'][run]} s), the host's CPU {cpu} s")
+        crowd = result["runs"]["crowd"]
+        print(f"strangers: {[r.get('strangers') for r in crowd]}")
+        print(f"crowd/alone: {result['crowd_over_alone']} (bound 1.5)")
+    ok = all(r["game_over"] and not r["traceback"] for rs in result["runs"].values()
+             for r in rs)
+    return 0 if ok else 1
+
+
+async def _seat(seed: int, name: str, host: str, port: int) -> None:
+    """One seeded CPU joiner of a remote table (``--think 0``: it answers at once)."""
+    from p2p_pageone.net.joiner import run_joiner
+
+    await run_joiner(_seeded_peer(seed, name), host, port, lambda s, e: None, None, listen=True)
 
 
 def main() -> int:
@@ -217,17 +354,41 @@ def main() -> int:
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--deals", type=int, default=3)
         parser.add_argument("--nofile", type=int, default=0)
+        parser.add_argument("--seats", type=int, default=3)
+        parser.add_argument("--bind", default="127.0.0.1")
+        parser.add_argument("--remote", action="store_true")
+        parser.add_argument("--profile", default="", help="write a cProfile of the table here")
         a = parser.parse_args()
-        run_table(a.seed, a.deals, a.nofile)
+        if a.profile:
+            import cProfile
+
+            cProfile.runctx("run_table(a.seed, a.deals, a.nofile, a.seats, a.bind, a.remote)",
+                            globals(), {"a": a}, a.profile)
+        else:
+            run_table(a.seed, a.deals, a.nofile, a.seats, a.bind, a.remote)
         return 0
+    if sys.argv[1:2] == ["seat"]:
+        parser = argparse.ArgumentParser(prog="strangers.py seat")
+        parser.add_argument("seat")
+        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--name", required=True)
+        parser.add_argument("--connect", required=True)
+        a = parser.parse_args()
+        address, _, port = a.connect.rpartition(":")
+        asyncio.run(_seat(a.seed, a.name, address, int(port)))
+        return 0
+    if sys.argv[1:2] == ["lan"]:
+        return lan_main(sys.argv[2:])
     if sys.argv[1:2] == ["load"]:
         parser = argparse.ArgumentParser(prog="strangers.py load")
         parser.add_argument("load")
         parser.add_argument("--port", type=int, required=True)
         parser.add_argument("--idle", type=int, default=1000)
         parser.add_argument("--flood", action="store_true")
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--sources", type=int, default=1)
         a = parser.parse_args()
-        print(json.dumps(load(a.port, a.idle, a.flood)), flush=True)
+        print(json.dumps(load(a.port, a.idle, a.flood, a.host, a.sources)), flush=True)
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=int, default=3)
@@ -235,9 +396,12 @@ def main() -> int:
     parser.add_argument("--idle", type=int, default=1000)
     parser.add_argument("--nofile", type=int, default=100,
                         help="the host's open-file limit (default 100)")
+    parser.add_argument("--sources", type=int, default=1,
+                        help="the idle connections come from this many loopback addresses "
+                        "(a host keeps 4 unproven ones per address)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    result = measure(args.seed, args.deals, args.idle, args.nofile)
+    result = measure(args.seed, args.deals, args.idle, args.nofile, args.sources)
     if args.json:
         print(json.dumps(result))
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from p2p_pageone.engine import ClassicSettings, Game, QdanSettings
 from p2p_pageone.engine.cards import parse_classic, parse_qdan, same_face
@@ -105,3 +106,34 @@ def own_engine(referee: Game, seat: int) -> Game:
     peer.deal_cards([card if slot in deal.hands[seat] else UNKNOWN
                      for slot, card in enumerate(deal.known)])
     return peer
+
+
+def challenge_to(sequencer: Any, conn: int) -> dict[str, Any]:
+    """The challenge ``sequencer`` sent connection ``conn`` (its first frame)."""
+    from p2p_pageone.wire.codec import unpack
+
+    for c, data in sequencer.out:
+        value = unpack(data[4:])
+        if c == conn and isinstance(value, dict) and value.get("control") == "challenge":
+            return dict(value)
+    raise AssertionError(f"no challenge was sent to connection {conn}")
+
+
+def claim(sequencer: Any, conn: int, identity: Any, role: str = "intro") -> bytes:
+    """The framed ``role`` frame (intro, watch) of ``identity`` answering the challenge
+    ``sequencer`` sent ``conn``, with its proof: what an honest pageone sends."""
+    from p2p_pageone.session.links import answer_challenge
+
+    return answer_challenge(challenge_to(sequencer, conn), identity, {"control": role})
+
+
+def introduce(sequencer: Any, conn: int, client: Any, now: float) -> bytes:
+    """Hand ``client`` the challenge ``sequencer`` sent ``conn`` (taken out of what is to be
+    delivered) and return the intro it answers with: its first frame, at once."""
+    from p2p_pageone.wire.codec import frame, pack
+
+    challenge = challenge_to(sequencer, conn)
+    sequencer.out = [(c, data) for c, data in sequencer.out if c != conn]
+    client.receive(frame(pack(challenge)), now)
+    intro: bytes = client.out.pop(0)
+    return intro

@@ -11,6 +11,8 @@ from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.session.sequencer import Client
 from p2p_pageone.wire.codec import frame, unpack
 
+from .helpers import introduce
+
 
 def lobby(seats: int = 4, silent: tuple[int, ...] = (3,)) -> MemoryTable:
     """A table of ``seats`` whose joiners in ``silent`` never connect: the others sit down."""
@@ -147,7 +149,7 @@ def test_a_late_joiner_is_told_the_game_is_under_way_at_once() -> None:
     t.clients.append(Client(late, t.now))
     conn = len(t.clients)
     t.sequencer.connect(conn, t.now)  # in a running game its intro decides: its first frame
-    t.sequencer.receive(conn, t.clients[-1].out.pop(0), t.now)
+    t.sequencer.receive(conn, introduce(t.sequencer, conn, t.clients[-1], t.now), t.now)
     frames = [unpack(data[4:]) for c, data in t.sequencer.out if c == conn]
     assert frames == [{"control": "refused", "seq": -1,
                        "reason": "the game is under way: it takes no new players"}]

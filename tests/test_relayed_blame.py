@@ -55,6 +55,7 @@ def test_a_flood_of_strangers_does_not_keep_a_returning_player_from_its_seat() -
     from p2p_pageone.session.memory import make_peer
     from p2p_pageone.session.sequencer import MAX_UNSEATED, Client
 
+    from .helpers import introduce
     from .test_reconnect import drop
 
     seeds = MemorySeeds()
@@ -74,7 +75,8 @@ def test_a_flood_of_strangers_does_not_keep_a_returning_player_from_its_seat() -
     t.clients.append(Client(returning, t.now))
     conn = len(t.clients)
     t.sequencer.connect(conn, t.now)  # the oldest stranger gives way
-    t.sequencer.receive(conn, t.clients[-1].out.pop(0), t.now)  # its intro: a seat in the game
+    intro = introduce(t.sequencer, conn, t.clients[-1], t.now)
+    t.sequencer.receive(conn, intro, t.now)  # its intro proves a seat in the game
     flood(3 * MAX_UNSEATED)  # more strangers: this connection is never made to give way
     assert conn in t.sequencer.links
     while t.step():
@@ -121,15 +123,24 @@ def test_a_drop_never_takes_the_place_of_a_pending_expel() -> None:
 def test_a_joiner_whose_intro_is_never_answered_does_not_wait_forever() -> None:
     from p2p_pageone.session.client import PING, WELCOME_WITHIN, Client
     from p2p_pageone.session.memory import make_peer
+    from p2p_pageone.wire.codec import frame, pack, unpack
 
-    joiner = make_peer("d", "d")
-    client = Client(joiner, 0.0)
-    now = 0.0
-    while now < WELCOME_WITHIN + 2 and not joiner.ended:
-        now += 1.0
-        client.receive(PING, now)  # the host pings, and never says welcome
-        client.tick(now)
-    assert "did not answer our introduction" in joiner.ended, joiner.ended
+    for challenged in (True, False):
+        joiner = make_peer("d", "d")
+        client = Client(joiner, 0.0)
+        if challenged:
+            client.receive(frame(pack({"control": "challenge", "nonce": bytes(16),
+                                       "from": bytes(range(32))})), 0.0)
+            assert unpack(client.out[0][4:])["control"] == "intro"
+        now = 0.0
+        while now < WELCOME_WITHIN + 2 and not joiner.ended:
+            now += 1.0
+            client.receive(PING, now)  # the host pings, and never says welcome
+            client.tick(now)
+        if challenged:
+            assert "did not answer our introduction" in joiner.ended, joiner.ended
+        else:  # an older host (version 6) sends no challenge: this pageone says so
+            assert "sent no challenge" in joiner.ended and "older pageone" in joiner.ended
 
 
 def test_a_joiner_back_in_after_a_drop_has_the_whole_retry_time_for_a_second_drop(

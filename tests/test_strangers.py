@@ -10,11 +10,15 @@ import time
 from pathlib import Path
 
 from p2p_pageone.crypto.envelope import open_envelope
+from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import make_settings
 from p2p_pageone.session import links as seq
 from p2p_pageone.session.client import Client
+from p2p_pageone.session.links import answer_challenge
 from p2p_pageone.session.memory import MemoryTable, make_peer
 from p2p_pageone.wire.codec import frame, pack, unpack
+
+from .helpers import challenge_to
 
 STRANGER = 99
 FAST = ("--think", "0", "--catch-window", "0")  # CPU players only: no human pacing
@@ -76,12 +80,15 @@ def test_nothing_of_the_log_goes_to_a_connection_before_its_hello_is_in() -> Non
     t = lobby()
     t.sequencer.out.clear()
     stranger(t)
-    assert sent_to(t, STRANGER) == []  # not even a ping until it says who it is
+    challenge = challenge_to(t.sequencer, STRANGER)
+    host = t.sessions[0]
+    assert set(challenge) == {"control", "nonce", "from"} and len(challenge["nonce"]) == 16
+    assert challenge["from"] == host.identity.public
+    assert sent_to(t, STRANGER) == [challenge]  # not even a ping until it proves who it is
     advance(t, 3)
     assert sent_to(t, STRANGER) == [] and STRANGER in t.sequencer.links
-    key = bytes(range(32))
-    t.sequencer.receive(STRANGER, frame(pack({"control": "intro", "from": key})), t.now)
-    host = t.sessions[0]
+    intro = answer_challenge(challenge, Identity(bytes(range(32))), {"control": "intro"})
+    t.sequencer.receive(STRANGER, intro, t.now)
     assert host.chain is not None
     welcome = {"control": "welcome", "table": host.table_id, "head": host.chain.head, "seq": 0,
                "hand": 0, "index": len(host.log), "seated": False}
@@ -92,7 +99,7 @@ def test_nothing_of_the_log_goes_to_a_connection_before_its_hello_is_in() -> Non
     assert len(host.log) > said  # the chat went into the log meanwhile, and not to the stranger
     assert all(isinstance(v, dict) and v["control"] in ("welcome", "ping")
                for v in sent_to(t, STRANGER))
-    t.sequencer.receive(STRANGER, frame(pack({"control": "intro", "from": key})), t.now)
+    t.sequencer.receive(STRANGER, intro, t.now)
     assert STRANGER not in t.sequencer.links and healthy(t)  # an intro comes once
 
 
@@ -185,12 +192,14 @@ def test_idle_strangers_neither_keep_a_joiner_out_nor_delay_the_exit(tmp_path: P
 
 def test_a_thousand_idle_strangers_and_a_ping_flood_during_a_game() -> None:
     """scripts/strangers.py plays one seeded table alone, under a ping flood from connection
-    after connection, and under the flood with 1,000 idle connections held open, its open-file
-    limit at 30 so the strangers exhaust it. (Its game-time ratios are figures, printed by the
+    after connection, and under the flood with 1,000 idle connections held open from 50
+    addresses (the host keeps 4 unproven ones of each), its open-file limit at 30 so the
+    strangers exhaust it. (Its game-time ratios are figures, printed by the
     script, not asserted here.)"""
     script = Path(__file__).parent.parent / "scripts" / "strangers.py"
     done = subprocess.run([sys.executable, str(script), "--deals", "1", "--nofile", "30",
-                           "--json"], capture_output=True, text=True, timeout=240)
+                           "--sources", "50", "--json"], capture_output=True, text=True,
+                          timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(done.stdout)
     alone, flood, loaded = result["alone"], result["flood"], result["loaded"]

@@ -24,6 +24,8 @@ from p2p_pageone.engine import make_settings
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.wire.codec import ProtocolError, frame, pack, unpack
 
+from .helpers import challenge_to
+
 ALICE = Identity(hashlib.sha256(b"alice").digest())
 MALLORY = Identity(hashlib.sha256(b"mallory").digest())
 TABLE = b"T" * 16
@@ -92,9 +94,14 @@ def test_the_table_refuses_to_seat_a_small_order_key() -> None:
                        table=host.table_id, prev=host.chain.head))
     table.sequencer.connect(77, table.now)
     table.kill(77)
-    table.sequencer.receive(77, frame(pack([NEUTRAL, body, NEUTRAL + bytes(32)])), table.now)
+    challenge = challenge_to(table.sequencer, 77)
+    proof = pack(["proof", NEUTRAL, pack({"nonce": challenge["nonce"], "to": challenge["from"],
+                                          "role": "intro"}), NEUTRAL + bytes(32)])
+    intro = {"control": "intro", "from": NEUTRAL, "proof": proof}  # it cannot prove that key
+    table.sequencer.receive(77, frame(pack(intro)), table.now)
     replies = [unpack(data[4:]) for conn, data in table.sequencer.out if conn == 77]
     assert replies and "small-order" in str(replies[-1]["reason"])
+    table.sequencer.receive(77, frame(pack([NEUTRAL, body, NEUTRAL + bytes(32)])), table.now)
     assert all(link.key != NEUTRAL for link in table.sequencer.links.values())
     table.run(limit=600)
     assert all(session.game_over for session in table.sessions), [s.ended for s in table.sessions]

@@ -16,6 +16,8 @@ from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.session.sequencer import Sequencer
 from p2p_pageone.wire.codec import MAX_FRAME, frame, pack
 
+from .helpers import claim
+
 
 def kinds(session: PeerSession) -> list[str]:
     return [open_envelope(raw).kind for raw in session.log]
@@ -112,13 +114,14 @@ def test_an_entry_no_sequencer_would_append_is_refused_and_names_nobody() -> Non
     new = NewHost(s, t.now)
     liar = s[2]
     conn = new.join(liar)
+    intro = claim(new.seq, conn, liar.identity)
     new.seq.out.clear()
     assert new.host.chain is not None
     early_reveal = seal(liar.identity, new.host.table_id, new.host.chain.hand,
                         new.host.chain.next_seq(liar.identity.public), new.host.chain.head,
                         "seed_reveal", {"seed": bytes(32)})
-    new.seq.receive(conn, frame(pack({"control": "intro", "from": liar.identity.public})),
-                    new.now)
+    new.seq.receive(conn, intro, new.now)
+    assert new.seq.links[conn].keeps  # proven: it may hand over entries
     entry = {"control": "entry", "index": len(new.host.log), "raw": early_reveal}
     new.seq.receive(conn, frame(pack(entry)), new.now)
     assert conn not in new.seq.links  # dropped for what it sent

@@ -14,8 +14,15 @@ from p2p_pageone.crypto import group, proofs
 from p2p_pageone.crypto.deck import Pass
 from p2p_pageone.crypto.envelope import ChainVerifier, genesis, open_envelope, seal
 from p2p_pageone.crypto.identity import Identity
-from p2p_pageone.crypto.statements import open_statement, seal_statement
+from p2p_pageone.crypto.statements import (
+    check_proof,
+    open_statement,
+    proof_of_key,
+    seal_statement,
+)
 from p2p_pageone.session.deckdriver import HandPeer
+from p2p_pageone.session.links import answer_challenge, claim_refusal
+from p2p_pageone.wire.codec import unpack
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "protocol" / "vectors"
@@ -120,3 +127,23 @@ def test_statement_vectors_open_and_reseal_byte_for_byte() -> None:
         statement = open_statement(raw, case["kind"])
         assert statement.sender == alice.public
         assert seal_statement(alice, case["kind"], statement.data) == raw
+
+
+def test_proof_of_key_vectors() -> None:
+    """The answer to a listener's challenge, byte for byte: each role's proof checks out for
+    its own role only, and the claiming frame is what a pageone sends."""
+    data = load("challenges.json")
+    alice = Identity(bytes.fromhex(data["identity_secret"]))
+    host = Identity(bytes.fromhex(data["listener_secret"]))
+    nonce = bytes.fromhex(data["nonce"])
+    assert (alice.public.hex(), host.public.hex()) == (data["public"], data["listener"])
+    challenge = unpack(bytes.fromhex(data["challenge"])[4:])
+    assert challenge == {"control": "challenge", "nonce": nonce, "from": host.public}
+    for case in data["proofs"]:
+        proof, role = bytes.fromhex(case["proof"]), case["role"]
+        assert proof_of_key(alice, nonce, host.public, role) == proof
+        assert check_proof(proof, alice.public, nonce, host.public, role) is None
+        assert check_proof(proof, alice.public, nonce, host.public, "lost") is not None
+        claim = answer_challenge(challenge, alice, {"control": role}, host.public)
+        assert claim.hex() == case["frame"]
+        assert claim_refusal(unpack(claim[4:]), nonce, host.public) is None

@@ -23,7 +23,7 @@ from p2p_pageone.wire.codec import FrameDecoder, frame, unpack
 
 from .cheats import Lenient, RenegeBot, table_with, verdict
 
-CONTROLS_TO_A_WATCHER = {"watching", "ping", "pong"}
+CONTROLS_TO_A_WATCHER = {"challenge", "watching", "ping", "pong"}
 
 
 def framed(log: object) -> bytes:

@@ -109,6 +109,12 @@ class Referee:
                    if (a := parse_endpoint(state.endpoints[state.keys[seat]])) is not None]
         return places
 
+    def key_at(self, address: Address) -> bytes:
+        """The key of the seat whose endpoint in the log is ``address`` (b"": none says)."""
+        state = self.live.state
+        return next((key for key, endpoint in state.endpoints.items()
+                     if parse_endpoint(endpoint) == address), b"")
+
 
 async def _watch(args: argparse.Namespace) -> int:
     explicit = log_place(args, "watch")
@@ -121,10 +127,10 @@ async def _watch(args: argparse.Namespace) -> int:
     referee = Referee(args.json, log)
     if not args.json:
         print(f"watching the table at {address[0]}:{address[1]}…", flush=True)
-    watcher = Watcher(me.public, asyncio.get_running_loop().time())
+    watcher = Watcher(me, asyncio.get_running_loop().time())
     referee.watcher = watcher
     watching = run_watcher(watcher, address, referee.entries, referee.finished,
-                           lambda: referee.candidates(address))
+                           lambda: referee.candidates(address), key_at=referee.key_at)
     on_screen = not (args.json or args.plain) and sys.stdout.isatty() and (
         os.environ.get("TERM") != "dumb")
     why = await (_on_screen(referee, watching) if on_screen else watching)

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 
 from ..session.client import Client
-from ..session.common import Event
+from ..session.common import Event, parse_endpoint
 from ..session.links import RECONNECT_WINDOW
 from ..session.peer import PeerSession
 from ..session.reach import DropReach, nobody_reached
@@ -56,7 +56,7 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
     loop = asyncio.get_running_loop()
     session.attachment.may_resume = retry_for > 0
     standby = Standby(session, relay) if listen else None
-    mesh = Mesh(session.identity.public)
+    mesh = Mesh(session.identity, lambda endpoint: _key_at(session, parse_endpoint(endpoint)))
     round_trip = RoundTrip()  # kept across connections: a drop does not reset what we learnt
     route, deadline = Route((host, port)), -1.0
     reach = DropReach()  # whom this drop's attempts reached: none at all is our own network
@@ -69,8 +69,10 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
                                  reconnect_window, announcer)
                 return
             session.attachment.via_successor = target != route.host(session)
+            expect = _key_at(session, target) or (
+                session.host_key if target == route.host(session) else b"")
             outcome = await _take_part(session, *target, on_events, log, silent_after,
-                                       standby, mesh, round_trip)
+                                       standby, mesh, round_trip, expect)
             route.note(target, outcome)
             reach.note(target, outcome)
             if not session.attachment.dropped or finished(session):
@@ -103,6 +105,13 @@ def _give_up(session: PeerSession, reach: DropReach, retry_for: float) -> None:
         session.lost_host(session.attachment.dropped)
 
 
+def _key_at(session: PeerSession, where: tuple[str, int] | None) -> bytes:
+    """The key of the seat that announced the endpoint ``where`` (b"" if none did): what must
+    answer there before we prove our key to it."""
+    return next((key for key, endpoint in session.endpoints.items()
+                 if where is not None and parse_endpoint(endpoint) == where), b"")
+
+
 async def _take_over(session: PeerSession, standby: Standby | None, on_events: EventSink,
                      log: LogWriter | None, silent_after: float, catch_window: float,
                      reconnect_window: int, announcer: Announcer | None) -> None:
@@ -131,7 +140,7 @@ async def _take_over(session: PeerSession, standby: Standby | None, on_events: E
 async def _take_part(session: PeerSession, host: str, port: int, on_events: EventSink,
                      log: LogWriter | None, silent_after: float,
                      standby: Standby | None = None, mesh: Mesh | None = None,
-                     round_trip: RoundTrip | None = None) -> str:
+                     round_trip: RoundTrip | None = None, expect: bytes = b"") -> str:
     """One connection to the host, until the game ends, the table is lost, or the link drops
     while the seat may be resumed (``session.attachment.dropped``). "refused" if the host's machine
     refused
@@ -149,7 +158,7 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
         standby.witnessed = False  # a host answers: whatever a peer said of it is old news
         if not session.attachment.endpoint:
             session.attachment.endpoint = await standby.open(writer.get_extra_info("sockname")[0])
-    client = Client(session, loop.time(), silent_after)
+    client = Client(session, loop.time(), silent_after, expect=expect)
     if round_trip is not None:
         round_trip.forget_probe()  # an echo on the old connection will never come
         client.rtt = round_trip

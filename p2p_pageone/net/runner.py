@@ -10,6 +10,7 @@ import contextlib
 import errno
 import itertools
 import math
+import os
 import socket
 from collections.abc import Callable
 from typing import Protocol
@@ -54,15 +55,15 @@ NO_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
 async def read_frame(reader: asyncio.StreamReader,
-                writer: asyncio.StreamWriter | None = None) -> bytes:
-    """The next bytes from a peer, or b"" once the connection is gone. Only the network read
-    is guarded: an error of this machine (its disk, its terminal) is never a lost peer. With
-    ``writer``, nothing is read while too much to that peer is unsent."""
+                writer: asyncio.StreamWriter | None = None, most: int = 65536) -> bytes:
+    """The next bytes from a peer (at most ``most``), or b"" once the connection is gone. Only
+    the network read is guarded: an error of this machine (its disk, its terminal) is never a
+    lost peer. With ``writer``, nothing is read while too much to that peer is unsent."""
     while (writer is not None and not writer.is_closing()
            and writer.transport.get_write_buffer_size() > PAUSE_READING):
         await asyncio.sleep(TICK)
     try:
-        return await reader.read(65536)
+        return await reader.read(most)
     except (ConnectionError, OSError):
         return b""
 
@@ -137,6 +138,7 @@ class HostRunner:
         self._accepting: asyncio.Task[None] | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self._refusing = False  # out of descriptors: said once until a connection is accepted
+        self._opening: dict[str, int] = {}  # source address -> connections accepted, not open
         self._nudge: Callable[[], None] = lambda: None  # a frame may bring the next tick forward
 
     def _now(self) -> float:
@@ -151,7 +153,8 @@ class HostRunner:
                                    watchers=int(lobby.get("watchers", WATCHERS)),
                                    watcher_chat=bool(lobby.get("watcher_chat", False)),
                                    reconnect_window=int(lobby.get("reconnect_window",
-                                                                  RECONNECT_WINDOW)))
+                                                                  RECONNECT_WINDOW)),
+                                   random_bytes=os.urandom)
         listener = self._listener or socket.create_server((self.bind, self.port), backlog=128)
         listener.setblocking(False)
         self._listener = listener
@@ -162,29 +165,37 @@ class HostRunner:
 
     async def _accept(self, listener: socket.socket) -> None:
         """Take new connections, at most ``ACCEPT_RATE`` a second; out of descriptors, they
-        wait (one line per burst, no traceback)."""
+        wait (one line per burst, no traceback). One from an address that holds as many
+        unproven connections as it may is closed at once, not counted toward the rate: a crowd
+        from one address never keeps the others waiting in the kernel's queue."""
         loop = asyncio.get_running_loop()
         tokens, last = ACCEPT_BURST, loop.time()
         while True:
-            now = loop.time()
-            tokens, last = min(ACCEPT_BURST, tokens + (now - last) * ACCEPT_RATE), now
-            if tokens < 1:
-                await asyncio.sleep((1 - tokens) / ACCEPT_RATE)
-                continue
             try:
-                client, _ = await loop.sock_accept(listener)
+                client, address = await loop.sock_accept(listener)
             except OSError as error:
                 if error.errno not in NO_DESCRIPTORS:
                     raise
                 self._out_of_descriptors()
                 await asyncio.sleep(1.0)
                 continue
-            tokens -= 1
             self._refusing = False
-            if len(self.writers) >= MAX_CONNECTIONS:
+            source = str(address[0]) if isinstance(address, tuple) else ""
+            assert self.sequencer is not None
+            door = self.sequencer.door(source, loop.time(), self._opening.get(source, 0))
+            if len(self.writers) >= MAX_CONNECTIONS or door == "close":
                 client.close()
                 continue
-            task = asyncio.create_task(self._open(client))
+            if door == "take":  # else it takes the place of its address's oldest unproven one
+                now = loop.time()
+                tokens, last = min(ACCEPT_BURST, tokens + (now - last) * ACCEPT_RATE), now
+                if tokens < 1:
+                    await asyncio.sleep((1 - tokens) / ACCEPT_RATE)
+                    now = loop.time()
+                    tokens, last = min(ACCEPT_BURST, tokens + (now - last) * ACCEPT_RATE), now
+                tokens -= 1
+            self._opening[source] = self._opening.get(source, 0) + 1
+            task = asyncio.create_task(self._open(client, source))
             self._handlers.add(task)
             task.add_done_callback(self._handlers.discard)
 
@@ -195,25 +206,33 @@ class HostRunner:
                                              "open-file limit: new ones wait until some close"))
             self.on_events(self.session, self.session.take_events())
 
-    async def _open(self, client: socket.socket) -> None:
+    async def _open(self, client: socket.socket, source: str) -> None:
         try:  # asyncio sets no TCP_NODELAY on a socket it did not make (proto 0)
             client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             reader, writer = await asyncio.open_connection(sock=client)
         except OSError:
             client.close()
             return
-        await self._handle(reader, writer)
+        finally:  # the sequencer counts it from now on
+            left = self._opening.get(source, 1) - 1
+            if left > 0:
+                self._opening[source] = left
+            else:
+                self._opening.pop(source, None)
+        await self._handle(reader, writer, source)
 
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                      source: str) -> None:
         assert self.sequencer is not None
         conn = next(self._ids)
         self.writers[conn] = writer
-        self.sequencer.connect(conn, self._now())
+        self.sequencer.connect(conn, self._now(), source)
         self.flush()
         if conn not in self.writers:
             return
-        try:
-            while data := await read_frame(reader, writer):
+        try:  # a connection that has proven no key is read a little at a time (a flood of
+            # small frames is cut off after the first few thousand bytes)
+            while data := await read_frame(reader, writer, self.sequencer.read_size(conn)):
                 self.sequencer.receive(conn, data, self._now())
                 self.flush()
                 self._nudge()

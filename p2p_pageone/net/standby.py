@@ -1,27 +1,47 @@
 """A joiner's listener (protocol/SPEC.md §7, "Failover" and "Keys to their owner, directly").
 
 Every joiner listens on the address it reaches the host from, and says where in its ``hello``.
-Two things come there. Other joiners' ``keys`` envelopes for this joiner's cards, sent straight
-to it as well as to the host, so it opens a drawn card sooner. And, once this joiner has lost
-the host too, a seated peer's intro: a second witness that the host is gone, so if this joiner
-is the successor it takes the table over, and the listener becomes its sequencer's.
+Each connection there is sent a challenge first, and its first frame must prove the key it names
+(``session.links.claim_refusal``); nothing is taken from a key before that. Two things come
+there. Other joiners' ``keys`` envelopes for this joiner's cards, sent straight to it as well as
+to the host, so it opens a drawn card sooner. And, once this joiner has lost the host too, a
+seated peer's intro: a second witness that the host is gone, so if this joiner is the successor
+it takes the table over, and the listener becomes its sequencer's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import os
 import socket
 from collections.abc import Awaitable, Callable
+from typing import Any
 
+from ..crypto.envelope import open_envelope
 from ..session.common import parse_endpoint
+from ..session.links import (
+    FLOOD_WINDOW,
+    IDLE_FRAMES,
+    MAX_UNPROVEN,
+    NONCE,
+    UNSEATED_FRAME,
+    challenge,
+    claim_refusal,
+    refusal,
+)
 from ..session.peer import PeerSession
-from ..wire.codec import MAX_FRAME, FrameDecoder, ProtocolError, unpack
+from ..wire.codec import FrameDecoder, ProtocolError, unpack
 from ..wire.messages import validate_control
 
 __all__ = ["Relay", "Standby", "parse_endpoint"]
 
-INTRO_WITHIN = 2.0  # seconds a connection to the listener has to introduce itself
+INTRO_WITHIN = 2.0  # seconds a connection to the listener has to prove its key
 MAX_PEERS = 8  # connections served at once (a table has at most 6 seats)
+ACCEPT_RATE = 20.0  # new connections a second (bursts as many): the rest wait in the kernel
+DIRECT_FRAME = 64 * 1024  # the largest frame on a direct connection (a keys envelope is ~6 KB)
+BANNED_FOR = 10.0  # a key whose direct connection broke the limits is refused this long
+CLAIMS = ("intro", "direct")  # what claims a key here (each proves it against our challenge)
 
 Relay = Callable[[str, int], Awaitable[int]]  # (address, port) -> the port others reach it at
 
@@ -29,15 +49,19 @@ Relay = Callable[[str, int], Awaitable[int]]  # (address, port) -> the port othe
 class Standby:
     """The listening socket of a joiner: direct keys in, a takeover's witnesses."""
 
-    def __init__(self, session: PeerSession, relay: Relay | None = None) -> None:
+    def __init__(self, session: PeerSession, relay: Relay | None = None,
+                 random_bytes: Callable[[int], bytes] = os.urandom) -> None:
         self.session = session
         self.relay = relay  # a benchmark's delaying proxy in front of the listener
+        self.random_bytes = random_bytes  # the challenges' nonces
         self.listener: socket.socket | None = None
         self.witnessed = False  # a seated peer came here having lost the host, as we did
         self.wake: Callable[[], None] | None = None  # sends what a direct envelope made us say
         self._task: asyncio.Task[None] | None = None
         self._serving: set[asyncio.Task[None]] = set()
-        self._by_peer: dict[bytes, asyncio.Task[None]] = {}  # one connection per peer
+        self._by_peer: dict[bytes, asyncio.Task[None]] = {}  # one connection per proven key
+        self._unproven: dict[str, int] = {}  # source address -> connections not proven yet
+        self.banned: dict[bytes, float] = {}  # key -> until when its direct ones are refused
 
     async def open(self, address: str) -> str:
         """Listen on ``address`` (the one the host is reached from); the endpoint, or "" if this
@@ -58,50 +82,116 @@ class Standby:
         return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
 
     async def _accept(self, listener: socket.socket) -> None:
+        """At most ``ACCEPT_RATE`` a second; one from an address with ``MAX_UNPROVEN``
+        unproven connections, or beyond ``MAX_PEERS``, is closed at once (not counted)."""
         loop = asyncio.get_running_loop()
+        tokens, last = ACCEPT_RATE, loop.time()
         while True:
             try:
-                client, _ = await loop.sock_accept(listener)
+                client, address = await loop.sock_accept(listener)
             except OSError:
                 await asyncio.sleep(1.0)
                 continue
-            if len(self._serving) >= MAX_PEERS:
+            source = str(address[0]) if isinstance(address, tuple) else ""
+            if (len(self._serving) >= MAX_PEERS
+                    or self._unproven.get(source, 0) >= MAX_UNPROVEN):
                 client.close()
                 continue
-            task = asyncio.create_task(self._serve(client))
+            now = loop.time()
+            tokens, last = min(ACCEPT_RATE, tokens + (now - last) * ACCEPT_RATE), now
+            if tokens < 1:
+                await asyncio.sleep((1 - tokens) / ACCEPT_RATE)
+                tokens += (loop.time() - last) * ACCEPT_RATE
+                last = loop.time()
+            tokens -= 1
+            self._unproven[source] = self._unproven.get(source, 0) + 1
+            task = asyncio.create_task(self._serve(client, source))
             self._serving.add(task)
             task.add_done_callback(self._serving.discard)
 
-    async def _serve(self, client: socket.socket) -> None:
-        """A peer's ``direct`` frame, then its keys envelopes; or a peer's ``intro``, which it
-        sends a host: a witness, if we lost the host too."""
+    async def _serve(self, client: socket.socket, source: str) -> None:
+        """The challenge; then a peer's ``direct`` frame and its keys envelopes, or a peer's
+        ``intro`` (which it sends a host): a witness, if we lost the host too. Each proves its
+        key against the challenge first."""
+        unproven = True
         try:
             reader, writer = await asyncio.open_connection(sock=client)
         except OSError:
             client.close()
+            self._proven(source)
             return
-        decoder = FrameDecoder(MAX_FRAME)
         try:
+            nonce = self.random_bytes(NONCE)
+            writer.write(challenge(nonce, self.session.identity.public))
+            decoder = FrameDecoder(UNSEATED_FRAME)
             payloads = await asyncio.wait_for(_frames(reader, decoder), INTRO_WITHIN)
-            value = unpack(payloads.pop(0))
-            if not isinstance(value, dict):
+            value = self._claim(payloads.pop(0), nonce, writer)
+            unproven = self._proven(source)
+            if value is None:
                 return
-            kind = validate_control(value, ("intro", "direct"))
             s = self.session
             if s.game is None or s.seat_of(value["from"]) not in s.active:
                 return
-            if kind == "intro":  # a peer that lost the host: if we have too, a witness
+            if value["control"] == "intro":  # a peer that lost the host: if we have too, a witness
                 self.witnessed = self.witnessed or bool(s.attachment.dropped)
                 return
             self._one_per_peer(value["from"])
-            while not s.ended and not s.is_host:
-                for payload in payloads:
-                    self._direct(payload)
-                payloads = await _frames(reader, decoder)
+            decoder.max_frame = DIRECT_FRAME
+            await self._directs(value["from"], reader, decoder, payloads)
         except (OSError, TimeoutError, ProtocolError, EOFError):
             pass
         finally:
+            if unproven:
+                self._proven(source)
             writer.close()
+
+    def _proven(self, source: str) -> bool:
+        """One connection of ``source`` is no longer unproven (it proved a key, or it is gone)."""
+        left = self._unproven.get(source, 1) - 1
+        if left > 0:
+            self._unproven[source] = left
+        else:
+            self._unproven.pop(source, None)
+        return False
+
+    def _claim(self, payload: bytes, nonce: bytes,
+               writer: asyncio.StreamWriter) -> dict[str, Any] | None:
+        """The first frame, if it proves its key against ``nonce``; else refused (None)."""
+        value = unpack(payload)
+        if not isinstance(value, dict):
+            raise ProtocolError("the first frame is a control frame that proves a key")
+        validate_control(value, CLAIMS)
+        until = self.banned.get(value["from"], 0.0)
+        if value["control"] == "direct" and until > asyncio.get_running_loop().time():
+            return None  # it broke the limits a moment ago: not even its proof is checked
+        reason = claim_refusal(value, nonce, self.session.identity.public)
+        if reason is not None:
+            writer.write(refusal(-1, reason))
+            return None
+        return value
+
+    async def _directs(self, key: bytes, reader: asyncio.StreamReader, decoder: FrameDecoder,
+                       payloads: list[bytes]) -> None:
+        """A proven peer's keys envelopes, until the table ends here or it breaks the limits:
+        frames of at most ``DIRECT_FRAME`` bytes and ``IDLE_FRAMES`` per ``FLOOD_WINDOW`` beyond
+        the ones we use; then it is closed and its key refused ``BANNED_FOR`` (nobody named)."""
+        s, loop = self.session, asyncio.get_running_loop()
+        seen: set[bytes] = set()
+        window, idle = loop.time(), 0
+        try:
+            while not s.ended and not s.is_host:
+                for payload in payloads:
+                    if self._direct(payload, key, seen):
+                        continue
+                    if loop.time() - window >= FLOOD_WINDOW:
+                        window, idle = loop.time(), 0
+                    idle += 1
+                    if idle > IDLE_FRAMES:
+                        raise ProtocolError("flooded this listener with direct frames")
+                payloads = await _frames(reader, decoder)
+        except ProtocolError:
+            self.banned[key] = loop.time() + BANNED_FOR
+            raise
 
     def _one_per_peer(self, key: bytes) -> None:
         """A peer's new direct connection replaces its old one (it cannot hold all slots)."""
@@ -112,12 +202,25 @@ class Standby:
         if task is not None:
             self._by_peer[key] = task
 
-    def _direct(self, payload: bytes) -> None:
-        if not isinstance(unpack(payload), list):
-            raise ProtocolError("a peer sends us only its keys envelopes")
+    def _direct(self, payload: bytes, key: bytes, seen: set[bytes]) -> bool:
+        """Hand a keys envelope of ``key`` for this table to the session: True if it is one we
+        had not had on this connection (what the session uses)."""
+        digest = hashlib.sha256(payload).digest()
+        if digest in seen:
+            return False
+        try:
+            env = open_envelope(payload, key)
+        except ProtocolError:
+            return False
+        if env.kind != "keys" or env.table != self.session.table_id:
+            return False
+        if len(seen) >= 4 * IDLE_FRAMES:
+            seen.clear()
+        seen.add(digest)
         self.session.direct(payload, asyncio.get_running_loop().time())
         if self.wake is not None:
             self.wake()
+        return True
 
     def release(self) -> socket.socket | None:
         """Stop serving: the listener is handed to our sequencer, or closed."""

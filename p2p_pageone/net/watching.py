@@ -17,13 +17,16 @@ Address = tuple[str, int]
 
 async def run_watcher(watcher: Watcher, first: Address, on_entries: Callable[[list[bytes]], None],
                       finished: Callable[[], bool], candidates: Callable[[], list[Address]],
-                      retry_for: float = RETRY_FOR) -> str:
+                      retry_for: float = RETRY_FOR,
+                      key_at: Callable[[Address], bytes] = lambda _: b"") -> str:
     """Watch until ``finished()``: "" then, else why watching stopped. ``candidates()``: where
-    the table may be now (its host, then the seats that would take it over, from the log)."""
+    the table may be now (its host, then the seats that would take it over, from the log);
+    ``key_at(address)``: the key that listens there, if the log says (the only one our watch
+    proves our key to)."""
     loop = asyncio.get_running_loop()
     target, tried, deadline = first, [first], -1.0
     while True:
-        watched = await _watch_once(watcher, target, on_entries, finished)
+        watched = await _watch_once(watcher, target, on_entries, finished, key_at(target))
         if finished():
             return ""
         if watcher.ended:
@@ -43,7 +46,7 @@ async def run_watcher(watcher: Watcher, first: Address, on_entries: Callable[[li
 
 async def _watch_once(watcher: Watcher, target: Address,
                       on_entries: Callable[[list[bytes]], None],
-                      finished: Callable[[], bool]) -> bool:
+                      finished: Callable[[], bool], expect: bytes) -> bool:
     """One connection, until the game ends or it is lost; True if the host let us watch."""
     loop = asyncio.get_running_loop()
     try:
@@ -51,7 +54,7 @@ async def _watch_once(watcher: Watcher, target: Address,
     except (OSError, TimeoutError) as error:
         watcher.lost = f"{target[0]}:{target[1]}: {getattr(error, 'strerror', '') or 'no answer'}"
         return False
-    watcher.reconnect(loop.time())
+    watcher.reconnect(loop.time(), expect)
     woken = Waker(watcher.next_wake, loop.time)
 
     async def read() -> None:

@@ -17,6 +17,7 @@ from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .common import Event
 from .fold.queries import MOVE
+from .links import answer_challenge
 from .peer import PeerSession
 from .rtt import PING as PING  # the plain ping, for those that send one by hand
 from .rtt import RoundTrip, ping, pong
@@ -31,7 +32,8 @@ DONE_WAIT = 30.0  # after the game, how long a joiner waits for the host to conf
 
 class Client:
     def __init__(self, session: PeerSession, now: float, silent_after: float = 10.0,
-                 heartbeat: float = 1.0, step_limit: float = STEP_LIMIT) -> None:
+                 heartbeat: float = 1.0, step_limit: float = STEP_LIMIT,
+                 expect: bytes = b"") -> None:
         self.session = session
         self.silent_after, self.heartbeat, self.step_limit = silent_after, heartbeat, step_limit
         self.rtt = RoundTrip()  # the link to the host: its silence threshold adapts to it
@@ -46,9 +48,10 @@ class Client:
         self.done_at = 0.0
         self.confirmed = False  # the host has our acknowledgement of the game's end
         self.gone = False  # the connection closed
-        # The key it will sit with (first, on every connection): the host answers with a welcome
-        if not session.is_host:
-            self.out.append(frame(pack({"control": "intro", "from": session.identity.public})))
+        # The host's first frame is a challenge; our intro (the key we sit with) answers it with
+        # a proof, once, and only if the key that challenges is the one we expect there.
+        self.expect = expect
+        self.introduced = session.is_host
 
     def receive(self, data: bytes, now: float) -> None:
         self.last_seen = now
@@ -68,8 +71,10 @@ class Client:
                     raise ProtocolError("a frame is an envelope or a control map")
                 else:
                     kind = validate_control(value, ("ping", "pong", "refused", "welcome",
-                                                    "done", "chat"))
-                    if kind == "ping" and "n" in value:
+                                                    "done", "chat", "challenge"))
+                    if kind == "challenge":
+                        self._introduce(value)
+                    elif kind == "ping" and "n" in value:
                         self.out.append(pong(value["n"]))
                     elif kind == "pong":
                         self.rtt.echoed(value["n"], now)
@@ -88,6 +93,17 @@ class Client:
         self.collect()
         self._acknowledge(now)
 
+    def _introduce(self, value: dict[str, Any]) -> None:
+        """Answer the host's challenge: our intro, with the proof that we hold our key."""
+        if self.introduced:
+            raise ProtocolError("a second challenge")
+        self.introduced = True
+        try:
+            self.out.append(answer_challenge(value, self.session.identity, {"control": "intro"},
+                                             self.expect))
+        except ProtocolError as error:
+            self.session.lost_host(f"not the table's host: {error.reason}")
+
     def _hand_over_log(self) -> None:
         """A new host lacks the old host's last entries that we hold: they go first."""
         s = self.session
@@ -105,7 +121,11 @@ class Client:
             self.session.lost_host(f"the host sent nothing for {silent_after:.0f} s: it, "
                                    "or the network between us (this machine's included), is "
                                    "down")
-        if not self.session.attachment.answered and now - self.opened > WELCOME_WITHIN:
+        if not self.introduced and now - self.opened > WELCOME_WITHIN:
+            self.session.lost_host(f"the host sent no challenge in {WELCOME_WITHIN:.0f} s: it "
+                                   "is stuck, runs an older pageone than this one (use the same "
+                                   "pageone version), or is not a pageone table")
+        elif not self.session.attachment.answered and now - self.opened > WELCOME_WITHIN:
             self.session.lost_host(f"the host did not answer our introduction in "
                                    f"{WELCOME_WITHIN:.0f} s: it is stuck, or not a pageone table")
         self._check_steps(now)

@@ -11,7 +11,7 @@ from ..crypto.kdf import label, tagged_hash
 # a joiner that gets it before it sits down tries again (within its retry time), not giving up.
 BUSY = "too many connections are waiting to sit down at this table; try again in a moment"
 
-PROTOCOL_VERSION = 6
+PROTOCOL_VERSION = 7
 
 
 def parse_endpoint(endpoint: str) -> tuple[str, int] | None:

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Any
 
-from ..wire.codec import FrameDecoder, frame, pack
+from ..crypto.identity import Identity, fingerprint
+from ..crypto.statements import check_proof, proof_of_key
+from ..wire.codec import FrameDecoder, ProtocolError, frame, pack
+from .common import PROTOCOL_VERSION
 from .rtt import RoundTrip
 
 # Bounds on strangers and floods (protocol/SPEC.md §7, "Strangers and floods").
@@ -28,6 +32,39 @@ LOST_ALL = 3  # every remote player silent this many silence thresholds: our net
 LINGER = 10.0  # after the game, how long the host waits for every peer's ``done``
 GATHER = 8.0  # a new host waits this long at most for the others to hand over their logs
 WATCHERS = 4  # watchers a host takes by default (``--watchers``)
+NONCE = 16  # bytes of a listener's challenge
+MAX_UNPROVEN = 4  # unproven connections from one source address at once (every listener)
+PROVE_WITHIN = 1.0  # past this, the oldest unproven connection of an address makes room
+
+
+def challenge(nonce: bytes, listener: bytes) -> bytes:
+    """A listener's first frame on every connection: what a claiming frame proves against."""
+    return frame(pack({"control": "challenge", "nonce": nonce, "from": listener}))
+
+
+def claim_refusal(value: dict[str, Any], nonce: bytes, listener: bytes) -> str | None:
+    """Why the claiming frame ``value`` (intro, watch, direct, lost) does not prove that its
+    connection holds the key it names, against the challenge it was sent; None: it does."""
+    role = value["control"]
+    if "proof" not in value:
+        return (f"this {role} carries no proof of its key: the other side runs an older pageone "
+                f"than this one (protocol {PROTOCOL_VERSION}); use the same pageone version")
+    why = check_proof(value["proof"], value["from"], nonce, listener, role)
+    if why is not None:
+        return f"this {role} could not prove it holds that key ({why})"
+    return None
+
+
+def answer_challenge(value: dict[str, Any], identity: Identity, claim: dict[str, Any],
+                     expect: bytes = b"") -> bytes:
+    """The framed claiming frame ``claim`` (its ``control`` is the role) with our proof, for a
+    listener's ``challenge``. ``expect``: the key that listens there, if we know it; a challenge
+    from any other key is not answered (we never sign for a relay): a ``ProtocolError``."""
+    if expect and value["from"] != expect:
+        raise ProtocolError(f"the listener answered as {fingerprint(value['from'])}, but "
+                            f"{fingerprint(expect)} listens there: our key is not proven to it")
+    proof = proof_of_key(identity, value["nonce"], value["from"], claim["control"])
+    return frame(pack({**claim, "from": identity.public, "proof": proof}))
 
 
 def refusal(seq: int, reason: str) -> bytes:
@@ -40,6 +77,9 @@ class Link:
     last_seen: float
     decoder: FrameDecoder = field(default_factory=lambda: FrameDecoder(UNSEATED_FRAME))
     key: bytes = b""
+    nonce: bytes = b""  # the challenge it was sent
+    source: str = ""  # its source address (the net layer's; "" in memory)
+    proven: bytes = b""  # the key its intro or watch proved it holds
     introduced: bool = False
     done: int = -1  # the log length it said it has folded, after the game (``done``)
     keeps: bool = False  # its intro named a key that holds a seat in the running game

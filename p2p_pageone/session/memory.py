@@ -58,10 +58,10 @@ class MemoryTable:
             self.sequencer.connect(conn, self.now)
         self.watchers: dict[int, Watcher] = {}  # connection -> a watcher (from WATCHER_CONN)
 
-    def watch(self, key: bytes) -> Watcher:
-        """A watcher connects now."""
+    def watch(self, secret: bytes) -> Watcher:
+        """A watcher whose identity is ``secret`` connects now."""
         conn = WATCHER_CONN + len(self.watchers)
-        self.watchers[conn] = watcher = Watcher(key, self.now)
+        self.watchers[conn] = watcher = Watcher(Identity(secret), self.now)
         self.sequencer.connect(conn, self.now)
         return watcher
 

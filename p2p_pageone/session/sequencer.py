@@ -21,7 +21,8 @@ from ..crypto.envelope import Envelope, open_envelope
 from ..wire.codec import MAX_FRAME, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .client import PING, STALL, Client
-from .common import BUSY, Event
+from .common import Event
+from .doors import CLAIMS, Doors
 from .fold.queries import MOVE, expected_at_takeover
 from .gathering import back_to_new_host, fold_handed_over
 from .links import (
@@ -30,7 +31,6 @@ from .links import (
     FIRST_WORDS,
     LINGER,
     LOST_ALL,
-    MAKE_ROOM_AFTER,
     MAX_UNSEATED,
     NOTICE_STALL,
     RECONNECT_WINDOW,
@@ -39,33 +39,14 @@ from .links import (
     refusal,
 )
 from .rtt import ping, pong
-from .watching import WatcherDesk
 
 __all__ = ["LINGER", "MAX_UNSEATED", "PING", "Client", "Sequencer"]
 
 
-class Sequencer(WatcherDesk):
+class Sequencer(Doors):
     """Orders every envelope into the log, relays it to every connection, times out the silent."""
 
-    # --- connections --------------------------------------------------------------------------
-
-    def connect(self, conn: int, now: float) -> None:
-        host = self.host
-        waiting = [c for c, link in self.links.items() if not link.key and not link.watcher]
-        if len(waiting) >= MAX_UNSEATED:
-            # A connection whose intro names a seat in the game is never made to give way (a
-            # flood of strangers must not keep a player from their seat).
-            others = [c for c in waiting if not self.links[c].keeps]
-            oldest = min(others, key=lambda c: self.links[c].opened) if others else None
-            if oldest is None or (host.game is None
-                                  and now - self.links[oldest].opened < MAKE_ROOM_AFTER):
-                self._turn_away(conn, BUSY)
-                return
-            self.out.append((oldest, refusal(-1, BUSY)))  # it had its chance to say hello
-            self._drop(oldest, "was not seated in time", now)
-        # It is sent nothing until it introduces itself, and nothing of the log until its hello
-        # (or its back to a seat kept for it) is in the log.
-        self.links[conn] = Link(now, now)
+    # --- connections (new ones: session/doors.py) ----------------------------------------------
 
     def receive(self, conn: int, data: bytes, now: float) -> None:
         link = self.links.get(conn)
@@ -83,6 +64,8 @@ class Sequencer(WatcherDesk):
                         self.out.append((conn, pong(value["n"])))
                     elif kind == "pong":
                         link.rtt.echoed(value["n"], now)
+                    elif kind in CLAIMS and not self._proven(conn, link, value, now):
+                        return  # refused: the rest of its data is not read
                     elif kind == "intro":
                         self._welcome(conn, link, value["from"])
                     elif kind == "watch":
@@ -308,10 +291,13 @@ class Sequencer(WatcherDesk):
         reason: str | None
         if link.watcher:
             raise ProtocolError("a watcher sends nothing for the log")
+        if not link.key and not link.proven:
+            raise ProtocolError("an envelope before the intro that proves the connection's key")
         if self.gather_until >= 0 and not link.key:
             return self._gather_back(conn, link, raw)
         try:
-            env = open_envelope(raw, link.key)  # a seated link's key, verified before decoding
+            # a seated link's key, or the one its intro proved, verified before decoding
+            env = open_envelope(raw, link.key or link.proven)
             if link.key and self._lacks_keys(env) and self._may_hold(conn, env):
                 self.early.append((conn, env, now))
                 return True
@@ -362,7 +348,10 @@ class Sequencer(WatcherDesk):
         return fold_handed_over(self.host, index, raw, now)
 
     def _gather_back(self, conn: int, link: Link, raw: bytes) -> bool:
-        self.gathered[conn] = back_to_new_host(self.host, raw)
+        env = back_to_new_host(self.host, raw)
+        if env.sender != link.proven:
+            raise ProtocolError("a back under another key than the one its intro proved")
+        self.gathered[conn] = env
         return True
 
     def _gathering(self, now: float) -> bool:

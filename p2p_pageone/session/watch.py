@@ -1,6 +1,7 @@
 """A watcher's side of its connection to the host, sans-I/O (protocol/SPEC.md §7, "Watchers").
 
-A watcher holds no seat and no secret, and sends nothing but its ``watch`` and pings. It keeps
+A watcher holds no seat and no secret of the table, and sends nothing but its ``watch`` (which
+answers the host's challenge: it proves the key it watches with) and pings. It keeps
 the public log as it comes; whoever runs it folds each entry on receipt with the audit's own
 checks (``audit.live.LiveAudit``: the fold a seated peer runs, every proof checked). On a new
 connection (to a new host after a takeover) the log is sent again from its start, and every
@@ -11,25 +12,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..crypto.identity import fingerprint
+from ..crypto.identity import Identity, fingerprint
 from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .common import BUSY
+from .links import answer_challenge
 from .rtt import ping, pong
 
 
 class Watcher:
     """Keeps the log the host sends; never sends anything but its ``watch`` and pings."""
 
-    def __init__(self, key: bytes, now: float, silent_after: float = 10.0,
+    def __init__(self, identity: Identity, now: float, silent_after: float = 10.0,
                  heartbeat: float = 1.0) -> None:
-        self.key = key
+        self.identity, self.key = identity, identity.public
+        self.expect = b""  # the key that listens where we connect, if known (reconnect)
+        self.introduced = False
         self.log: list[bytes] = []  # every entry, in order
         self.taken = 0  # entries handed on by ``take_entries``
         self.decoder = FrameDecoder()
         self.silent_after, self.heartbeat = silent_after, heartbeat
         self.last_seen = self._last_ping = now
-        self.out: list[bytes] = [self._watch()]
+        self.out: list[bytes] = []  # our watch answers the host's challenge
         self.ended = ""  # why watching stops for good: refused, another table, another log
         self.lost = ""  # why this connection is lost (another may do): silence, a close
         self.answered = False
@@ -37,8 +41,16 @@ class Watcher:
         self.known = self.checked = 0  # on a new connection: entries sent again, compared
         self.chat: list[str] = []  # watchers' lines (if the host allows them) and refusals
 
-    def _watch(self) -> bytes:
-        return frame(pack({"control": "watch", "from": self.key}))
+    def _watch(self, value: dict[str, Any]) -> None:
+        """Answer the host's challenge with our watch, proving our key (once a connection)."""
+        if self.introduced:
+            raise ProtocolError("a second challenge")
+        self.introduced = True
+        try:
+            self.out.append(answer_challenge(value, self.identity, {"control": "watch"},
+                                             self.expect))
+        except ProtocolError as error:
+            self.lost = f"not the table's host: {error.reason}"
 
     def take_entries(self) -> list[bytes]:
         """The entries come since the last call, in order: to be folded by whoever watches."""
@@ -61,8 +73,11 @@ class Watcher:
 
     def _control(self, value: dict[str, Any], now: float) -> None:
         """``watching`` answers our ``watch``: the log of that table follows."""
-        kind = validate_control(value, ("ping", "pong", "watching", "refused", "chat"))
-        if kind == "ping" and "n" in value:
+        kind = validate_control(value, ("ping", "pong", "watching", "refused", "chat",
+                                        "challenge"))
+        if kind == "challenge":
+            self._watch(value)
+        elif kind == "ping" and "n" in value:
             self.out.append(pong(value["n"]))
         elif kind == "watching":
             if self.table and value["table"] != self.table:
@@ -90,20 +105,21 @@ class Watcher:
         if now - self.last_seen > self.silent_after and not self.lost:
             self.lost = (f"the host sent nothing for {self.silent_after:.0f} s: it, or the "
                          "network between us, is down")
-        if now - self._last_ping >= self.heartbeat:
+        if now - self._last_ping >= self.heartbeat and self.introduced:
             self._last_ping = now
             self.out.append(ping(None))
 
     def next_wake(self, now: float) -> float:
         return self._last_ping + self.heartbeat
 
-    def reconnect(self, now: float) -> None:
-        """A new connection (the host's successor): it sends the log again from its start."""
+    def reconnect(self, now: float, expect: bytes = b"") -> None:
+        """A new connection (the host's successor, ``expect`` if known): it sends the log again
+        from its start."""
         self.known, self.checked = len(self.log), 0
-        self.answered, self.lost = False, ""
+        self.answered, self.lost, self.introduced, self.expect = False, "", False, expect
         self.decoder = FrameDecoder()
         self.last_seen = self._last_ping = now
-        self.out.append(self._watch())
+        self.out.clear()
 
     def say(self, text: str) -> None:
         """A line to the table, if its host takes chat from watchers (never in the log)."""

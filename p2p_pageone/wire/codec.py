@@ -36,18 +36,21 @@ class FrameDecoder:
         self.max_frame = max_frame
 
     def feed(self, data: bytes) -> list[bytes]:
-        self._buffer += data
+        buffer = self._buffer
+        buffer += data
         out: list[bytes] = []
-        while len(self._buffer) >= HEADER:
-            size = int.from_bytes(self._buffer[:HEADER], "big")
+        at, end = 0, len(buffer)
+        while end - at >= HEADER:  # one pass: the buffer is cut once, not once per frame
+            size = int.from_bytes(buffer[at : at + HEADER], "big")
             if size > self.max_frame:
-                self._buffer.clear()
+                buffer.clear()
                 raise ProtocolError(
                     f"a frame of {size} bytes is over the {self.max_frame}-byte limit")
-            if len(self._buffer) < HEADER + size:
+            if end - at < HEADER + size:
                 break
-            out.append(bytes(self._buffer[HEADER : HEADER + size]))
-            del self._buffer[: HEADER + size]
+            out.append(bytes(buffer[at + HEADER : at + HEADER + size]))
+            at += HEADER + size
+        del buffer[:at]
         return out
 
     @property

@@ -168,8 +168,15 @@ def validate(kind: Any, data: Any) -> dict[str, Any]:
 # welcome (what its hello, or its back to a seat it holds, is sealed against: nothing of the log
 # goes to a connection before that is in); the sequencer's refusal of an envelope; a watcher's
 # watch (the key it watches with) and the host's watching (the log follows, from its start).
+# Every listener's first frame is a challenge (a fresh nonce and the listener's key); a frame that
+# claims a key (intro, watch, direct) answers it with a ``proof`` statement (crypto/statements):
+# optional in the schema only so that an older pageone's frame, which has none, is refused with
+# a reason that says so.
+MAX_PROOF_STATEMENT = 256  # a proof statement is ~150 bytes
+CLAIMS = ("intro", "watch", "direct")  # control frames that claim a key: each carries a proof
 CONTROLS: dict[str, dict[str, Check]] = {
     "ping": {},
+    "challenge": {"nonce": blob(16), "from": blob(32)},
     "pong": {"n": integer(0, 2**32 - 1)},
     "intro": {"from": blob(32)},
     "watch": {"from": blob(32)},
@@ -194,8 +201,9 @@ STATEMENTS: dict[str, dict[str, Check]] = {
     "lost": {"table": blob(16), "host": blob(32), "index": integer(0, 2**32 - 1),
              "head": blob(32), "why": text(200)},
 }
-OPTIONAL: dict[str, dict[str, Check]] = {"ping": {"n": integer(0, 2**32 - 1)},
-                                         "chat": {"from": blob(32)}}
+OPTIONAL: dict[str, dict[str, Check]] = {
+    "ping": {"n": integer(0, 2**32 - 1)}, "chat": {"from": blob(32)},
+    **{kind: {"proof": blob_upto(MAX_PROOF_STATEMENT)} for kind in CLAIMS}}
 
 
 def validate_control(value: dict[str, Any], allowed: tuple[str, ...]) -> str:
