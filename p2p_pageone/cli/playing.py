@@ -3,7 +3,8 @@ loop, signals, the wind-down after quitting, and the exit code.
 
 Exit codes (README): 0 the game was played to its end; 1 this machine's files are unusable;
 2 bad usage; 3 the table ended early (a player left, the host closed it, a peer was named as a
-cheater, or the host could not be reached); 4 you left (quit, Ctrl-C, or SIGTERM).
+cheater, or the host could not be reached); 4 you left (quit, Ctrl-C, or SIGTERM); 5 this
+machine's network, most likely (the rest of the table went on without it).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .repl import Terminal
 from .wrap import complain, wrap_text
 
 EXIT_OK, EXIT_FILES, EXIT_USAGE, EXIT_ENDED, EXIT_QUIT = 0, 1, 2, 3, 4
+EXIT_NETWORK = 5  # this machine's network, most likely (a minority side stops: SPEC §7)
 
 
 async def play_seat(session: PeerSession, terminal: Terminal,
@@ -81,6 +83,9 @@ def finish(session: PeerSession, terminal: Terminal, log_path: Path | None) -> i
         return EXIT_FILES
     if session.game_over:
         return EXIT_OK
+    if session.attachment.network:
+        complain(f"pageone: {session.attachment.network}")
+        return EXIT_NETWORK
     if terminal.quitting:
         if terminal.offline:
             print("you quit the game", flush=True)

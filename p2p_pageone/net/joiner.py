@@ -11,12 +11,16 @@ import contextlib
 import os
 from collections.abc import Callable
 
+from ..crypto.statements import proof_of_key
+from ..session.attachment import MINORITY, lost_frame
 from ..session.client import Client
 from ..session.common import Event
 from ..session.links import RECONNECT_WINDOW
 from ..session.peer import PeerSession
 from ..session.route import Route
 from ..session.rtt import RoundTrip
+from ..wire.codec import FrameDecoder, ProtocolError, unpack
+from ..wire.messages import validate_control
 from .logwriter import LocalFault, LogWriter
 from .mesh import Mesh
 from .runner import (
@@ -61,25 +65,32 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
     try:
         while True:
             listening = standby is not None and standby.listener is not None
-            target = route.next(session, listening, standby is not None and standby.witnessed)
-            if target is None:  # the host is gone and we are next: we take the table over
+            target = route.next(session, listening, session.lost_majority())
+            if target is None:  # a majority lost the host and we are next: we take over
                 await _take_over(session, standby, on_events, log, silent_after, catch_window,
                                  reconnect_window, announcer)
                 return
-            session.attachment.via_successor = target != route.host(session)
+            address = route.host(session)
+            session.attachment.via_successor = target != address
+            if target != address:  # our signed word that we lost the host goes first
+                route.note(target, await tell_lost(session, *target))
             outcome = await _take_part(session, *target, on_events, log, silent_after,
                                        standby, mesh, round_trip)
+            outcome = outcome or _unserved(session, target == address)
             route.note(target, outcome)
+            if target == address and outcome:
+                session.sign_lost(f"{session.attachment.dropped or 'the host is gone'} "
+                                  f"({outcome} again)")
             if not session.attachment.dropped or finished(session):
                 return
             # that connection got back in: this drop has its own retry_for
             if session.attachment.log_read:
                 deadline = -1.0
                 route.failed.clear()
+                session.attachment.lost.clear()  # the host answered: old news
             deadline = loop.time() + retry_for if deadline < 0 else deadline
-            if loop.time() >= deadline:
-                session.attachment.may_resume = False
-                session.lost_host(session.attachment.dropped)
+            if loop.time() >= deadline or route.nobody_left(session):
+                _stop(session, route)
                 on_events(session, session.take_events())
                 return
             await asyncio.sleep(RETRY_EVERY)
@@ -88,6 +99,66 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
         mesh.close()
         if standby is not None:
             standby.close()
+
+
+def _unserved(session: PeerSession, to_host: bool) -> str:
+    """A connection to the host that never answered our intro, or that we left signing that
+    it does not serve the table: the host failed us as if it refused."""
+    at = session.attachment
+    if to_host and at.dropped and (not at.answered or session.identity.public in at.lost):
+        return "unanswered"
+    return ""
+
+
+def _stop(session: PeerSession, route: Route) -> None:
+    """The retry window is over and no takeover came: who lost what decides the words."""
+    session.attachment.may_resume = False
+    if route.nobody_left(session):
+        session.network_stop("nobody of this table answers any more (the host and every seat "
+                             "that listens refused): the game most likely ended, or went on "
+                             "without this machine, while it could not take part; nobody is to "
+                             "blame")
+    elif session.identity.public in session.attachment.lost and session.may_take_over():
+        session.network_stop(MINORITY)  # the others did not lose the host: we did
+    else:
+        session.lost_host(session.attachment.dropped)
+
+
+async def tell_lost(session: PeerSession, host: str, port: int) -> str:
+    """Our ``lost`` statement to the successor listening at ``host``:``port``, over a
+    connection that proves our key (its challenge signed). "refused"/"unreachable" if that
+    address failed us, else "" (it took the statement, or said why not: then we go on)."""
+    raw = session.attachment.lost.get(session.identity.public, b"")
+    if not raw:
+        return ""
+    try:
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 5.0)
+    except (OSError, TimeoutError) as error:
+        return "refused" if isinstance(error, ConnectionRefusedError) else "unreachable"
+    decoder = FrameDecoder()
+    try:
+        frames = await asyncio.wait_for(_answer(reader, decoder), 2.0)
+        value = unpack(frames[0])
+        if isinstance(value, dict) and validate_control(value, ("challenge",)):
+            proof = proof_of_key(session.identity, value["nonce"], value["from"], "lost")
+            writer.write(lost_frame(session, raw, proof))
+            answer = await asyncio.wait_for(_answer(reader, decoder), 2.0)
+            if answer:  # a refusal (the host still answers there, or it does not count)
+                return ""
+    except (OSError, TimeoutError, ProtocolError, EOFError, IndexError):
+        pass
+    finally:
+        writer.close()
+    return ""
+
+
+async def _answer(reader: asyncio.StreamReader, decoder: FrameDecoder) -> list[bytes]:
+    """The next whole frames, or [] once the connection is closed."""
+    while data := await read_frame(reader):
+        frames = decoder.feed(data)
+        if frames:
+            return frames
+    return []
 
 
 async def _take_over(session: PeerSession, standby: Standby | None, on_events: EventSink,
@@ -132,10 +203,8 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
         session.lost_host(f"could not connect to {host}:{port} ({why or 'no answer'})")
         on_events(session, session.take_events())
         return "refused" if isinstance(error, ConnectionRefusedError) else "unreachable"
-    if standby is not None:
-        standby.witnessed = False  # a host answers: whatever a peer said of it is old news
-        if not session.attachment.endpoint:
-            session.attachment.endpoint = await standby.open(writer.get_extra_info("sockname")[0])
+    if standby is not None and not session.attachment.endpoint:
+        session.attachment.endpoint = await standby.open(writer.get_extra_info("sockname")[0])
     client = Client(session, loop.time(), silent_after)
     if round_trip is not None:
         round_trip.forget_probe()  # an echo on the old connection will never come
@@ -152,6 +221,11 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
             client.tick(loop.time())
             link.flush()
         link.flush()
+        at = session.attachment
+        if at.dropped and not at.answered and not at.via_successor:  # it took our intro and
+            lost = session.sign_lost(f"{at.dropped}; a new connection was not answered")
+            if lost and not writer.is_closing():  # said nothing: it reads this once it runs
+                writer.write(lost_frame(session, lost))
         with contextlib.suppress(ConnectionError, OSError, TimeoutError):
             await asyncio.wait_for(writer.drain(), 2.0)
     finally:

@@ -2,20 +2,26 @@
 
 Every joiner listens on the address it reaches the host from, and says where in its ``hello``.
 Two things come there. Other joiners' ``keys`` envelopes for this joiner's cards, sent straight
-to it as well as to the host, so it opens a drawn card sooner. And, once this joiner has lost
-the host too, a seated peer's intro: a second witness that the host is gone, so if this joiner
-is the successor it takes the table over, and the listener becomes its sequencer's.
+to it as well as to the host, so it opens a drawn card sooner. And a seat's signed ``lost``
+statement: it lost the host. If this joiner is the successor and lost the host too, once it
+holds statements from a majority of the listening seats it takes the table over, and the
+listener becomes its sequencer's. An intro is no witness of anything.
 """
 
 from __future__ import annotations
 
 import asyncio
+import secrets
 import socket
 from collections.abc import Awaitable, Callable
+from typing import Any
 
+from ..crypto.identity import fingerprint
+from ..crypto.statements import check_proof, open_statement
 from ..session.common import parse_endpoint
+from ..session.links import refusal
 from ..session.peer import PeerSession
-from ..wire.codec import MAX_FRAME, FrameDecoder, ProtocolError, unpack
+from ..wire.codec import MAX_FRAME, FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 
 __all__ = ["Relay", "Standby", "parse_endpoint"]
@@ -27,13 +33,12 @@ Relay = Callable[[str, int], Awaitable[int]]  # (address, port) -> the port othe
 
 
 class Standby:
-    """The listening socket of a joiner: direct keys in, a takeover's witnesses."""
+    """The listening socket of a joiner: direct keys in, the seats' ``lost`` statements."""
 
     def __init__(self, session: PeerSession, relay: Relay | None = None) -> None:
         self.session = session
         self.relay = relay  # a benchmark's delaying proxy in front of the listener
         self.listener: socket.socket | None = None
-        self.witnessed = False  # a seated peer came here having lost the host, as we did
         self.wake: Callable[[], None] | None = None  # sends what a direct envelope made us say
         self._task: asyncio.Task[None] | None = None
         self._serving: set[asyncio.Task[None]] = set()
@@ -73,25 +78,32 @@ class Standby:
             task.add_done_callback(self._serving.discard)
 
     async def _serve(self, client: socket.socket) -> None:
-        """A peer's ``direct`` frame, then its keys envelopes; or a peer's ``intro``, which it
-        sends a host: a witness, if we lost the host too."""
+        """A peer's ``direct`` frame, then its keys envelopes; or a seat's ``lost`` statement,
+        answered with ``refused`` if it does not count here; or a peer's ``intro``, which it
+        sends a host: closed (it tries again once we are the host)."""
         try:
             reader, writer = await asyncio.open_connection(sock=client)
         except OSError:
             client.close()
             return
         decoder = FrameDecoder(MAX_FRAME)
+        nonce = challenge(writer, self.session.identity.public)
         try:
             payloads = await asyncio.wait_for(_frames(reader, decoder), INTRO_WITHIN)
             value = unpack(payloads.pop(0))
             if not isinstance(value, dict):
                 return
-            kind = validate_control(value, ("intro", "direct"))
+            kind = validate_control(value, ("intro", "direct", "lost"))
             s = self.session
             if s.game is None or s.seat_of(value["from"]) not in s.active:
                 return
-            if kind == "intro":  # a peer that lost the host: if we have too, a witness
-                self.witnessed = self.witnessed or bool(s.attachment.dropped)
+            if kind == "lost":
+                reason = self.lost(value, nonce)
+                if reason:
+                    writer.write(refusal(-1, reason))
+                    await asyncio.wait_for(writer.drain(), 2.0)
+                return
+            if kind == "intro":  # no witness of anything: a new host takes it once it is one
                 return
             self._one_per_peer(value["from"])
             while not s.ended and not s.is_host:
@@ -102,6 +114,22 @@ class Standby:
             pass
         finally:
             writer.close()
+
+    def lost(self, value: dict[str, Any], nonce: bytes) -> str:
+        """A seat says, signed, that it lost the host: kept toward a takeover, or why not."""
+        s, key = self.session, value["from"]
+        wrong = check_proof(value["proof"], key, nonce, s.identity.public, "lost")
+        if wrong is not None:
+            return f"{fingerprint(key)} could not prove it holds that key ({wrong})"
+        if s.attachment.answered and not s.attachment.dropped:
+            return "the host still answers here"
+        try:
+            signer = open_statement(value["statement"], "lost").sender
+        except ProtocolError as error:
+            return error.reason
+        if signer != key:
+            return "a lost statement is sent by its signer"
+        return s.take_lost(value["statement"]) or ""
 
     def _one_per_peer(self, key: bytes) -> None:
         """A peer's new direct connection replaces its old one (it cannot hold all slots)."""
@@ -133,6 +161,13 @@ class Standby:
         listener = self.release()
         if listener is not None:
             listener.close()
+
+
+def challenge(writer: asyncio.StreamWriter, key: bytes) -> bytes:
+    """The listener's first frame: a fresh nonce that a claiming frame's proof signs."""
+    nonce = secrets.token_bytes(16)
+    writer.write(frame(pack({"control": "challenge", "nonce": nonce, "from": key})))
+    return nonce
 
 
 async def _frames(reader: asyncio.StreamReader, decoder: FrameDecoder) -> list[bytes]:

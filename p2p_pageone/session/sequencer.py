@@ -23,8 +23,9 @@ from ..wire.messages import validate_control
 from .client import PING, STALL, Client
 from .common import BUSY, Event
 from .fold.queries import MOVE, expected_at_takeover
-from .gathering import back_to_new_host, fold_handed_over
+from .gathering import back_to_new_host, fold_handed_over, told_lost
 from .links import (
+    AFTER_STALL,
     CHAT_LINES,
     CHAT_WINDOW,
     FIRST_WORDS,
@@ -77,7 +78,7 @@ class Sequencer(WatcherDesk):
                 value = unpack(payload)
                 if isinstance(value, dict):
                     kind = validate_control(value, ("ping", "pong", "intro", "done", "entry",
-                                                    "watch", "chat"))
+                                                    "watch", "chat", "lost"))
                     appended = False
                     if kind == "ping" and "n" in value and (link.key or link.introduced):
                         self.out.append((conn, pong(value["n"])))
@@ -93,6 +94,8 @@ class Sequencer(WatcherDesk):
                         appended = self._handed_over(link, value["index"], value["raw"], now)
                     elif kind == "done":
                         self._done(conn, link, value["index"])
+                    elif kind == "lost":  # the statement is signed: its own proof
+                        told_lost(self.host, value, link.key)
                 elif isinstance(value, list):
                     appended = self._submit(conn, link, payload, now)
                 else:
@@ -244,6 +247,7 @@ class Sequencer(WatcherDesk):
             link.rtt.forget_probe()
         self.last_progress = max(self.last_progress, now)
         self.lobby_changed += gap
+        self.stall_until = now + AFTER_STALL
         if gap >= NOTICE_STALL:
             self.host.events.append(Event("stall", f"this machine stalled for {gap:.0f} s "
                                           "(pageone did not run): nobody is timed out for it"))

@@ -64,6 +64,10 @@ class SequencerCore:
         self._last_ping = now
         self._last_tick = now
         self._quiet_told = False
+        # After a stall of this machine: until ``stall_until`` the connections found closed
+        # are held, not kept away: if a majority of the seats left us, the table moved on
+        self.stall_until = -1.0
+        self.stall_dropped: list[tuple[Link, str]] = []
         # The end of the game: the log's length then, and when; who confirmed having it.
         self.linger = max(LINGER, silent_after)
         self.final: tuple[int, float] | None = None
