@@ -21,6 +21,7 @@ from p2p_pageone.crypto import group
 from p2p_pageone.crypto.deck import DeckSecrets, proof_context
 from p2p_pageone.crypto.envelope import extend, genesis, seal
 from p2p_pageone.crypto.identity import Identity
+from p2p_pageone.crypto.statements import seal_statement
 from p2p_pageone.session.deckdriver import seat_peers
 
 OUT = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
@@ -32,8 +33,16 @@ def fixed(name: str) -> bytes:
     return hashlib.sha256(b"pageone test vector " + name.encode()).digest()
 
 
+def lost_statement() -> bytes:
+    """Bob's signed word that he lost the host (alice) of TABLE after 7 entries."""
+    return seal_statement(Identity(fixed("bob")), "lost", {
+        "table": TABLE, "host": Identity(fixed("alice")).public, "index": 7,
+        "head": fixed("head"), "why": "the connection to the host closed; it refused a new one"})
+
+
 def envelopes() -> dict[str, Any]:
     alice = Identity(fixed("alice"))
+    lost = lost_statement()
     cases = [
         ("ready", {}),
         ("say", {"text": "hello"}),
@@ -43,7 +52,7 @@ def envelopes() -> dict[str, Any]:
         ("head", {"index": 7, "head": fixed("head")}),
         ("away", {"seat": 2, "why": "disconnected", "window": 60}),
         ("back", {"endpoint": "192.0.2.7:40123"}),
-        ("takeover", {"seat": 0, "window": 60}),
+        ("takeover", {"seat": 0, "window": 60, "lost": [lost]}),
     ]
     rows = []
     for seq, (kind, data) in enumerate(cases):
@@ -51,7 +60,8 @@ def envelopes() -> dict[str, Any]:
         rows.append({"seq": seq, "type": kind, "envelope": raw.hex()})
     return {"identity_secret": fixed("alice").hex(), "public": alice.public.hex(),
             "fingerprint": alice.fingerprint, "table": TABLE.hex(), "hand": 1,
-            "prev": genesis(TABLE).hex(), "cases": rows}
+            "prev": genesis(TABLE).hex(), "cases": rows,
+            "lost": {"identity_secret": fixed("bob").hex(), "statement": lost.hex()}}
 
 
 def transcript() -> dict[str, Any]:

@@ -14,6 +14,7 @@ from p2p_pageone.crypto import group, proofs
 from p2p_pageone.crypto.deck import Pass
 from p2p_pageone.crypto.envelope import ChainVerifier, genesis, open_envelope, seal
 from p2p_pageone.crypto.identity import Identity
+from p2p_pageone.crypto.statements import open_statement, seal_statement
 from p2p_pageone.session.deckdriver import HandPeer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +38,18 @@ def test_envelope_vectors_decode_and_reencode_byte_for_byte() -> None:
         assert (env.kind, env.seq, env.hand, env.sender) == (case["type"], case["seq"], 1,
                                                              alice.public)
         assert seal(alice, table, 1, env.seq, env.prev, env.kind, env.data) == raw
+
+
+def test_lost_statement_vector_opens_and_reseals_byte_for_byte() -> None:
+    data = load("envelopes.json")
+    bob = Identity(bytes.fromhex(data["lost"]["identity_secret"]))
+    raw = bytes.fromhex(data["lost"]["statement"])
+    statement = open_statement(raw, "lost")
+    assert statement.sender == bob.public and statement.data["index"] == 7
+    assert statement.data["host"].hex() == data["public"]
+    assert seal_statement(bob, "lost", statement.data) == raw
+    takeover = next(case for case in data["cases"] if case["type"] == "takeover")
+    assert open_envelope(bytes.fromhex(takeover["envelope"])).data["lost"] == [raw]
 
 
 def test_transcript_replays_through_chain_and_deck() -> None:

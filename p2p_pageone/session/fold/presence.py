@@ -110,7 +110,8 @@ def on_takeover(s: PublicState, env: Envelope, seat: int, now: float) -> None:
              else "")
     s.events.append(Event("takeover", f"{gone}: {name} "
                           f"(seat {seat}) is the table's host now{where}", {
-                              "seat": seat, "old": old, "position": len(s.log) - 1}))
+                              "seat": seat, "old": old, "position": len(s.log) - 1,
+                              "lost": len(env.data["lost"]), "handed": not env.data["lost"]}))
     stranded = [p for p in s.active if p not in (old, seat) and not s.endpoints.get(s.keys[p])]
     game = s.game
     assert game is not None
