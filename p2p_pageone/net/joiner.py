@@ -15,6 +15,7 @@ from ..crypto.statements import proof_of_key
 from ..session.attachment import MINORITY, lost_frame
 from ..session.client import Client
 from ..session.common import Event
+from ..session.fold.lost import listening_seats
 from ..session.links import RECONNECT_WINDOW
 from ..session.peer import PeerSession
 from ..session.route import Route
@@ -168,9 +169,13 @@ async def _take_over(session: PeerSession, standby: Standby | None, on_events: E
     assert standby is not None
     listener = standby.release()
     old = session.names[session.seat_of(session.host_key)]
+    gone = (f"{old}'s machine (the host) cannot write its log and handed the table over"
+            if session.handed_over >= 0 else f"{len(session.lost_statements())} of the "
+            f"{len(listening_seats(session))} seats that listen lost {old}'s pageone (the "
+            "host), a majority")
     session.take_over()
-    session.events.append(Event("takeover", f"{old}'s pageone (the host) stopped: this pageone "
-                                "takes the table over, and the others reconnect to it…"))
+    session.events.append(Event("takeover", f"{gone}: this pageone takes the table over, "
+                                "and the others reconnect to it…"))
     runner = HostRunner(session, "", 0, on_events, log, silent_after=silent_after,
                         lobby={"reconnect_window": reconnect_window}, listener=listener)
     port = await runner.start()

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from ..crypto.envelope import Envelope
 from ..wire.codec import ProtocolError
-from .client import STALL
 from .common import Event
 from .fold.lost import listening_seats, needed
 from .fold.presence import away_refusal
-from .links import AFTER_STALL, Link
+from .links import Link
 from .sequencing import SequencerCore
 
 
@@ -31,8 +30,7 @@ class SeatKeeper(SequencerCore):
             return
         if self.host.game is not None and seat not in self.host.active:
             return  # it has left the game already
-        if may_return and (now - self._last_tick > STALL or now < self.stall_until):
-            self.stall_until = max(self.stall_until, now + AFTER_STALL)
+        if may_return and now < self.stall_until:
             self.stall_dropped.append((link, why))  # decided once the stall's news is in
             return
         name = self.host.names[seat]

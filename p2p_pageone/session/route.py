@@ -48,7 +48,7 @@ class Route:
             if seat == s.me:
                 if majority and listening:
                     return None
-                break
+                continue  # the seats after us: is anyone of the table still there?
             endpoint = parse_endpoint(s.endpoints[s.keys[seat]])
             if endpoint is not None and endpoint not in self.failed:
                 self.last = endpoint  # there, our lost statement, then our intro

@@ -69,6 +69,7 @@ class Sequencer(WatcherDesk):
         self.links[conn] = Link(now, now)
 
     def receive(self, conn: int, data: bytes, now: float) -> None:
+        self._woke(now)
         link = self.links.get(conn)
         if link is None:
             return
@@ -113,6 +114,7 @@ class Sequencer(WatcherDesk):
         self._drop(conn, "stopped reading what the table sends", now)
 
     def disconnect(self, conn: int, now: float) -> None:
+        self._woke(now)
         link = self.links.pop(conn, None)
         if link is not None:
             self._lost(link, "disconnected", now, may_return=True)
@@ -238,6 +240,13 @@ class Sequencer(WatcherDesk):
                                      "game (the result stands)"))
 
     # --- was it me? ----------------------------------------------------------------------------
+
+    def _woke(self, now: float) -> None:
+        """A frame or a close read before the first tick after a stall: the stall first."""
+        gap = now - self._last_tick
+        if gap > STALL:
+            self._last_tick = now
+            self._stalled(gap, now)
 
     def _stalled(self, gap: float, now: float) -> None:
         """This process did not run for ``gap`` seconds (frozen, suspended, starved): the silence

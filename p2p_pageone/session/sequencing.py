@@ -90,6 +90,8 @@ class SequencerCore:
             self.window = (miss, now)
 
     def _must_wait(self, env: Envelope, now: float) -> bool:
+        if now < self.stall_until:  # after a stall, nothing goes in before its news is in
+            return True
         if self.window is None or env.kind != "move":
             return False
         seat, opened = self.window
