@@ -61,8 +61,9 @@ class Client:
                 elif not isinstance(value, dict):
                     raise ProtocolError("a frame is an envelope or a control map")
                 else:
+                    # a challenge (a joiner's listener, first): nothing to prove here yet
                     kind = validate_control(value, ("ping", "pong", "refused", "welcome",
-                                                    "done", "chat"))
+                                                    "done", "chat", "challenge"))
                     if kind == "ping" and "n" in value:
                         self.out.append(pong(value["n"]))
                     elif kind == "pong":

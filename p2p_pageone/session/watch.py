@@ -61,7 +61,9 @@ class Watcher:
 
     def _control(self, value: dict[str, Any], now: float) -> None:
         """``watching`` answers our ``watch``: the log of that table follows."""
-        kind = validate_control(value, ("ping", "pong", "watching", "refused", "chat"))
+        # a joiner's listener challenges first (protocol/SPEC.md §7): nothing to prove here yet
+        kind = validate_control(value, ("ping", "pong", "watching", "refused", "chat",
+                                        "challenge"))
         if kind == "ping" and "n" in value:
             self.out.append(pong(value["n"]))
         elif kind == "watching":
