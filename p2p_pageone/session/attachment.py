@@ -12,7 +12,14 @@ from ..crypto.envelope import open_envelope, seal
 from ..crypto.statements import seal_statement
 from ..wire.codec import ProtocolError, frame, pack
 from .common import Event
-from .fold.lost import HANDOVER, listening_seats, may_hand_over, needed, open_lost
+from .fold.lost import (
+    HANDOVER,
+    listening_seats,
+    majority_refusal,
+    may_hand_over,
+    needed,
+    open_lost,
+)
 from .player import PlayerState
 
 MINORITY = ("could not reach the host, and the rest of the table did not lose it: most likely "
@@ -147,6 +154,9 @@ class AttachedPlayer(PlayerState):
         old, self.attachment.taking_over = self.attachment.taking_over, -1
         if old >= 0 and not self.ended and not self.game_over:
             lost = [] if self.handed_over >= 0 else self.lost_statements()
+            if majority_refusal(self, lost) is not None:  # what was handed over changed who
+                self.network_stop(MINORITY)  # listens: no majority now, no takeover
+                return
             self.notify("takeover", {"seat": old, "window": window, "lost": lost})
         self.flush(now)
 
