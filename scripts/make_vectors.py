@@ -53,6 +53,7 @@ def envelopes() -> dict[str, Any]:
         ("away", {"seat": 2, "why": "disconnected", "window": 60}),
         ("back", {"endpoint": "192.0.2.7:40123"}),
         ("takeover", {"seat": 0, "window": 60, "lost": [lost]}),
+        ("witness", {"seat": 2, "at": 41, "heard": b""}),
     ]
     rows = []
     for seq, (kind, data) in enumerate(cases):
@@ -62,6 +63,21 @@ def envelopes() -> dict[str, Any]:
             "fingerprint": alice.fingerprint, "table": TABLE.hex(), "hand": 1,
             "prev": genesis(TABLE).hex(), "cases": rows,
             "lost": {"identity_secret": fixed("bob").hex(), "statement": lost.hex()}}
+
+
+def statements() -> dict[str, Any]:
+    """One signed statement of each kind (protocol/SPEC.md §7, "Statements")."""
+    alice = Identity(fixed("alice"))
+    cases = [
+        ("proof", {"nonce": fixed("nonce")[:16], "to": Identity(fixed("host")).public,
+                   "role": "intro"}),
+        ("alive", {"table": TABLE, "index": 42, "head": fixed("head")}),
+        ("lost", {"table": TABLE, "host": Identity(fixed("host")).public, "index": 42,
+                  "head": fixed("head"), "why": "the host's connection closed"}),
+    ]
+    return {"identity_secret": fixed("alice").hex(), "public": alice.public.hex(),
+            "cases": [{"kind": kind, "statement": seal_statement(alice, kind, data).hex()}
+                      for kind, data in cases]}
 
 
 def transcript() -> dict[str, Any]:
@@ -198,7 +214,8 @@ def render() -> dict[str, str]:
     return {name: json.dumps(data, indent=1, sort_keys=True) + "\n"
             for name, data in (("envelopes.json", envelopes()),
                                ("transcript.json", transcript()),
-                               ("proofs.json", proofs()))}
+                               ("proofs.json", proofs()),
+                               ("statements.json", statements()))}
 
 
 def main() -> int:

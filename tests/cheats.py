@@ -52,7 +52,7 @@ def verdict(audit: Audit) -> tuple[object, ...]:
 
 def table_with(settings: Settings, players: int, seed: int,
                doubles: dict[int, PeerFactory] | None = None,
-               bots: dict[int, Any] | None = None) -> MemoryTable:
+               bots: dict[int, Any] | None = None, direct: bool = False) -> MemoryTable:
     """A ``MemoryTable`` whose peer ``i`` is built by ``doubles[i]`` (default ``PeerSession``),
     with the same identities and randomness as ``memory.make_peer``."""
     doubles, bots = doubles or {}, bots or {}
@@ -65,7 +65,8 @@ def table_with(settings: Settings, players: int, seed: int,
             bot=bots.get(index, make_bot("normal")), rng=random.Random(f"{seed}/{index}/bot"),
             autoplay=True, host_table=host_table)
 
-    return MemoryTable(settings, players, peers=[peer(i) for i in range(players)])
+    return MemoryTable(settings, players, peers=[peer(i) for i in range(players)],
+                       direct=direct)
 
 
 def classic_table_where_cheat_struck(cheat_class: type) -> MemoryTable:

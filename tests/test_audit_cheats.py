@@ -125,13 +125,30 @@ def test_a_false_page_one_call_in_qdan_is_named_and_a_draw_and_pass_is_not() -> 
 
 
 def test_a_peer_silent_instead_of_revealing_its_seed_is_named_as_refusing() -> None:
+    # The host's timeout is a claim: the other listening peer (seat 1) confirms it, holding no
+    # reveal of seat 2's, and only then is seat 2 named (at that witness's entry).
     table = table_with(make_settings("classic", {"deals": 1}), 3, seed=62,
-                       doubles={2: SilentAtReveal})
+                       doubles={2: SilentAtReveal}, direct=True)
     table.run(limit=600)
     audit = assert_named(table, 2, "seed reveal", "refused to reveal its hand seed")
     assert "cannot be checked" in audit.fault.reason
-    assert entry_kind(table.sessions[0], audit.fault.entry) == ("timeout", 0)
+    assert entry_kind(table.sessions[0], audit.fault.entry) == ("witness", 1)
+    timeout = audit.fault.entry - 1
+    assert entry_kind(table.sessions[0], timeout) == ("timeout", 0)
     assert audit.hands[0].status == "fault"
+
+
+def test_a_refused_reveal_nobody_can_witness_is_a_leave_not_a_cheat() -> None:
+    # No other seat listens: the host's word alone names nobody; the seat leaves, the hand is
+    # void, and with one player left the table ends early, nobody at fault.
+    table = table_with(make_settings("classic", {"deals": 1}), 3, seed=62,
+                       doubles={2: SilentAtReveal})
+    table.run(limit=600)
+    for session in honest(table, 2):
+        assert not session.ended or not session.ended.startswith("p2 (seat 2"), session.ended
+        audit = audit_of(session)
+        assert audit.fault is None
+        assert "no other peer could confirm" in audit.last_left[2]
 
 
 def test_a_hand_voided_by_a_silent_peer_is_reported_as_void_and_the_log_passes() -> None:

@@ -190,7 +190,7 @@ def test_a_cheat_still_fails_naming_the_cheater_in_text_and_json(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Silent instead of revealing its seed after the play: a cheat, not a leave."""
     table = table_with(make_settings("classic", {"deals": 1}), 3, seed=62,
-                       doubles={2: SilentAtReveal})
+                       doubles={2: SilentAtReveal}, direct=True)  # seat 1 witnesses it
     table.run(limit=600)
     doc, out = both_ways(tmp_path, capsys, log_bytes(table.sessions[0]))
     assert doc["verdict"] == "FAIL" and doc["early_end"] is None

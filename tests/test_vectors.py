@@ -122,3 +122,13 @@ def test_key_vectors() -> None:
     for case in data["keys"]:
         key = group.scalar_of(bytes.fromhex(case["key"]))
         assert proofs.check_key(key, commits[case["position"]], round_commit) == case["valid"]
+
+
+def test_statement_vectors_open_and_reseal_byte_for_byte() -> None:
+    data = load("statements.json")
+    alice = Identity(bytes.fromhex(data["identity_secret"]))
+    for case in data["cases"]:
+        raw = bytes.fromhex(case["statement"])
+        statement = open_statement(raw, case["kind"])
+        assert statement.sender == alice.public
+        assert seal_statement(alice, case["kind"], statement.data) == raw

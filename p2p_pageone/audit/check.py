@@ -282,6 +282,8 @@ def _note_events(audit: Audit, state: TableState, position: int, events: list[Ev
                 line.missed = missed_calls(state.settings, state.seat_count, state.history[-1])
             line.text = event.text + "".join(f"; {note}" for note in line.returns) + (
                 _calls(line.missed, state.names))
+        elif event.kind == "refuted" and audit.hands:  # the host's word, disproved
+            audit.hands[-1].returns.append(f"at entry {position} {event.text}")
         elif event.kind == "back" and audit.hands:
             audit.hands[-1].returns.append(f"{state.who(int(data['seat']))} dropped and "
                                            f"returned at entry {position}")

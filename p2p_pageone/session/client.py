@@ -21,6 +21,7 @@ from .fold.queries import MOVE
 from .peer import PeerSession
 from .rtt import PING as PING  # the plain ping, for those that send one by hand
 from .rtt import RoundTrip, ping, pong
+from .witnessing import censored
 
 STALL = 2.0  # seconds between two ticks (at least one every heartbeat) only a stall explains
 NOTICE_STALL = 5.0  # a stall this long is told to the player
@@ -56,8 +57,11 @@ class Client:
             for payload in self.decoder.feed(data):
                 value: Any = unpack(payload)
                 if isinstance(value, list):
-                    self.progress = now
+                    refuted = self.session.refuted
                     self.session.on_log(payload, now)
+                    # a witness round, or a claim of the host's disproved, moves nothing on
+                    if not self.session.claims and self.session.refuted == refuted:
+                        self.progress = now
                 elif not isinstance(value, dict):
                     raise ProtocolError("a frame is an envelope or a control map")
                 else:
@@ -148,6 +152,8 @@ class Client:
 
     def collect(self) -> None:
         self.out += [frame(raw) for raw in self.session.take_outgoing()]
+        relays, self.session.outbox.relay_out = self.session.outbox.relay_out, []
+        self.out += [frame(pack({"control": "relay", "raw": raw})) for raw in relays]
 
     def _stalled(self, gap: float, now: float) -> None:
         """This process did not run: the host's silence meanwhile is not the host's fault."""
@@ -163,6 +169,12 @@ class Client:
         s = self.session
         waited = now - self.progress
         if s.ended or s.game_over or waited <= self.step_limit or s.attachment.dropped:
+            return
+        ignored = censored(s, now, self.step_limit)
+        if ignored:  # a seat's word we hold and handed over: the host does not take it
+            self._unserved(f"has not put {ignored} in the log for {self.step_limit:.0f} s, "
+                           "though we hold it signed and handed it over: the host is not "
+                           "serving the table", now)
             return
         if s.in_flight:  # ours, a move included: neither in the log nor refused
             kind = open_envelope(s.in_flight).kind

@@ -13,6 +13,7 @@ from .common import Event, coin_commitment
 from .fold.queries import slots_owed_by
 from .moves import move_data
 from .player import PlayerState
+from .witnessing import witness_intent
 
 Intent = tuple[str, dict[str, Any]]
 
@@ -32,6 +33,10 @@ def next_intent(s: PlayerState, now: float) -> Intent | None:
         return _lobby_intent(s)
     if s.game_over:
         return None
+    if s.claims:  # the host made a claim: the table takes nothing but witnesses meanwhile
+        return witness_intent(s, now)
+    if s.me in s.away and not s.is_host:  # kept away, yet here: we are back
+        return "back", {"endpoint": s.attachment.endpoint}
     return _hand_intent(s, now)
 
 

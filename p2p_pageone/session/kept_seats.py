@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..crypto.envelope import Envelope
 from ..wire.codec import ProtocolError
+from .client import STALL
 from .common import Event
 from .fold.lost import listening_seats, needed
 from .fold.presence import away_refusal
@@ -84,6 +85,17 @@ class SeatKeeper(SequencerCore):
         for conn, link in list(self.links.items()):
             if link.key == env.sender:
                 self._drop(conn, "came back on a new connection", now, may_return=True)
+
+    def _woke(self, now: float) -> None:
+        """A frame or a close read before the first tick after a stall: the stall first."""
+        gap = now - self._last_tick
+        if gap > STALL:
+            self._last_tick = now
+            self._stalled(gap, now)
+
+    def _stalled(self, gap: float, now: float) -> None:
+        """This process did not run for ``gap`` seconds (the sequencer's)."""
+        raise NotImplementedError
 
     def _settle_stall(self, now: float) -> bool:
         """After a stall: if the seats that left us meanwhile (or signed that they lost us)

@@ -21,11 +21,11 @@ from ..engine.deal import UNKNOWN
 from ..engine.game import Game
 from ..engine.moves import IllegalMove, Move
 from ..engine.settings import QdanSettings
-from ..wire.codec import ProtocolError
-from . import intents, pipeline
+from . import intents, pipeline, witnessing
 from .admission import admissible
 from .attachment import SEAT_GIVEN_UP, AttachedPlayer
 from .common import BUSY, DID_NOT_OPEN, PROTOCOL_VERSION, Event, TableEnded
+from .fold.claims import Claim
 from .fold.queries import waiting_for
 from .fold.table import FOLD_ERRORS
 from .hand import HandSecrets
@@ -130,14 +130,13 @@ class PeerSession(AttachedPlayer):
                     self.private.opened_early += 1
 
     def direct(self, raw: bytes, now: float) -> None:
-        """A ``keys`` envelope its author sent us directly, ahead of the log: checked like the
-        fold checks it, and used only to open our own cards sooner (SPEC §7)."""
-        try:
-            env = open_envelope(raw)
-        except ProtocolError:
+        """A frame a peer sent us on the mesh: a sign of life or an envelope, kept for a witness
+        round; a ``keys`` envelope, checked like the fold checks it, also opens our own cards
+        sooner (SPEC §7)."""
+        if self.ended or self.game is None:
             return
-        if (env.kind != "keys" or env.table != self.table_id or self.ended or self.game is None
-                or self.seat_of(env.sender) not in self.active):
+        env = witnessing.receive(self, raw, now)
+        if env is None or env.kind != "keys":
             return
         self.private.early.add(env)
         self._open_private()
@@ -157,6 +156,12 @@ class PeerSession(AttachedPlayer):
             endpoint = self.endpoints.get(key, "")
             if endpoint and key != self.host_key:
                 self.outbox.direct_out.append((endpoint, raw))
+
+    def _claimed(self, claim: Claim, now: float) -> None:
+        witnessing.claimed(self, claim, now)
+
+    def _own_disproof(self, claim: Claim) -> str:
+        return witnessing.own_disproof(self, claim)
 
     def _own_reveal(self, seat: int, seed: bytes) -> bool:
         secrets = self.private.secrets
@@ -275,6 +280,8 @@ class PeerSession(AttachedPlayer):
         return min(due)
 
     def tick(self, now: float) -> None:
+        witnessing.send_alive(self, now)
+        witnessing.hand_over(self, now)
         self.flush(now)
 
     # --- outputs ------------------------------------------------------------------------------
@@ -303,6 +310,7 @@ class PeerSession(AttachedPlayer):
         self.outbox.outgoing.append(raw)
         if kind == "keys" and not self.is_host:
             self._send_direct(raw, data["positions"])
+        witnessing.to_mesh(self, raw, kind, data)
         pipeline.fill(self, now)
         if kind == "hello":
             self.attachment.hello_sent = raw

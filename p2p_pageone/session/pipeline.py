@@ -29,6 +29,7 @@ from .fold.queries import lacks_keys, slots_owed_by
 from .intents import Intent, move_intent
 from .moves import move_from
 from .player import PlayerState, Sent
+from .witnessing import to_mesh
 
 PIPE = 3  # envelopes out at once: keys, a Page One call, the play after it
 
@@ -47,6 +48,7 @@ def fill(s: PlayerState, now: float) -> None:
         raw = seal(s.identity, s.table_id, s.hand, seq, chain.head, kind, data)
         s.outbox.pipe.append(Sent(raw, kind, data, seq))
         s.outbox.outgoing.append(raw)
+        to_mesh(s, raw, kind, data)
 
 
 def refused_behind(s: PlayerState, reason: str, seq: int, now: float) -> bool:

@@ -84,6 +84,7 @@ class Outbox:
     requested: Move | None = None  # the move the player asked for, until logged or refused
     local_bye: str = ""  # said until it is in the log: this machine failed
     direct_out: list[tuple[str, bytes]] = field(default_factory=list)  # (endpoint, keys) to send
+    relay_out: list[bytes] = field(default_factory=list)  # others' envelopes, for the host
 
 
 @dataclass
@@ -109,6 +110,21 @@ class Attachment:
     lost: dict[bytes, bytes] = field(default_factory=dict)  # signer -> its ``lost`` statement
     # of the present host (ours included): a successor's majority, a host's notice to stop
     network: str = ""  # this machine's network, most likely, ended the table for us (exit 5)
+
+
+@dataclass
+class MeshMemory:
+    """What this peer holds of the others, from the mesh."""
+
+    alive: dict[bytes, tuple[int, bytes]] = field(default_factory=dict)  # key -> (index, raw)
+    held: dict[bytes, list[tuple[float, bytes]]] = field(default_factory=dict)  # key -> envs
+    alive_sent: float = -1e9
+    read_at: dict[int, float] = field(default_factory=dict)  # claim position -> when we read it
+    first_call: dict[int, bytes] = field(default_factory=dict)  # catch position -> call held
+    shared: bytes = b""  # our envelope the host has not logged, sent to the others too
+    stuck_since: tuple[bytes, float] = (b"", 0.0)  # our envelope out, and since when
+    relayed: dict[bytes, float] = field(default_factory=dict)  # others' envelopes we handed
+    # the host, and when
 
 
 @dataclass
@@ -141,6 +157,7 @@ class PlayerState(TableState):
         self.outbox = Outbox()
         self.attachment = Attachment(log_read=bool(host_table))
         self.clock = TurnClock()
+        self.mesh = MeshMemory()  # what we hold of the others, from the mesh (witnessing)
         self.ended = ""
         self.local = ""  # this machine failed (its disk): why; nobody else is to blame
         self.watch_room = (0, 0)  # a host's watchers: (watching now, the most it takes)

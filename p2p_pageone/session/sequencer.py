@@ -79,7 +79,7 @@ class Sequencer(WatcherDesk):
                 value = unpack(payload)
                 if isinstance(value, dict):
                     kind = validate_control(value, ("ping", "pong", "intro", "done", "entry",
-                                                    "watch", "chat", "lost"))
+                                                    "watch", "chat", "relay", "lost"))
                     appended = False
                     if kind == "ping" and "n" in value and (link.key or link.introduced):
                         self.out.append((conn, pong(value["n"])))
@@ -95,6 +95,8 @@ class Sequencer(WatcherDesk):
                         appended = self._handed_over(link, value["index"], value["raw"], now)
                     elif kind == "done":
                         self._done(conn, link, value["index"])
+                    elif kind == "relay" and link.key:
+                        appended = self._relayed(value["raw"], now)
                     elif kind == "lost":  # the statement is signed: its own proof
                         told_lost(self.host, value, link.key)
                 elif isinstance(value, list):
@@ -240,13 +242,6 @@ class Sequencer(WatcherDesk):
                                      "game (the result stands)"))
 
     # --- was it me? ----------------------------------------------------------------------------
-
-    def _woke(self, now: float) -> None:
-        """A frame or a close read before the first tick after a stall: the stall first."""
-        gap = now - self._last_tick
-        if gap > STALL:
-            self._last_tick = now
-            self._stalled(gap, now)
 
     def _stalled(self, gap: float, now: float) -> None:
         """This process did not run for ``gap`` seconds (frozen, suspended, starved): the silence

@@ -22,6 +22,7 @@ from .links import (
 )
 from .peer import PeerSession
 
+CONNECTION_KINDS = frozenset({"hello", "back"})  # said on a connection of one's own
 
 class SequencerCore:
     """Orders every envelope into the log and relays it to every seated connection."""
@@ -138,6 +139,26 @@ class SequencerCore:
             if notice is not None:
                 self.host.notify("expel", notice)
         return reason
+
+    def _relayed(self, raw: bytes, now: float) -> bool:
+        """Another seat's envelope a peer hands us (protocol/SPEC.md §7, "Witnesses"): appended
+        if it is its author's next and admissible now, as if its author's link had brought it;
+        else dropped without a word (the relayer hands it again later if it is still due)."""
+        try:
+            env = open_envelope(raw)
+        except ProtocolError:
+            return False
+        chain = self.host.chain
+        if (chain is None or self.host.seat_of(env.sender) < 0 or self.gather_until >= 0
+                or env.kind in CONNECTION_KINDS
+                or chain.next_seq(env.sender) != env.seq
+                or any(held.raw == raw for _, held in self.held)
+                or any(early.raw == raw for _, early, _ in self.early)):
+            return False
+        if self._admit(env) is not None or self._must_wait(env, now):
+            return False
+        self._append(env, now)
+        return True
 
     def _lacks_keys(self, env: Envelope) -> bool:
         """A play or draw of a seat whose cards' keys are not all in the log yet."""

@@ -135,6 +135,8 @@ SCHEMAS: dict[str, dict[str, Check]] = {
                                           and set(map(type, v)) <= {bytes}
                                           and all(len(raw) <= MAX_STATEMENT for raw in v)),
                                f"an array of at most {MAX_SEATS} lost statements")},
+    "witness": {"seat": integer(0, MAX_SEATS - 1), "at": integer(0, 2**32 - 1),
+                "heard": blob_upto(MAX_EVIDENCE)},
 }
 
 MOVE_KINDS = ("play", "draw", "call", "catch")
@@ -188,6 +190,7 @@ CONTROLS: dict[str, dict[str, Check]] = {
                 "hand": integer(0, 2**32 - 1), "index": integer(0, 2**32 - 1),
                 "seated": Check(lambda v: type(v) is bool, "true or false")},
     "entry": {"index": integer(0, 2**32 - 1), "raw": blob_upto(MAX_ENTRY)},
+    "relay": {"raw": blob_upto(MAX_EVIDENCE)},  # another seat's envelope a peer hands the host
     "done": {"index": integer(0, 2**32 - 1)},
     "refused": {"seq": integer(-1, 2**32 - 1), "reason": Check(
         lambda v: type(v) is str and len(v) <= 1000, "text of at most 1000 characters")},

@@ -16,7 +16,7 @@ from ...engine.moves import ChanceError, IllegalMove
 from ...engine.settings import SettingError
 from ...wire.codec import ProtocolError
 from ..common import MustRefuse, TableEnded
-from . import dealing, leaving, lobby, presence
+from . import dealing, leaving, lobby, presence, witness
 from .state import PublicState
 
 Check = Callable[[PublicState, Envelope, int], None]
@@ -27,7 +27,7 @@ HOST_KINDS = frozenset({"table", "seat", "start", "timeout", "away", "expel"})
 NOT_LOGGED = frozenset({"open", "heartbeat"})  # kinds of earlier protocol versions
 # Kinds whose author must hold a seat; the hand's own kinds check it is still in the game.
 SEATED_KINDS = frozenset({"ready", "coin_commit", "coin_reveal", "seed_commit", "shuffle",
-                          "lock", "keys", "move", "seed_reveal", "head", "bye"})
+                          "lock", "keys", "move", "seed_reveal", "head", "bye", "witness"})
 IN_HAND_KINDS = frozenset({"seed_commit", "shuffle", "lock", "keys", "seed_reveal", "head"})
 
 
@@ -55,7 +55,8 @@ ENTRIES: dict[str, tuple[Check, Effect]] = {
     "move": (dealing.check_move_now, dealing.on_move),
     "seed_reveal": (dealing.check_seed_reveal, dealing.on_seed_reveal),
     "head": (leaving.check_head, leaving.on_head),
-    "timeout": (_nothing, leaving.on_timeout),
+    "timeout": (leaving.check_timeout, leaving.on_timeout),
+    "witness": (witness.check_witness, leaving.on_witness),
     "expel": (leaving.check_expel, leaving.on_expel),
     "bye": (_nothing, leaving.on_bye),
     "away": (presence.check_away, presence.on_away),
@@ -76,7 +77,10 @@ def check_common(s: PublicState, env: Envelope, seat: int) -> None:
         raise ProtocolError(f"only the host may send {kind}", author)
     if kind in SEATED_KINDS and seat < 0:
         raise ProtocolError(f"a {kind} message from someone not seated", author)
-    if s.game is None or seat < 0 or kind in IN_HAND_KINDS or kind == "takeover":
+    if s.game is None or seat < 0 or kind == "takeover":
+        return
+    witness.check_during_round(s, kind)
+    if kind in IN_HAND_KINDS:
         return
     if seat not in s.active:
         raise MustRefuse("that seat has left the game", kind, s.host_seat)

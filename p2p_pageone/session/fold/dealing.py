@@ -8,7 +8,7 @@ from __future__ import annotations
 from ...crypto.deck import Pass
 from ...crypto.envelope import Envelope
 from ...crypto.identity import fingerprint
-from ...engine.moves import IllegalMove, Play
+from ...engine.moves import Catch, IllegalMove, Play
 from ...wire.codec import ProtocolError
 from ..common import TableEnded
 from ..deckcheck import Unproven, check_reveal
@@ -16,6 +16,7 @@ from ..hand import HandDeck
 from ..moves import move_from
 from .queries import deck_of, game_of, hand_over
 from .state import PublicState
+from .witness import listening, open_claim, witnesses_for
 
 
 def in_hand(s: PublicState, seat: int, env: Envelope) -> None:
@@ -114,6 +115,9 @@ def on_move(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     if isinstance(move, Play):
         crypto.shown.update(move.slots)
     s.hand_moves.append((len(s.log) - 1, move))
+    if isinstance(move, Catch) and listening(s, move.target) and (
+            witnesses_for(s, {move.target}) - {seat}):  # did the host hold a call? (witness)
+        s._claimed(open_claim(s, env, move.target, False, frozenset({seat})), now)
 
 
 def check_seed_reveal(s: PublicState, env: Envelope, seat: int) -> None:

@@ -15,7 +15,9 @@ from __future__ import annotations
 from ...crypto.envelope import Envelope, open_envelope
 from ...crypto.identity import fingerprint
 from ...wire.codec import ProtocolError
-from ..common import Event, TableClosed, TableEnded
+from ..common import Event, MustRefuse, TableClosed, TableEnded
+from . import witness
+from .claims import Claim
 from .dealing import in_hand
 from .lost import HANDOVER, may_hand_over
 from .queries import deck_of, reveal_due
@@ -53,13 +55,27 @@ def on_head(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     heads_agree(s)
 
 
+def check_timeout(s: PublicState, env: Envelope, seat: int) -> None:
+    """A seat already in the round's claims is not timed out twice."""
+    if env.data["seat"] in witness.claimed_seats(s):
+        raise MustRefuse("that seat's timeout already waits for its witnesses",
+                                 "timeout", s.host_seat)
+
+
 def on_timeout(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     silent = env.data["seat"]
-    if reveal_due(s, silent):
-        raise TableEnded(refused_reveal(s, silent), silent)
+    if witness.timeout_claim(s, env):  # another listening seat: the others witness it
+        claim = witness.open_claim(s, env, silent, reveal_due(s, silent))
+        s._claimed(claim, now)
+        close_round(s)
+        return
     if 0 <= silent < len(s.keys) and s.keys[silent] == s.host_key:  # no sequencer, no table
         raise TableClosed(f"timed itself out (the table waited for {env.data['waited_for']}): "
                           "there is no sequencer left", silent)
+    if reveal_due(s, silent):  # nobody could witness it: the host's word names nobody
+        leave(s, silent, f"did not reveal its hand seed in time (the host says so; no other "
+              f"peer could confirm it): hand {s.hand} cannot be checked and is void")
+        return
     leave(s, env.data["seat"], f"went silent while the table waited for "
            f"{env.data['waited_for']}")
 
@@ -138,6 +154,8 @@ def leave(s: PublicState, seat: int, why: str, restart: bool = True) -> None:
         raise TableClosed(why, seat)
     s.active.remove(seat)
     s.away.pop(seat, None)
+    if s.claims:
+        forget_witness(s, seat)
     name, over = s.names[seat], game.over
     game.leave(seat)
     if s.hand_end is not None:  # between two hands, or after the last: the hand played stands
@@ -174,3 +192,75 @@ def leave_lobby(s: PublicState, seat: int, why: str) -> None:
     s.events.append(Event("left", f"{name} {why}: the seat is free again; waiting for "
                           f"{missing} more player{'s' if missing > 1 else ''}",
                           {"seat": seat, "hand": 0, "why": why, "position": len(s.log) - 1}))
+
+
+# --- witness rounds (fold/witness.py): a claim that stands is a leave ------------------------
+
+def on_witness(s: PublicState, env: Envelope, seat: int, now: float) -> None:
+    claim = next(c for c in s.claims if c.position == env.data["at"])
+    claim.heard[seat] = env.data["heard"]
+    close_round(s)
+
+
+def forget_witness(s: PublicState, seat: int) -> None:
+    """``seat`` left the game: no claim waits for its witness any more."""
+    for claim in s.claims:
+        claim.due.discard(seat)
+        claim.heard.pop(seat, None)
+    close_round(s)
+
+
+def close_round(s: PublicState) -> None:
+    """Once every claim of the round has its witnesses, each stands or falls, in order."""
+    if not s.claims or not all(c.complete() for c in s.claims):
+        return
+    claims, s.claims = s.claims, []
+    for claim in claims:
+        if claim.kind == "catch":
+            judge_catch(s, claim)
+        else:
+            judge_timeout(s, claim)
+
+
+def judge_timeout(s: PublicState, claim: Claim) -> None:
+    seat = claim.seat
+    if seat not in s.active:
+        return
+    proof = next(((w, why) for w, raw in sorted(claim.heard.items())
+                  if (why := witness.disproof(s, claim, raw))), None)
+    name = s.names[seat]
+    if proof is not None:
+        by, why = proof
+        s.refuted += 1
+        s.events.append(Event("refuted", f"the host timed {name} out at entry {claim.position} "
+                              f"(waiting for {claim.env.data['waited_for']}), but "
+                              f"{s.names[by]} holds {name}'s {why}: the claim changes nothing "
+                              "and nobody is named",
+                              {"seat": seat, "position": claim.position, "witness": by}))
+        return
+    if claim.reveal and reveal_due(s, seat):
+        if claim.due:  # confirmed: no witness holds its reveal
+            own = s._own_disproof(claim)
+            if own:
+                raise TableEnded(own, s.host_seat)
+            raise TableEnded(refused_reveal(s, seat), seat)
+        leave(s, seat, f"did not reveal its hand seed in time (the host says so; no other "
+              f"peer could confirm it): hand {s.hand} cannot be checked and is void")
+        return
+    leave(s, seat, f"went silent while the table waited for {claim.env.data['waited_for']}")
+
+
+def judge_catch(s: PublicState, claim: Claim) -> None:
+    """The caught seat's call, held first by a majority of the witnesses: the host held it."""
+    if not claim.due:
+        return
+    key = s.keys[claim.seat]
+    held = [w for w, raw in claim.heard.items() if raw and witness.is_call(s, raw, key)]
+    if 2 * len(held) > len(claim.due):
+        names = ", ".join(s.names[w] for w in sorted(held))
+        raise TableEnded(f"held {s.names[claim.seat]}'s Page One call until a catch came "
+                         f"(entry {claim.position}): {names} held that call, signed, for "
+                         f"{witness.HELD_FOR:.0f} s or more before the catch was logged",
+                         s.host_seat)
+
+

@@ -76,6 +76,9 @@ def waiting_for(s: PublicState) -> list[tuple[int, str]]:
     crypto, game = s.crypto, s.game
     if crypto is None or s.game_over:
         return []
+    if s.claims:  # the round's witnesses first: nothing else moves meanwhile
+        return sorted({(w, "its witness of the host's claim") for c in s.claims
+                       for w in c.due - set(c.heard)})
     seats = s.active
     if s.hand_end is not None:
         return [(p, "its signed log head") for p in seats if p not in s.heads]

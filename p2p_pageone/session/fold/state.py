@@ -17,6 +17,7 @@ from ...engine.settings import Settings
 from ..common import Event
 from ..deckcheck import Unproven
 from ..hand import HandDeck
+from .claims import Claim
 from .entrylog import EntryLog
 from .records import HandRecord
 
@@ -75,6 +76,8 @@ class PublicState:
         self.engine_events_seen = 0
         self.author = -1  # the seat that signed the log entry being applied
         self.history: list[HandRecord] = []  # every finished hand, with all its cards
+        self.claims: list[Claim] = []  # the host's claims waiting for witnesses (fold/witness)
+        self.refuted = 0  # claims of the host's the witnesses disproved
 
     # --- hooks for what only one viewer knows -----------------------------------------------------
 
@@ -99,6 +102,14 @@ class PublicState:
 
     def _after_advance(self, now: float) -> None:
         """Everything this viewer does after an entry was folded (prompts, timers)."""
+
+    def _claimed(self, claim: Claim, now: float) -> None:
+        """The host made a claim about a seat, which the other peers witness (a peer notes what
+        it holds of that seat now)."""
+
+    def _own_disproof(self, claim: Claim) -> str:
+        """Why this viewer, the seat the claim is about, knows it false ("": it does not)."""
+        return ""
 
     # --- queries on the seats ---------------------------------------------------------------------
 

@@ -1,0 +1,136 @@
+"""The host's word is never evidence (protocol/SPEC.md §7, "Witnesses").
+
+A ``timeout`` the host appends for another listening seat, and a ``catch`` of a Page One call,
+are claims about a seat that only the other peers can confirm: each opens a *witness round*.
+Every seat still in the game that listens (has an endpoint), but the host and the seats the round
+is about, owes one ``witness`` entry per claim, carrying what it holds of the seat the claim is
+about (``heard``): that seat's signed sign of life from after the claim (it folded the claim and
+was still there), its signed envelope of the step the table waited for (never logged), or, for a
+catch, the caller's signed Page One call it held for a second or more before it folded the catch.
+While a round is open the log takes only witnesses, further timeouts, byes and chat. When every
+witness is in, each claim in turn stands or falls:
+
+- a ``timeout`` that a witness disproves changes nothing (nobody is named; the table keeps
+  waiting for what it waited for); one that stands does what a timeout always did, except that a
+  seat whose seed reveal was due is named a cheater only if at least one witness confirmed it
+  (with no witness it leaves as a leaver: the host's word alone names nobody);
+- a ``catch`` after a call that a majority of the witnesses held first ends the table naming the
+  host, which held the call until the catch came.
+
+This module knows the round and what disproves a claim; ``leaving`` judges (a claim that stands
+is a leave).
+"""
+
+from __future__ import annotations
+
+from ...crypto.envelope import Envelope, open_envelope
+from ...crypto.identity import fingerprint
+from ...crypto.statements import open_statement
+from ...wire.codec import ProtocolError
+from ..common import MustRefuse
+from ..deckcheck import check_reveal
+from .claims import Claim
+from .state import PublicState
+
+HELD_FOR = 1.0  # a witness counts a call it held at least this long before the catch
+DURING_ROUND = frozenset({"witness", "timeout", "bye", "say"})
+
+
+def listening(s: PublicState, seat: int) -> bool:
+    """A seat that can hear the others on the mesh, and be heard: it has an endpoint."""
+    return 0 <= seat < len(s.keys) and bool(s.endpoints.get(s.keys[seat]))
+
+
+def witnesses_for(s: PublicState, about: set[int]) -> set[int]:
+    """The seats that witness a claim about ``about``: every listening seat still in the game
+    but the host's and theirs."""
+    return {seat for seat in s.active if listening(s, seat) and seat not in about
+            and s.keys[seat] != s.host_key and seat not in s.away}
+
+
+def open_claim(s: PublicState, env: Envelope, seat: int, reveal: bool,
+               also: frozenset[int] = frozenset()) -> Claim:
+    """A claim about ``seat`` enters the round (opened if none is). ``also``: other seats that
+    may not witness it (the catcher of a catch)."""
+    claims = s.claims
+    about = {c.seat for c in claims} | {seat}
+    for earlier in claims:  # a seat the round is about witnesses none of its claims
+        earlier.due.discard(seat)
+    claim = Claim(len(s.log) - 1, seat, env, reveal, witnesses_for(s, about) - also)
+    claims.append(claim)
+    return claim
+
+
+def check_during_round(s: PublicState, kind: str) -> None:
+    """While witnesses are due, the log takes nothing that moves the table on."""
+    if s.claims and kind not in DURING_ROUND:
+        raise MustRefuse("the table waits for the witnesses of the host's claim", kind,
+                         s.host_seat)
+
+
+def check_witness(s: PublicState, env: Envelope, seat: int) -> None:
+    claim = next((c for c in s.claims if c.position == env.data["at"]), None)
+    if claim is None or claim.seat != env.data["seat"]:
+        raise MustRefuse("that claim has no open witness round", "witness", s.host_seat)
+    if seat not in claim.due or seat in claim.heard:
+        raise ProtocolError("a witness answers a claim once, and only a witness it waits for",
+                            fingerprint(env.sender))
+
+
+def disproof(s: PublicState, claim: Claim, raw: bytes) -> str:
+    """What in ``raw`` (a witness's ``heard``) shows the claim false: "" if nothing does."""
+    if not raw:
+        return ""
+    key = s.keys[claim.seat]
+    try:
+        alive = open_statement(raw, "alive")
+    except ProtocolError:
+        alive = None
+    if alive is not None:
+        index = alive.data["index"]
+        if (alive.sender == key and alive.data["table"] == s.table_id
+                and index > claim.position and s.chain is not None
+                and s.chain.position(alive.data["head"]) == index and not claim.reveal):
+            return f"signed sign of life from after it read that entry (at entry {index})"
+        return ""
+    env = unlogged_envelope(s, raw, key)
+    if env is None:
+        return ""
+    if claim.reveal and env.kind == "seed_reveal" and s.crypto is not None:
+        try:
+            check_reveal(s.crypto, claim.seat, env.data["seed"], proven=True, rederive=False)
+        except Exception:  # a seed that does not open its commitment disproves nothing
+            return ""
+        return "signed seed reveal for this hand, which the host never logged"
+    if not claim.reveal:
+        return f"signed {env.kind} message, which the host never logged"
+    return ""
+
+
+def unlogged_envelope(s: PublicState, raw: bytes, key: bytes) -> Envelope | None:
+    """``raw`` as ``key``'s envelope for this table and hand at its next sequence number (so
+    the host never logged it), or None."""
+    try:
+        env = open_envelope(raw)
+    except ProtocolError:
+        return None
+    if (env.sender != key or env.table != s.table_id or env.hand != s.hand
+            or s.chain is None or env.seq != s.chain.next_seq(key)):
+        return None
+    return env
+
+
+def is_call(s: PublicState, raw: bytes, key: bytes) -> bool:
+    env = unlogged_envelope(s, raw, key)
+    return env is not None and env.kind == "move" and env.data["kind"] == "call"
+
+
+def claimed_seats(s: PublicState) -> set[int]:
+    return {c.seat for c in s.claims}
+
+
+def timeout_claim(s: PublicState, env: Envelope) -> bool:
+    """Is this ``timeout`` a claim to witness (True), or one the host may make alone?"""
+    seat = env.data["seat"]
+    return (s.game is not None and not s.game_over and seat in s.active
+            and s.keys[seat] != s.host_key and listening(s, seat))

@@ -1,0 +1,198 @@
+"""A peer on the mesh, as a witness (protocol/SPEC.md §7, "Witnesses").
+
+Every listening seat sends the others its signed sign of life (``alive``: the entries it has
+folded and its head then) every second, and at once when it reads a claim the host made about
+it; its seed reveals and Page One calls go to them too. What a peer holds of the others is what
+it answers a witness round with (``fold/witness.py``): the claimed seat's sign of life from after
+the claim, its envelope the host never logged, or, for a catch, the call it held first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..crypto.envelope import Envelope, open_envelope
+from ..crypto.statements import open_statement, seal_statement
+from ..wire.codec import ProtocolError, unpack
+from .fold.claims import Claim
+from .fold.witness import HELD_FOR, disproof, is_call, listening
+from .player import MeshMemory, PlayerState
+
+ALIVE_EVERY = 1.0  # seconds between two signs of life on the mesh
+RELAY_AFTER = 5.0  # an envelope the host has not logged this long goes over the mesh
+GRACE = 2.0  # how long a witness waits for the claimed seat's sign of life before it answers
+KEPT = 8  # envelopes kept per peer
+
+
+def peers_to_tell(s: PlayerState) -> list[str]:
+    """The endpoints of the other listening seats still in the game, but the host's."""
+    if not s.attachment.endpoint or s.is_host or s.game is None or s.me not in s.active:
+        return []
+    return [s.endpoints[s.keys[seat]] for seat in s.active
+            if seat != s.me and listening(s, seat) and s.keys[seat] != s.host_key]
+
+
+def tell_all(s: PlayerState, raw: bytes) -> None:
+    s.outbox.direct_out += [(endpoint, raw) for endpoint in peers_to_tell(s)]
+
+
+def send_alive(s: PlayerState, now: float, at_once: bool = False) -> None:
+    """Our sign of life to the others, every ``ALIVE_EVERY`` s (``at_once``: now)."""
+    mesh = s.mesh
+    if s.chain is None or s.ended or s.game_over or (
+            not at_once and now - mesh.alive_sent < ALIVE_EVERY):
+        return
+    endpoints = peers_to_tell(s)
+    if not endpoints:
+        return
+    mesh.alive_sent = now
+    raw = seal_statement(s.identity, "alive", {"table": s.table_id, "index": len(s.log),
+                                               "head": s.chain.head})
+    s.outbox.direct_out += [(endpoint, raw) for endpoint in endpoints]
+
+
+def to_mesh(s: PlayerState, raw: bytes, kind: str, data: dict[str, Any]) -> None:
+    """Our seed reveal and our Page One call go to every listening peer as well as the host."""
+    if kind == "seed_reveal" or (kind == "move" and data.get("kind") == "call"):
+        tell_all(s, raw)
+
+
+def receive(s: PlayerState, raw: bytes, now: float) -> Envelope | None:
+    """A frame from a peer on the mesh: a sign of life is kept (the newest per peer), an
+    envelope is kept and returned (a ``keys`` one also opens our cards sooner)."""
+    try:
+        value = unpack(raw)
+    except ProtocolError:
+        return None
+    if isinstance(value, list) and len(value) == 4:
+        _keep_alive(s, raw)
+        return None
+    try:
+        env = open_envelope(raw)
+    except ProtocolError:
+        return None
+    if env.table != s.table_id or s.seat_of(env.sender) not in s.active:
+        return None
+    kept = s.mesh.held.setdefault(env.sender, [])
+    kept.append((now, raw))
+    del kept[:-KEPT]
+    return env
+
+
+def _keep_alive(s: PlayerState, raw: bytes) -> None:
+    try:
+        alive = open_statement(raw, "alive")
+    except ProtocolError:
+        return
+    mesh = s.mesh
+    known = mesh.alive.get(alive.sender)
+    if (alive.data["table"] == s.table_id and s.seat_of(alive.sender) in s.active
+            and (known is None or alive.data["index"] > known[0])):
+        mesh.alive[alive.sender] = (alive.data["index"], raw)
+
+
+def claimed(s: PlayerState, claim: Claim, now: float) -> None:
+    """We read a claim the host made: about us, we tell the others we are here at once; as a
+    witness of a catch, we note the call we held long enough before it."""
+    mesh = s.mesh
+    mesh.read_at[claim.position] = now
+    if claim.seat == s.me:
+        send_alive(s, now, at_once=True)
+    if claim.kind == "catch" and s.me in claim.due:
+        key = s.keys[claim.seat]
+        calls = [raw for at, raw in mesh.held.get(key, [])
+                 if at <= now - HELD_FOR and is_call(s, raw, key)]
+        if calls:
+            mesh.first_call[claim.position] = calls[-1]
+
+
+def witness_intent(s: PlayerState, now: float) -> tuple[str, dict[str, Any]] | None:
+    """Our witness entry for the first claim of the round that waits for us, once we know what
+    to say: at once if we hold what disproves it (or for a catch), else after ``GRACE``."""
+    mesh = s.mesh
+    for claim in s.claims:
+        if s.me not in claim.due or s.me in claim.heard:
+            continue
+        heard = b""
+        if claim.kind == "catch":
+            heard = mesh.first_call.get(claim.position, b"")
+        else:
+            heard = _disproving(s, claim, mesh)
+            if not heard and now - mesh.read_at.get(claim.position, now) < GRACE:
+                return None
+        return "witness", {"seat": claim.seat, "at": claim.position, "heard": heard}
+    return None
+
+
+def _disproving(s: PlayerState, claim: Claim, mesh: MeshMemory) -> bytes:
+    key = s.keys[claim.seat]
+    candidates = [raw for _, raw in reversed(mesh.held.get(key, []))]
+    alive = mesh.alive.get(key)
+    if alive is not None:
+        candidates.insert(0, alive[1])
+    return next((raw for raw in candidates if disproof(s, claim, raw)), b"")
+
+
+def own_disproof(s: PlayerState, claim: Claim) -> str:
+    """A claim that we refused to reveal, though our reveal went out: we do not accept it."""
+    if claim.seat != s.me or not claim.reveal:
+        return ""
+    sent = [raw for raw in (s.in_flight, *(sent.raw for sent in s.outbox.pipe)) if raw]
+    if not any(_kind(raw) == "seed_reveal" for raw in sent):
+        return ""
+    return ("timed us out for not revealing our hand seed, which we revealed (our signed "
+            "reveal went to the host and to every listening peer): this pageone does not "
+            "accept the claim")
+
+
+def _kind(raw: bytes) -> str:
+    try:
+        return open_envelope(raw, own=True).kind
+    except ProtocolError:
+        return ""
+
+
+def hand_over(s: PlayerState, now: float) -> None:
+    """Our envelope the host has neither logged nor refused for ``RELAY_AFTER`` s goes to the
+    other listening peers; an envelope of another seat that a peer sent us, still not logged
+    after as long, we hand to the host ourselves (``relay_out``): a seat the host does not hear
+    is heard through the others, and one the host ignores is seen to be ignored."""
+    mesh = s.mesh
+    raw = s.in_flight
+    if raw != mesh.stuck_since[0]:
+        mesh.stuck_since = (raw, now)
+    elif raw and raw != mesh.shared and now - mesh.stuck_since[1] >= RELAY_AFTER:
+        mesh.shared = raw
+        tell_all(s, raw)
+    attached = s.attachment
+    if (s.chain is None or not attached.log_read or attached.dropped or attached.via_successor
+            or s.is_host):
+        return
+    for key, kept in mesh.held.items():
+        for at, held in kept:
+            if now - max(at, mesh.relayed.get(held, -1e9)) < RELAY_AFTER:
+                continue
+            env = open_envelope(held)
+            if (env.hand == s.hand and env.seq == s.chain.next_seq(key)
+                    and env.kind not in ("keys", "hello", "back")):
+                mesh.relayed[held] = now
+                s.outbox.relay_out.append(held)
+    if len(mesh.relayed) > 4 * KEPT:  # forget what is no longer kept
+        kept_now = {raw for kept in mesh.held.values() for _, raw in kept}
+        mesh.relayed = {raw: at for raw, at in mesh.relayed.items() if raw in kept_now}
+
+
+def censored(s: PlayerState, now: float, limit: float) -> str:
+    """Another seat's envelope we hold, handed to the host and still not in the log ``limit``
+    s after it came: what it is ("" if none). The host is then not serving that seat."""
+    if s.chain is None or s.game is None or s.game_over:
+        return ""
+    for key, kept in s.mesh.held.items():
+        seat = s.seat_of(key)
+        for at, raw in kept:
+            if now - at <= limit or raw not in s.mesh.relayed:
+                continue
+            env = open_envelope(raw)
+            if env.hand == s.hand and env.seq == s.chain.next_seq(key) and seat in s.active:
+                return f"{s.names[seat]}'s {env.kind} message"
+    return ""

@@ -1,0 +1,237 @@
+"""A host that cannot frame anyone (protocol/SPEC.md §7, "Witnesses"): the host's word about
+another seat names nobody unless the other peers confirm it. Each test is one attack by a
+sequencer changed to misbehave, on an in-memory table whose joiners listen (the mesh); in each,
+no honest seat is named, live or by the audit of any peer's log."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from p2p_pageone.audit.check import Audit
+from p2p_pageone.bots import NormalBot, make_bot
+from p2p_pageone.crypto.envelope import Envelope, open_envelope
+from p2p_pageone.engine import make_settings
+from p2p_pageone.engine.moves import Call, Catch, Move
+from p2p_pageone.engine.view import SeatView
+from p2p_pageone.session import witnessing
+from p2p_pageone.session.memory import MemoryTable
+from tests.cheats import audit_of, table_with
+
+VICTIM = 2
+CALLER = 2
+
+
+def _table(seed: int, players: int = 4) -> MemoryTable:
+    settings = make_settings("classic", {"deals": 2})
+    return MemoryTable(settings, players, seed=seed, direct=True)
+
+
+def _run_until(table: MemoryTable, done: object, limit: float = 3600.0) -> None:
+    """Deliver one round of frames at a time (a CPU game moves within one ``advance``)."""
+    while not done() and table.now < limit:  # type: ignore[operator]
+        if not table.step():
+            table.advance(table.now + 0.5)
+
+
+def _mid_hand(table: MemoryTable) -> bool:
+    host = table.sequencer.host
+    game = host.game
+    return (game is not None and host.crypto is not None and game.chance is None
+            and not host.game_over and host.hand_end is None and game.deal is host.hand_deal
+            and game.deal.moves >= 3 and not host.claims and not host.outbox.pipe)
+
+
+def _named(audit: Audit) -> int:
+    return -1 if audit.fault is None else audit.fault.seat
+
+
+def _nobody_honest_named(table: MemoryTable) -> list[Audit]:
+    audits = [audit_of(session) for session in table.sessions]
+    assert [_named(audit) for audit in audits] == [-1] * len(audits)
+    assert not any(session.ended.startswith(session.names[VICTIM])
+                   for session in table.sessions if session.ended)
+    return audits
+
+
+def test_a_false_timeout_mid_hand_is_refuted_and_the_game_goes_on() -> None:
+    table = _table(seed=1)
+    _run_until(table, lambda: _mid_hand(table))
+    seq = table.sequencer
+    seq._timeout(VICTIM, "sent nothing for 10 s", table.now)  # the victim is right there
+    table.run(limit=4 * 3600)
+    for session in table.sessions:
+        assert session.game_over and not session.ended, session.ended
+        assert VICTIM in session.active
+    refuted = [e for e in table.clients[0].session.take_events() if e.kind == "refuted"]
+    assert refuted and "nobody is named" in refuted[0].text
+    audits = _nobody_honest_named(table)
+    assert all(audit.ok for audit in audits)
+    assert all(any("the host timed p2 out" in line.text for line in audit.hands)
+               for audit in audits)
+
+
+def _swallow(table: MemoryTable, kind: str) -> list[Envelope]:
+    """The sequencer neither logs nor refuses the victim's envelopes of ``kind``, nor the copies
+    the other peers hand it."""
+    seq, swallowed = table.sequencer, []
+    victim = table.clients[VICTIM - 1].session.identity.public
+    submit, relayed = seq._submit, seq._relayed
+    seq._relayed = lambda raw, now: (  # type: ignore[method-assign]
+        False if open_envelope(raw).kind == kind else relayed(raw, now))
+
+    def dishonest(conn: int, link: object, raw: bytes, now: float) -> bool:
+        env = open_envelope(raw)
+        if env.sender == victim and env.kind == kind:
+            swallowed.append(env)
+            return True
+        return submit(conn, link, raw, now)  # type: ignore[arg-type]
+
+    seq._submit = dishonest  # type: ignore[method-assign,assignment]
+    return swallowed
+
+
+def test_a_relayed_seed_reveal_reaches_the_log() -> None:
+    # The host's link from the victim drops its reveal (the host is honest): the others hold
+    # it from the mesh and hand it to the host, and the game finishes.
+    table = _table(seed=2)
+    seq, victim = table.sequencer, table.clients[VICTIM - 1].session.identity.public
+    submit = seq._submit
+    seq._submit = lambda conn, link, raw, now: (  # type: ignore[method-assign,assignment]
+        True if open_envelope(raw).sender == victim and open_envelope(raw).kind == "seed_reveal"
+        else submit(conn, link, raw, now))
+    table.run(limit=2 * 3600)
+    assert all(s.game_over and not s.ended for s in table.sessions)
+    assert all(audit.ok for audit in _nobody_honest_named(table))
+
+
+def test_a_withheld_seed_reveal_and_a_timeout_name_nobody() -> None:
+    # The host never logs the victim's seed reveal and times it out for "refusing" it. The
+    # victim's reveal went to the other listening peers too: they disprove the claim, every
+    # time the host makes it. The host gains a stalled table, which the others leave.
+    table = _table(seed=2)
+    swallowed = _swallow(table, "seed_reveal")
+    table.run(limit=2 * 3600)
+    assert swallowed
+    events = [e for s in table.sessions for e in s.take_events()]
+    refuted = [e.text for e in events if e.kind == "refuted"]
+    assert refuted and all("seed reveal" in text for text in refuted)
+    assert not [e for e in events if e.kind == "ended" and "refused to reveal" in e.text]
+    for audit in _nobody_honest_named(table):
+        assert audit.fault is None
+
+
+class NeverCatches(NormalBot):
+    """The host's own CPU player: it leaves catching to the joiners (their catches reach the
+    sequencer as envelopes, which this test's dishonest sequencer holds)."""
+
+    def choose(self, view: SeatView, rng: random.Random) -> Move | None:
+        move = super().choose(view, rng)
+        return None if isinstance(move, Catch) else move
+
+
+def test_a_call_held_until_a_catch_names_the_host_not_the_caller() -> None:
+    # The caller forgot Page One. A joiner's catch comes in; the host sits on it (and on what
+    # comes after) until the caller's late call is in, holds that call 1.5 s, then appends the
+    # catch and refuses the call as stale. The call went to the other listening peers too: a
+    # majority of them held it first, so every peer names the host, and the caller pays nothing.
+    settings = make_settings("classic", {"deals": 3})
+    table = table_with(settings, 4, seed=5, bots={0: NeverCatches(),
+                                                  CALLER: make_bot("normal", 1.0)}, direct=True)
+    caller = table.clients[CALLER - 1].session
+    seq = table.sequencer
+    submit = seq._submit
+    stash: list[tuple[int, object, bytes]] = []
+    call_at: list[float] = []
+
+    def holding(conn: int, link: object, raw: bytes, now: float) -> bool:
+        env = open_envelope(raw)
+        if not stash and not (env.kind == "move" and env.data["kind"] == "catch"
+                              and env.data["target"] == CALLER):
+            return submit(conn, link, raw, now)  # type: ignore[arg-type]
+        if env.sender == caller.identity.public and env.data.get("kind") == "call":
+            call_at.append(now)
+        stash.append((conn, link, raw))
+        return True
+
+    seq._submit = holding  # type: ignore[method-assign,assignment]
+    while not table.finished() and table.now < 3600:
+        if call_at and table.now - call_at[0] >= 1.5 and seq._submit is holding:
+            seq._submit = submit  # type: ignore[method-assign]
+            for conn, link, raw in stash:  # the catch first: the call is refused as stale
+                submit(conn, link, raw, table.now)  # type: ignore[arg-type]
+        game = caller.game
+        if (stash and not call_at and not caller.in_flight and caller.outbox.requested is None
+                and game is not None and game.deal.open_miss == CALLER):
+            caller.request(Call(CALLER))  # the late call
+            table.clients[CALLER - 1].collect()
+        if not table.step():
+            table.advance(table.now + 0.1)
+    assert call_at, "nobody caught the caller: pick another seed"
+    host_name = table.sequencer.host.names[0]
+    for session in table.sessions:
+        assert session.ended.startswith(host_name + " (seat 0"), session.ended
+        assert "held" in session.ended and "Page One call" in session.ended
+        assert _named(audit_of(session)) == 0
+
+
+def _never_named(table: MemoryTable, seat: int) -> None:
+    """No peer ended naming ``seat``; no log's audit names it, or has it leave by a claim."""
+    name = table.sessions[0].names[seat]
+    for session in table.sessions:
+        assert not session.ended.startswith(f"{name} (seat {seat}"), session.ended
+        audit = audit_of(session)
+        assert _named(audit) != seat
+        assert audit.last_left[1] != seat or "went silent" not in audit.last_left[2]
+
+
+def test_a_swallowed_move_names_nobody() -> None:
+    # The host neither logs nor refuses the victim's move, nor the copies the others hand it.
+    # The victim's move went to the others after 5 s: when the host times the victim out they
+    # hold its signed move, and the claim falls.
+    table = _table(seed=3)
+    _run_until(table, lambda: _mid_hand(table))
+    swallowed = _swallow(table, "move")
+    table.run(limit=table.now + 600)
+    assert swallowed
+    held = [w for w in (1, 3) if table.clients[w - 1].session.mesh.held.get(
+        table.clients[VICTIM - 1].session.identity.public)]
+    assert held == [1, 3]
+    _never_named(table, VICTIM)
+
+
+def test_a_false_away_names_nobody() -> None:
+    # The host says the victim's connection dropped while it plays on, swallows its back, and
+    # 30 s later times it out: the victim read all of it and is alive, and says so.
+    table = _table(seed=4)
+    _run_until(table, lambda: _mid_hand(table))
+    _swallow(table, "back")
+    seq = table.sequencer
+    seq.host.notify("away", {"seat": VICTIM, "why": "disconnected", "window": 60})
+    seq.host.flush(table.now)
+    seq._pump(table.now)
+    table.run(limit=table.now + 30)
+    seq._timeout(VICTIM, "its return within 60 s", table.now)
+    table.run(limit=table.now + 600)
+    refuted = [e for s in table.sessions for e in s.take_events() if e.kind == "refuted"]
+    assert refuted
+    _never_named(table, VICTIM)
+
+
+def test_the_victims_own_peer_never_accepts_a_reveal_claim_its_reveal_disproves(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The mesh fails the victim (its reveal reaches nobody but the host, which swallows it), so
+    # the witnesses confirm the claim and the others name the victim: they have no evidence
+    # otherwise. The victim's own peer sent its reveal and knows it: it names the host.
+    table = _table(seed=2)
+    victim = table.clients[VICTIM - 1].session
+    tell_all = witnessing.tell_all
+    monkeypatch.setattr(witnessing, "tell_all", lambda s, raw: None if s is victim
+                        else tell_all(s, raw))
+    monkeypatch.setattr(witnessing, "to_mesh", lambda s, raw, kind, data: None)
+    _swallow(table, "seed_reveal")
+    table.run(limit=2 * 3600)
+    host_name = table.sessions[0].names[0]
+    assert victim.ended.startswith(f"{host_name} (seat 0"), victim.ended
+    assert "which we revealed" in victim.ended
