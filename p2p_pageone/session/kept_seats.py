@@ -97,6 +97,16 @@ class SeatKeeper(SequencerCore):
         """This process did not run for ``gap`` seconds (the sequencer's)."""
         raise NotImplementedError
 
+    def _alive_after_stall(self, key: bytes, now: float) -> None:
+        """``key`` echoed a ping sent after our stall: it is alive now. Once every seated link
+        is, and none closed, nothing is held any longer."""
+        if now >= self.stall_until or not key:
+            return
+        self.stall_heard.add(key)
+        seated = {link.key for link in self.links.values() if link.key}
+        if not self.stall_dropped and seated <= self.stall_heard:
+            self.stall_until = -1.0
+
     def _settle_stall(self, now: float) -> bool:
         """After a stall: if the seats that left us meanwhile (or signed that they lost us)
         are a majority of the listening seats, the table has moved on to the next seat: we

@@ -84,7 +84,10 @@ class Sequencer(WatcherDesk):
                     if kind == "ping" and "n" in value and (link.key or link.introduced):
                         self.out.append((conn, pong(value["n"])))
                     elif kind == "pong":
+                        echoes = link.rtt.samples
                         link.rtt.echoed(value["n"], now)
+                        if link.rtt.samples > echoes:  # alive now (after a stall of ours?)
+                            self._alive_after_stall(link.key, now)
                     elif kind == "intro":
                         self._welcome(conn, link, value["from"])
                     elif kind == "watch":
@@ -251,7 +254,7 @@ class Sequencer(WatcherDesk):
             link.rtt.forget_probe()
         self.last_progress = max(self.last_progress, now)
         self.lobby_changed += gap
-        self.stall_until = now + AFTER_STALL
+        self.stall_until, self.stall_heard = now + AFTER_STALL, set()
         if gap >= NOTICE_STALL:
             self.host.events.append(Event("stall", f"this machine stalled for {gap:.0f} s "
                                           "(pageone did not run): nobody is timed out for it"))

@@ -69,6 +69,7 @@ class SequencerCore:
         # are held, not kept away: if a majority of the seats left us, the table moved on
         self.stall_until = -1.0
         self.stall_dropped: list[tuple[Link, str]] = []
+        self.stall_heard: set[bytes] = set()  # seats that echoed a ping sent after it
         # The end of the game: the log's length then, and when; who confirmed having it.
         self.linger = max(LINGER, silent_after)
         self.final: tuple[int, float] | None = None
