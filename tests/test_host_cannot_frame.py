@@ -235,3 +235,17 @@ def test_the_victims_own_peer_never_accepts_a_reveal_claim_its_reveal_disproves(
     host_name = table.sessions[0].names[0]
     assert victim.ended.startswith(f"{host_name} (seat 0"), victim.ended
     assert "which we revealed" in victim.ended
+
+
+def test_a_witness_that_drops_during_a_round_is_not_waited_for() -> None:
+    # A witness's machine dies while the round waits for it: once the host keeps its seat away
+    # it witnesses nothing, the round closes on the others' answers, and the game goes on.
+    table = _table(seed=6)
+    _run_until(table, lambda: _mid_hand(table))
+    table.kill(3)
+    table.sequencer._timeout(VICTIM, "sent nothing for 10 s", table.now)
+    table.run(limit=table.now + 3600)
+    live = [s for i, s in enumerate(table.sessions) if i != 3]
+    assert all(s.game_over and not s.ended for s in live), [s.ended for s in live]
+    assert all(VICTIM in s.active and 3 not in s.active for s in live)
+    _never_named(table, VICTIM)

@@ -50,6 +50,8 @@ def ended_text(s: PeerSession, culprit: int) -> str:
         return "the host closed the table" + why
     if s.me < 0 and not s.is_host:
         return f"could not sit down: {s.ended.removeprefix('the host refused to seat us: ')}"
+    if s.local_network and culprit < 0:  # we left, reaching nobody: the table may go on
+        return s.ended
     if culprit != s.me or s.me < 0:
         return f"the table ended: {render.without_ruling_ids(s.ended)}"
     return ""

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
 
 from ..crypto.identity import Identity
+from ..net.logwriter import local_problem
 
 FILE_NAME = "identity.key"
 
@@ -26,18 +28,33 @@ def data_dir() -> Path:
 
 
 def load_or_create(directory: Path | None = None) -> Identity:
-    """This user's identity; a new one is made (from the OS's randomness) on first use."""
+    """This user's identity; a new one is made (from the OS's randomness) on first use. A
+    disk that refuses (full, read-only, no permission) is an ``IdentityFileError`` saying so."""
     folder = directory or config_dir()
     path = folder / FILE_NAME
+    try:
+        return _load_or_create(folder, path)
+    except OSError as error:
+        raise IdentityFileError(local_problem(
+            f"use this user's identity {path}", error, "free some disk space, or fix the "
+            "permissions of that directory (or set XDG_CONFIG_HOME)")) from None
+
+
+def _load_or_create(folder: Path, path: Path) -> Identity:
     if not path.exists():
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         secret = os.urandom(32)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
-            return load_or_create(directory)  # another process made it just now
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(secret)
+            return _load_or_create(folder, path)  # another process made it just now
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(secret)
+        except OSError:  # a full disk: no empty or partial identity is left to trip on later
+            with contextlib.suppress(OSError):
+                path.unlink()
+            raise
         return Identity(secret)
     mode = path.stat().st_mode
     if mode & (stat.S_IRWXG | stat.S_IRWXO):

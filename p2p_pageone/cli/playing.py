@@ -4,7 +4,9 @@ loop, signals, the wind-down after quitting, and the exit code.
 Exit codes (README): 0 the game was played to its end; 1 this machine's files are unusable;
 2 bad usage; 3 the table ended early (a player left, the host closed it, a peer was named as a
 cheater, or the host could not be reached); 4 you left (quit, Ctrl-C, or SIGTERM); 5 this
-machine's network, most likely (the rest of the table went on without it).
+machine's network is most likely down (``session.local_network``: nobody could be reached, or a
+host heard no player); or the rest of the table went on without it (a
+minority side stops: ``session.attachment.network``).
 """
 
 from __future__ import annotations
@@ -24,8 +26,7 @@ from ..session.peer import PeerSession
 from .repl import Terminal
 from .wrap import complain, wrap_text
 
-EXIT_OK, EXIT_FILES, EXIT_USAGE, EXIT_ENDED, EXIT_QUIT = 0, 1, 2, 3, 4
-EXIT_NETWORK = 5  # this machine's network, most likely (a minority side stops: SPEC §7)
+EXIT_OK, EXIT_FILES, EXIT_USAGE, EXIT_ENDED, EXIT_QUIT, EXIT_NETWORK = 0, 1, 2, 3, 4, 5
 
 
 async def play_seat(session: PeerSession, terminal: Terminal,
@@ -80,7 +81,7 @@ def finish(session: PeerSession, terminal: Terminal, log_path: Path | None) -> i
         print(line, flush=True)
     if session.local:  # this machine failed: say so last, where it is seen
         complain(f"pageone: {session.local}")
-        return EXIT_FILES
+        return EXIT_NETWORK if session.local_network else EXIT_FILES
     if session.game_over:
         return EXIT_OK
     if session.attachment.network:

@@ -18,6 +18,7 @@ from ..session.common import Event
 from ..session.fold.lost import listening_seats
 from ..session.links import RECONNECT_WINDOW
 from ..session.peer import PeerSession
+from ..session.reach import DropReach, nobody_reached
 from ..session.route import Route
 from ..session.rtt import RoundTrip
 from ..wire.codec import FrameDecoder, ProtocolError, unpack
@@ -63,6 +64,7 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
     mesh = Mesh(session.identity.public)
     round_trip = RoundTrip()  # kept across connections: a drop does not reset what we learnt
     route, deadline = Route((host, port)), -1.0
+    reach = DropReach()  # whom this drop's attempts reached: none at all is our own network
     try:
         while True:
             listening = standby is not None and standby.listener is not None
@@ -77,11 +79,9 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
                 route.note(target, await tell_lost(session, *target))
             outcome = await _take_part(session, *target, on_events, log, silent_after,
                                        standby, mesh, round_trip)
-            outcome = outcome or _unserved(session, target == address)
+            outcome = _failed(session, target == address, outcome)
             route.note(target, outcome)
-            if target == address and outcome:
-                session.sign_lost(f"{session.attachment.dropped or 'the host is gone'} "
-                                  f"({outcome} again)")
+            reach.note(target, outcome)
             if not session.attachment.dropped or finished(session):
                 return
             # that connection got back in: this drop has its own retry_for
@@ -89,9 +89,10 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
                 deadline = -1.0
                 route.failed.clear()
                 session.attachment.lost.clear()  # the host answered: old news
+                reach.clear()
             deadline = loop.time() + retry_for if deadline < 0 else deadline
             if loop.time() >= deadline or route.nobody_left(session):
-                _stop(session, route)
+                _stop(session, route, reach, retry_for)
                 on_events(session, session.take_events())
                 return
             await asyncio.sleep(RETRY_EVERY)
@@ -102,16 +103,20 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
             standby.close()
 
 
-def _unserved(session: PeerSession, to_host: bool) -> str:
-    """A connection to the host that never answered our intro, or that we left signing that
-    it does not serve the table: the host failed us as if it refused."""
+def _failed(session: PeerSession, to_host: bool, outcome: str) -> str:
+    """How a connection failed us: as it says, or, one to the host that never answered our
+    intro, or that we left signing that it does not serve the table, "unanswered". A failed
+    host is lost: we sign that (kept for the successor)."""
     at = session.attachment
-    if to_host and at.dropped and (not at.answered or session.identity.public in at.lost):
-        return "unanswered"
-    return ""
+    if (not outcome and to_host and at.dropped
+            and (not at.answered or session.identity.public in at.lost)):
+        outcome = "unanswered"
+    if to_host and outcome:
+        session.sign_lost(f"{at.dropped or 'the host is gone'} ({outcome} again)")
+    return outcome
 
 
-def _stop(session: PeerSession, route: Route) -> None:
+def _stop(session: PeerSession, route: Route, reach: DropReach, retry_for: float) -> None:
     """The retry window is over and no takeover came: who lost what decides the words."""
     session.attachment.may_resume = False
     if route.nobody_left(session):
@@ -119,6 +124,8 @@ def _stop(session: PeerSession, route: Route) -> None:
                              "that listens refused): the game most likely ended, or went on "
                              "without this machine, while it could not take part; nobody is to "
                              "blame")
+    elif reach.nobody():  # every attempt failed: this machine's network (exit 5)
+        session.network_lost(nobody_reached(retry_for))
     elif session.identity.public in session.attachment.lost and session.may_take_over():
         session.network_stop(MINORITY)  # the others did not lose the host: we did
     else:

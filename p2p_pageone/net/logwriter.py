@@ -61,7 +61,8 @@ class LogWriter:
 
     The file is created on the first entry, never over an existing one: ``path`` may be a function
     of the session, called then (a joiner learns the table's id from the log's first entry). A
-    start that fails before any entry leaves no file. Whole frames only: if the disk refuses part
+    start that fails before any entry leaves no file, and neither does a disk that takes no
+    whole entry (the file is removed). Whole frames only: if the disk refuses part
     of a write, the file is cut back to the last whole entry, so it stays a readable log.
     """
 
@@ -110,6 +111,7 @@ class LogWriter:
             self.failed = local_problem(f"write the table's log {where}", error,
                                         "free some disk space, or choose another place with "
                                         "--log, and check the log's directory can be written")
+            self._remove_if_empty()
             raise LocalFault(self.failed) from None
         self._written += len(new)
         self._size += done
@@ -159,6 +161,18 @@ class LogWriter:
             # if even this fails, the audit reports a cut frame as a damaged file, naming nobody
             with contextlib.suppress(OSError):
                 os.ftruncate(self._fd, self._size)
+
+    def _remove_if_empty(self) -> None:
+        """Not one whole entry made it to the file (a full disk at the first entry): no file is
+        left behind, not even an empty one, and no log is named at the exit."""
+        if self._fd < 0 or self._size > 0:
+            return
+        os.close(self._fd)
+        self._fd = -1
+        if self.path is not None:
+            with contextlib.suppress(OSError):  # then it stays empty: the audit says so
+                self.path.unlink()
+            self.path = None
 
     def close(self) -> None:
         if self._fd >= 0:

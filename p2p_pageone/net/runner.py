@@ -297,5 +297,8 @@ class HostRunner:
         for task in list(self._handlers):
             task.cancel()
         if self._listener is not None:
+            # An accept already due must not run on the closed socket (CPython 3.11 would then
+            # print an InvalidStateError traceback): its reader goes first.
+            asyncio.get_running_loop().remove_reader(self._listener.fileno())
             self._listener.close()
             self._listener = None

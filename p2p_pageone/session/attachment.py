@@ -220,16 +220,27 @@ class AttachedPlayer(PlayerState):
         self.flush(now)
         self._end(reason, culprit)
 
-    def local_fault(self, reason: str, now: float, bye: str = "") -> None:
-        """This machine cannot go on (its disk, its files, its network): say bye, blame nobody."""
+    def local_fault(self, reason: str, now: float, bye: str = "", network: bool = False) -> None:
+        """This machine cannot go on (its disk, its files; with ``network``, its network): say
+        bye, blame nobody."""
         if self.local or self.ended or self.game_over:
             return
-        self.local = reason
-        self.events.append(Event("local", reason))
+        self.local, self.local_network = reason, network
+        self.events.append(Event("local", reason, {"network": network}))
         why = bye or ("its machine cannot write its log" if not self.is_host else HANDOVER
-                      if may_hand_over(self) else "the host's machine cannot write its log")
+                      if may_hand_over(self) and not network else
+                      "the host's machine cannot write its log")
         if self.me < 0 and not self.is_host:  # not seated: nobody to say bye to
             self.ended = reason
             return
         self.outbox.local_bye = why[:200]  # said until it is in the log, even if refused once
         self.flush(now)
+
+    def network_lost(self, reason: str) -> None:
+        """This machine's network reached nobody: stop now, naming nobody, with no bye (nobody
+        would get it). The seat's secrets stay on disk (``attachment.dropped`` is kept) for a
+        return once the network is back, if the table keeps the seat that long."""
+        if self.local or self.ended or self.game_over:
+            return
+        self.local, self.local_network = reason, True
+        self._end(f"left the table: {reason}", -1)

@@ -57,10 +57,13 @@ class Client:
             for payload in self.decoder.feed(data):
                 value: Any = unpack(payload)
                 if isinstance(value, list):
-                    refuted = self.session.refuted
-                    self.session.on_log(payload, now)
-                    # a witness round, or a claim of the host's disproved, moves nothing on
-                    if not self.session.claims and self.session.refuted == refuted:
+                    s, claims = self.session, len(self.session.claims)
+                    refuted = len(s.refuted)
+                    s.on_log(payload, now)
+                    # a claim of the host's disproved moves nothing on, nor a new claim about
+                    # a seat it was disproved of (a host could make false claims forever)
+                    if len(s.refuted) == refuted and not any(
+                            claim.seat in s.refuted for claim in s.claims[claims:]):
                         self.progress = now
                 elif not isinstance(value, dict):
                     raise ProtocolError("a frame is an envelope or a control map")

@@ -44,7 +44,8 @@ class SeatKeeper(SequencerCore):
                 return
             self.local_fault(f"{name}'s connection closed while this machine's network was "
                              "down (no player was heard): a problem of this machine; the table "
-                             "is closed and nobody is blamed", now, "the host lost its network")
+                             "is closed and nobody is blamed", now, "the host lost its network",
+                             network=True)
             return
         self.host.events.append(Event("lost", f"{name} {why}"))
         if may_return and self._keep_seat(seat, why, now):
@@ -160,5 +161,5 @@ class SeatKeeper(SequencerCore):
                          f"back within {self.reconnect_window} s: this machine's network is "
                          "most likely down (check its cable, Wi-Fi or firewall). This is a "
                          "problem of this machine; the table is closed and nobody is blamed",
-                         now, "the host lost its network")
+                         now, "the host lost its network", network=True)
         return True

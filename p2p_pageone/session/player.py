@@ -159,7 +159,8 @@ class PlayerState(TableState):
         self.clock = TurnClock()
         self.mesh = MeshMemory()  # what we hold of the others, from the mesh (witnessing)
         self.ended = ""
-        self.local = ""  # this machine failed (its disk): why; nobody else is to blame
+        self.local = ""  # this machine failed (its disk, its network): why; nobody is to blame
+        self.local_network = False  # and it was this machine's network, not its files
         self.watch_room = (0, 0)  # a host's watchers: (watching now, the most it takes)
         # The transport's hook: the player (or this machine) gave this peer something to say
         # now, between two of the transport's ticks.

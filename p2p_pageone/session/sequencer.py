@@ -285,7 +285,7 @@ class Sequencer(WatcherDesk):
             self.local_fault(f"heard from no player for {quiet:.0f} s: this machine's network "
                              "is most likely down (check its cable, Wi-Fi or firewall). This is a "
                              "problem of this machine; the table is closed and nobody is blamed",
-                             now, "the host lost its network")
+                             now, "the host lost its network", network=True)
         return True
 
     # --- the lobby ----------------------------------------------------------------------------

@@ -213,10 +213,10 @@ class SequencerCore:
             else:
                 self.host.refused(reason, now)
 
-    def local_fault(self, reason: str, now: float, bye: str = "") -> None:
-        """The host's own machine failed (its disk, its network): close the table, naming no
-        joiner."""
-        self.host.local_fault(reason, now, bye)
+    def local_fault(self, reason: str, now: float, bye: str = "", network: bool = False) -> None:
+        """The host's own machine failed (its disk; with ``network``, its network): close the
+        table, naming no joiner."""
+        self.host.local_fault(reason, now, bye, network)
         self._pump(now)
 
     def _timeout(self, seat: int, what: str, now: float) -> None:

@@ -231,7 +231,7 @@ def judge_timeout(s: PublicState, claim: Claim) -> None:
     name = s.names[seat]
     if proof is not None:
         by, why = proof
-        s.refuted += 1
+        s.refuted.append(seat)
         s.events.append(Event("refuted", f"the host timed {name} out at entry {claim.position} "
                               f"(waiting for {claim.env.data['waited_for']}), but "
                               f"{s.names[by]} holds {name}'s {why}: the claim changes nothing "

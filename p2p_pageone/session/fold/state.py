@@ -77,7 +77,7 @@ class PublicState:
         self.author = -1  # the seat that signed the log entry being applied
         self.history: list[HandRecord] = []  # every finished hand, with all its cards
         self.claims: list[Claim] = []  # the host's claims waiting for witnesses (fold/witness)
-        self.refuted = 0  # claims of the host's the witnesses disproved
+        self.refuted: list[int] = []  # the seats of the host's claims the witnesses disproved
 
     # --- hooks for what only one viewer knows -----------------------------------------------------
 

@@ -33,7 +33,7 @@ from .claims import Claim
 from .state import PublicState
 
 HELD_FOR = 1.0  # a witness counts a call it held at least this long before the catch
-DURING_ROUND = frozenset({"witness", "timeout", "bye", "say"})
+DURING_ROUND = frozenset({"witness", "timeout", "bye", "say", "away", "back"})
 
 
 def listening(s: PublicState, seat: int) -> bool:
