@@ -18,6 +18,7 @@ from p2p_pageone.session.attachment import MINORITY, lost_frame
 from p2p_pageone.session.fold.lost import HANDOVER, listening_seats, needed
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.peer import PeerSession
+from p2p_pageone.session.reach import DropReach
 from p2p_pageone.session.route import Route
 from p2p_pageone.wire.codec import FrameDecoder, frame, pack, unpack
 
@@ -71,11 +72,14 @@ def test_a_successor_cut_off_from_a_live_host_stops_and_nobody_is_named() -> Non
     assert successor.sign_lost("the connection to the host closed; it refused a new one")
     assert not successor.lost_majority()
     assert route.next(successor, True, successor.lost_majority()) is not None  # no takeover
-    _stop(successor, route)
+    reach = DropReach()  # the others' listeners answered: not this machine's whole network
+    reach.note(HOST, "refused")
+    reach.note(("127.0.0.3", 7003), "")
+    _stop(successor, route, reach, 60.0)
     assert successor.ended == MINORITY and successor.attachment.network
     t.run()
     others = [t.sessions[0], *t.sessions[2:]]
-    assert all(s.game_over or s.ended for s in others)  # (the host's side: see below)
+    assert all(s.game_over and not s.ended for s in others), [s.ended for s in others]
     for session in t.sessions:
         report = audit_bytes(_log_bytes(session))
         assert report.fault is None, report.fault
