@@ -34,8 +34,16 @@ def fixed(name: str) -> bytes:
     return hashlib.sha256(b"pageone test vector " + name.encode()).digest()
 
 
+def lost_statement() -> bytes:
+    """Bob's signed word that he lost the host (alice) of TABLE after 7 entries."""
+    return seal_statement(Identity(fixed("bob")), "lost", {
+        "table": TABLE, "host": Identity(fixed("alice")).public, "index": 7,
+        "head": fixed("head"), "why": "the connection to the host closed; it refused a new one"})
+
+
 def envelopes() -> dict[str, Any]:
     alice = Identity(fixed("alice"))
+    lost = lost_statement()
     cases = [
         ("ready", {}),
         ("say", {"text": "hello"}),
@@ -45,7 +53,7 @@ def envelopes() -> dict[str, Any]:
         ("head", {"index": 7, "head": fixed("head")}),
         ("away", {"seat": 2, "why": "disconnected", "window": 60}),
         ("back", {"endpoint": "192.0.2.7:40123"}),
-        ("takeover", {"seat": 0, "window": 60}),
+        ("takeover", {"seat": 0, "window": 60, "lost": [lost]}),
         ("witness", {"seat": 2, "at": 41, "heard": b""}),
     ]
     rows = []
@@ -54,7 +62,8 @@ def envelopes() -> dict[str, Any]:
         rows.append({"seq": seq, "type": kind, "envelope": raw.hex()})
     return {"identity_secret": fixed("alice").hex(), "public": alice.public.hex(),
             "fingerprint": alice.fingerprint, "table": TABLE.hex(), "hand": 1,
-            "prev": genesis(TABLE).hex(), "cases": rows}
+            "prev": genesis(TABLE).hex(), "cases": rows,
+            "lost": {"identity_secret": fixed("bob").hex(), "statement": lost.hex()}}
 
 
 def statements() -> dict[str, Any]:

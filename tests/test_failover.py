@@ -115,16 +115,29 @@ def test_a_host_cut_off_from_its_players_and_their_takeover_split_the_table_nami
 
 def test_when_the_successor_stopped_with_the_host_the_next_seat_takes_over(
         tmp_path: Path) -> None:
-    peers, paths, heard = asyncio.run(_host_dies(tmp_path, 4, 3, with_it=1))
+    """Five seats: the host and the first successor stop; the three left are a majority."""
+    peers, paths, heard = asyncio.run(_host_dies(tmp_path, 5, 3, with_it=1))
     survivors = peers[2:]
     assert all(s.game_over and not s.ended for s in survivors), [s.ended for s in survivors]
     new_host = peers[2]
     assert new_host.is_host and peers[3].host_key == new_host.identity.public
     log = kinds(new_host)
-    assert log.count("takeover") == 1 and log.count("back") == 1
+    assert log.count("takeover") == 1 and log.count("back") == 2
     assert log[log.index("takeover"):].count("timeout") == 1  # p1 did not come back in time
     data = [path.read_bytes() for path in paths[2:]]
-    assert data[0] == data[1]
+    assert data[0] == data[1] == data[2]
     report = audit_bytes(data[0])
     assert report.ok, report.fault
     assert any("p2 (seat 2) is the table's host now" in e.text for e in heard[3])
+    takeover = open_envelope(new_host.log[log.index("takeover")])
+    assert len(takeover.data["lost"]) >= 3  # of the 5 listening seats
+
+
+def test_when_half_the_table_stopped_with_the_host_nobody_takes_over(tmp_path: Path) -> None:
+    """Four seats: the host and the first successor stop; the two left are no majority of the
+    four listening seats (they cannot tell this from a cut of their own): no takeover, they
+    stop naming nobody, as this machine's network."""
+    peers, _, _ = asyncio.run(_host_dies(tmp_path, 4, 3, with_it=1))
+    for peer in peers[2:]:
+        assert not peer.is_host and "takeover" not in kinds(peer)
+        assert peer.attachment.network and "nobody is to blame" in peer.ended, peer.ended

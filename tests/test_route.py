@@ -23,30 +23,43 @@ def table(me: int) -> PublicState:
 
 def test_the_host_first_and_again_after_one_failure() -> None:
     route, s = Route(HOST), table(me=3)
-    assert route.next(s, listening=True, witnessed=False) == HOST
+    assert route.next(s, listening=True, majority=False) == HOST
     route.note(HOST, "refused")
-    assert route.next(s, listening=True, witnessed=False) == ("127.0.0.1", 7001)
+    assert route.next(s, listening=True, majority=False) == ("127.0.0.1", 7001)
     route.note(("127.0.0.1", 7001), "unreachable")
-    assert route.next(s, listening=True, witnessed=False) == HOST  # the host again between
+    assert route.next(s, listening=True, majority=False) == HOST  # the host again between
 
 
-def test_the_first_successor_takes_over_only_when_refused_or_witnessed_and_listening() -> None:
+def test_the_first_successor_takes_over_only_with_a_majority_and_listening() -> None:
     route, s = Route(HOST), table(me=1)
     route.next(s, True, False)
-    route.note(HOST, "unreachable")  # a frozen path: no answer is not a dead host
-    assert route.next(s, listening=True, witnessed=False) == HOST
-    assert route.next(s, listening=True, witnessed=True) is None
-    route.note(HOST, "refused")
-    assert route.next(s, listening=False, witnessed=False) == HOST  # nothing to host with
-    assert route.next(s, listening=True, witnessed=False) is None
+    route.note(HOST, "refused")  # a refused or dead path alone is never enough
+    assert route.next(s, listening=True, majority=False) == ("127.0.0.2", 7002)  # seats after
+    route.note(("127.0.0.2", 7002), "")  # it is there
+    assert route.next(s, listening=True, majority=False) == HOST
+    assert route.next(s, listening=False, majority=True) == ("127.0.0.2", 7002)  # no listener
+    assert route.next(s, listening=True, majority=True) == HOST  # the host again between
+    assert route.next(s, listening=True, majority=True) is None
 
 
 def test_a_later_seat_takes_over_once_every_successor_before_it_failed() -> None:
     route, s = Route(HOST), table(me=3)
     for target in (HOST, ("127.0.0.1", 7001), HOST, ("127.0.0.2", 7002), HOST):
-        assert route.next(s, True, False) == target
+        assert route.next(s, True, True) == target
         route.note(target, "refused")
-    assert route.next(s, True, False) is None
+    assert route.next(s, True, False) == HOST  # no majority: no takeover
+    assert route.next(s, True, True) is None
+
+
+def test_nobody_left_once_the_host_and_every_other_listening_seat_refused() -> None:
+    route, s = Route(HOST), table(me=1)
+    route.note(HOST, "refused")
+    route.note(("127.0.0.2", 7002), "refused")
+    assert not route.nobody_left(s)
+    route.note(("127.0.0.3", 7003), "unreachable")  # a frozen path may be ours
+    assert not route.nobody_left(s)
+    route.note(("127.0.0.3", 7003), "refused")
+    assert route.nobody_left(s)
 
 
 def test_a_new_host_is_followed_and_a_connection_that_worked_clears_its_failure() -> None:

@@ -30,10 +30,15 @@ def run_until(t: MemoryTable, done, limit: float = 600) -> None:  # type: ignore
 
 
 class NewHost:
-    """The host is gone: ``sessions[1]`` takes over and the others connect to it."""
+    """The host is gone: ``sessions[1]`` takes over and the others connect to it, each with
+    its signed ``lost`` statement (a majority of the listening seats: SPEC §7, "Failover")."""
 
     def __init__(self, sessions: list[PeerSession], now: float) -> None:
         self.now, self.host = now, sessions[1]
+        for peer in sessions[1:]:
+            raw = peer.sign_lost("the connection to the host closed; it refused a new one")
+            if raw:
+                assert self.host.take_lost(raw) is None
         self.host.take_over()
         self.seq = Sequencer(self.host, now)
         self.clients: dict[int, Client] = {}
@@ -100,7 +105,7 @@ def test_a_live_host_refuses_a_takeover_from_its_successor() -> None:
     assert host.chain is not None and host.successor() == 1
     raw = seal(successor.identity, host.table_id, host.hand,
                host.chain.next_seq(successor.identity.public), host.chain.head, "takeover",
-               {"seat": 0, "window": 60})
+               {"seat": 0, "window": 60, "lost": []})
     assert host.admissible(open_envelope(raw)) == ("only a new host appends takeover, as its "
                                                    "own first entry")
     t.sequencer.receive(1, frame(raw), t.now)

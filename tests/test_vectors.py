@@ -47,6 +47,18 @@ def test_envelope_vectors_decode_and_reencode_byte_for_byte() -> None:
         assert seal(alice, table, 1, env.seq, env.prev, env.kind, env.data) == raw
 
 
+def test_lost_statement_vector_opens_and_reseals_byte_for_byte() -> None:
+    data = load("envelopes.json")
+    bob = Identity(bytes.fromhex(data["lost"]["identity_secret"]))
+    raw = bytes.fromhex(data["lost"]["statement"])
+    statement = open_statement(raw, "lost")
+    assert statement.sender == bob.public and statement.data["index"] == 7
+    assert statement.data["host"].hex() == data["public"]
+    assert seal_statement(bob, "lost", statement.data) == raw
+    takeover = next(case for case in data["cases"] if case["type"] == "takeover")
+    assert open_envelope(bytes.fromhex(takeover["envelope"])).data["lost"] == [raw]
+
+
 def test_transcript_replays_through_chain_and_deck() -> None:
     data = load("transcript.json")
     table = bytes.fromhex(data["table"])

@@ -289,8 +289,10 @@ def _note_events(audit: Audit, state: TableState, position: int, events: list[Ev
                                            f"returned at entry {position}")
         elif event.kind == "takeover" and audit.hands:  # the old host's leave follows
             _void_current(audit, state, position, f"{state.who(int(data['seat']))} took the "
-                          f"table over as its host at entry {position} (the host's pageone "
-                          "stopped)")
+                          f"table over as its host at entry {position} (" + (
+                              "the host handed it over" if data.get("handed") else
+                              f"the table moved by a majority: {data.get('lost')} seats signed "
+                              "that they lost the host") + ")")
         elif event.kind == "left":  # comes before the next hand's event
             audit.last_left = (position, int(data["seat"]), str(data["why"]))
             if audit.hands:

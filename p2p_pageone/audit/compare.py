@@ -81,10 +81,40 @@ def compare(paths: list[str], logs: list[list[bytes]], audits: list[Audit]) -> C
                 receipts, signed)
         if len(log) < len(base):
             shorter.append(f"{path} stops after {len(log)} entries")
+    moves = _moves(base, names)
     if shorter:
+        side = _before_move(min(len(log) for log in logs), moves)
         return Comparison("prefix", f"the logs agree; {', '.join(shorter)} of "
-                          f"{len(base)} (its peer stopped early)")
-    return Comparison("identical", f"the {len(logs)} logs are identical ({len(base)} entries)")
+                          f"{len(base)} ({side or 'its peer stopped early'})"
+                          + "".join(f"; {text}" for _, text in moves))
+    return Comparison("identical", f"the {len(logs)} logs are identical ({len(base)} entries)"
+                      + "".join(f"; {text}" for _, text in moves))
+
+
+def _moves(log: list[bytes], names: dict[bytes, str]) -> list[tuple[int, str]]:
+    """Each takeover of the log: where, and on whose word the table moved (SPEC §7)."""
+    found = []
+    for index, raw in enumerate(log):
+        try:
+            env = open_envelope(raw)
+        except ProtocolError:
+            continue
+        if env.kind == "takeover":
+            who = f"{names.get(env.sender, '?')} ({fingerprint(env.sender)})"
+            lost = env.data.get("lost", [])
+            found.append((index, f"at entry {index} the table moved to {who} " + (
+                f"by a majority of the seats ({len(lost)} signed that they lost the host)"
+                if lost else "on the host's own word (it handed the table over)")))
+    return found
+
+
+def _before_move(length: int, moves: list[tuple[int, str]]) -> str:
+    """A log that ends at or before a takeover of the longer one: the old host's side."""
+    later = [index for index, _ in moves if index >= length]
+    if not later:
+        return ""
+    return (f"it ends before the takeover at entry {later[0]}: the old host's side, a prefix "
+            "of the table that moved on, not a fork")
 
 
 def _host_at(log: list[bytes], at: int) -> bytes:
@@ -106,9 +136,10 @@ def _split(at: int, forks: list[tuple[str, dict[str, Any]]]) -> Comparison:
     on honestly with whom it could reach: nobody is named (SPEC §7, "Failover")."""
     (took, entry), (stayed, _) = sorted(forks, key=lambda f: f[1]["type"] != "takeover")
     return Comparison("split", f"the logs agree up to entry {at}; there {took} has the table "
-                      f"taken over by {entry['author'] or '?'} ({entry['fingerprint']}), and "
-                      f"{stayed} goes on without it: one side lost the other (a host cut off, "
-                      "or a successor cut off from a live host), and nobody is to blame", at,
+                      f"taken over by {entry['author'] or '?'} ({entry['fingerprint']}) by a "
+                      f"majority of the seats, and {stayed} goes on without it, on the old "
+                      "host's side (a host cut off from most of its table that did not notice "
+                      "before this entry); nobody is to blame", at,
                       [{"log": path, **e} for path, e in forks])
 
 

@@ -5,7 +5,8 @@ Exit codes (README): 0 the game was played to its end; 1 this machine's files ar
 2 bad usage; 3 the table ended early (a player left, the host closed it, a peer was named as a
 cheater, or the host could not be reached); 4 you left (quit, Ctrl-C, or SIGTERM); 5 this
 machine's network is most likely down (``session.local_network``: nobody could be reached, or a
-host heard no player).
+host heard no player); or the rest of the table went on without it (a
+minority side stops: ``session.attachment.network``).
 """
 
 from __future__ import annotations
@@ -83,6 +84,9 @@ def finish(session: PeerSession, terminal: Terminal, log_path: Path | None) -> i
         return EXIT_NETWORK if session.local_network else EXIT_FILES
     if session.game_over:
         return EXIT_OK
+    if session.attachment.network:
+        complain(f"pageone: {session.attachment.network}")
+        return EXIT_NETWORK
     if terminal.quitting:
         if terminal.offline:
             print("you quit the game", flush=True)

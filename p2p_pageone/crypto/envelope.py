@@ -233,3 +233,7 @@ class ChainVerifier:
 
     def next_seq(self, member: bytes) -> int:
         return self._next_seq.get(member, 0)
+
+    def last_prev(self, member: bytes) -> int:
+        """The log position ``member``'s last envelope was sealed at (0: none yet)."""
+        return self._last_prev.get(member, 0)

@@ -11,13 +11,18 @@ import contextlib
 import os
 from collections.abc import Callable
 
+from ..crypto.statements import proof_of_key
+from ..session.attachment import MINORITY, lost_frame
 from ..session.client import Client
 from ..session.common import Event, parse_endpoint
+from ..session.fold.lost import listening_seats
 from ..session.links import RECONNECT_WINDOW
 from ..session.peer import PeerSession
 from ..session.reach import DropReach, nobody_reached
 from ..session.route import Route
 from ..session.rtt import RoundTrip
+from ..wire.codec import FrameDecoder, ProtocolError, unpack
+from ..wire.messages import validate_control
 from .logwriter import LocalFault, LogWriter
 from .mesh import Mesh
 from .runner import (
@@ -63,16 +68,19 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
     try:
         while True:
             listening = standby is not None and standby.listener is not None
-            target = route.next(session, listening, standby is not None and standby.witnessed)
-            if target is None:  # the host is gone and we are next: we take the table over
+            target = route.next(session, listening, session.lost_majority())
+            if target is None:  # a majority lost the host and we are next: we take over
                 await _take_over(session, standby, on_events, log, silent_after, catch_window,
                                  reconnect_window, announcer)
                 return
-            session.attachment.via_successor = target != route.host(session)
-            expect = _key_at(session, target) or (
-                session.host_key if target == route.host(session) else b"")
+            address = route.host(session)
+            session.attachment.via_successor = target != address
+            expect = _key_at(session, target) or (session.host_key if target == address else b"")
+            if target != address:  # our signed word that we lost the host goes first
+                route.note(target, await tell_lost(session, *target, expect))
             outcome = await _take_part(session, *target, on_events, log, silent_after,
                                        standby, mesh, round_trip, expect)
+            outcome = _failed(session, target == address, outcome)
             route.note(target, outcome)
             reach.note(target, outcome)
             if not session.attachment.dropped or finished(session):
@@ -81,10 +89,11 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
             if session.attachment.log_read:
                 deadline = -1.0
                 route.failed.clear()
+                session.attachment.lost.clear()  # the host answered: old news
                 reach.clear()
             deadline = loop.time() + retry_for if deadline < 0 else deadline
-            if loop.time() >= deadline:
-                _give_up(session, reach, retry_for)
+            if loop.time() >= deadline or route.nobody_left(session):
+                _stop(session, route, reach, retry_for)
                 on_events(session, session.take_events())
                 return
             await asyncio.sleep(RETRY_EVERY)
@@ -95,12 +104,31 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
             standby.close()
 
 
-def _give_up(session: PeerSession, reach: DropReach, retry_for: float) -> None:
-    """The drop lasted ``retry_for``: it ends here. If this drop reached nobody at all, this
-    machine's network is the likely cause (exit 5), and nobody is named."""
+def _failed(session: PeerSession, to_host: bool, outcome: str) -> str:
+    """How a connection failed us: as it says, or, one to the host that never answered our
+    intro, or that we left signing that it does not serve the table, "unanswered". A failed
+    host is lost: we sign that (kept for the successor)."""
+    at = session.attachment
+    if (not outcome and to_host and at.dropped
+            and (not at.answered or session.identity.public in at.lost)):
+        outcome = "unanswered"
+    if to_host and outcome:
+        session.sign_lost(f"{at.dropped or 'the host is gone'} ({outcome} again)")
+    return outcome
+
+
+def _stop(session: PeerSession, route: Route, reach: DropReach, retry_for: float) -> None:
+    """The retry window is over and no takeover came: who lost what decides the words."""
     session.attachment.may_resume = False
-    if reach.nobody():
+    if route.nobody_left(session):
+        session.network_stop("nobody of this table answers any more (the host and every seat "
+                             "that listens refused): the game most likely ended, or went on "
+                             "without this machine, while it could not take part; nobody is to "
+                             "blame")
+    elif reach.nobody():  # every attempt failed: this machine's network (exit 5)
         session.network_lost(nobody_reached(retry_for))
+    elif session.identity.public in session.attachment.lost and session.may_take_over():
+        session.network_stop(MINORITY)  # the others did not lose the host: we did
     else:
         session.lost_host(session.attachment.dropped)
 
@@ -112,6 +140,45 @@ def _key_at(session: PeerSession, where: tuple[str, int] | None) -> bytes:
                  if where is not None and parse_endpoint(endpoint) == where), b"")
 
 
+async def tell_lost(session: PeerSession, host: str, port: int, expect: bytes = b"") -> str:
+    """Our ``lost`` statement to the successor listening at ``host``:``port``, over a
+    connection that proves our key (its challenge signed, if ``expect``, the key that announced
+    that endpoint, sent it). "refused"/"unreachable" if that address failed us, else "" (it
+    took the statement, or said why not: then we go on)."""
+    raw = session.attachment.lost.get(session.identity.public, b"")
+    if not raw:
+        return ""
+    try:
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 5.0)
+    except (OSError, TimeoutError) as error:
+        return "refused" if isinstance(error, ConnectionRefusedError) else "unreachable"
+    decoder = FrameDecoder()
+    try:
+        frames = await asyncio.wait_for(_answer(reader, decoder), 2.0)
+        value = unpack(frames[0])
+        if (isinstance(value, dict) and validate_control(value, ("challenge",))
+                and (not expect or value["from"] == expect)):  # never signed for a relay
+            proof = proof_of_key(session.identity, value["nonce"], value["from"], "lost")
+            writer.write(lost_frame(session, raw, proof))
+            answer = await asyncio.wait_for(_answer(reader, decoder), 2.0)
+            if answer:  # a refusal (the host still answers there, or it does not count)
+                return ""
+    except (OSError, TimeoutError, ProtocolError, EOFError, IndexError):
+        pass
+    finally:
+        writer.close()
+    return ""
+
+
+async def _answer(reader: asyncio.StreamReader, decoder: FrameDecoder) -> list[bytes]:
+    """The next whole frames, or [] once the connection is closed."""
+    while data := await read_frame(reader):
+        frames = decoder.feed(data)
+        if frames:
+            return frames
+    return []
+
+
 async def _take_over(session: PeerSession, standby: Standby | None, on_events: EventSink,
                      log: LogWriter | None, silent_after: float, catch_window: float,
                      reconnect_window: int, announcer: Announcer | None) -> None:
@@ -119,9 +186,13 @@ async def _take_over(session: PeerSession, standby: Standby | None, on_events: E
     assert standby is not None
     listener = standby.release()
     old = session.names[session.seat_of(session.host_key)]
+    gone = (f"{old}'s machine (the host) cannot write its log and handed the table over"
+            if session.handed_over >= 0 else f"{len(session.lost_statements())} of the "
+            f"{len(listening_seats(session))} seats that listen lost {old}'s pageone (the "
+            "host), a majority")
     session.take_over()
-    session.events.append(Event("takeover", f"{old}'s pageone (the host) stopped: this pageone "
-                                "takes the table over, and the others reconnect to it…"))
+    session.events.append(Event("takeover", f"{gone}: this pageone takes the table over, "
+                                "and the others reconnect to it…"))
     runner = HostRunner(session, "", 0, on_events, log, silent_after=silent_after,
                         lobby={"reconnect_window": reconnect_window}, listener=listener)
     port = await runner.start()
@@ -154,10 +225,8 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
         session.lost_host(f"could not connect to {host}:{port} ({why or 'no answer'})")
         on_events(session, session.take_events())
         return "refused" if isinstance(error, ConnectionRefusedError) else "unreachable"
-    if standby is not None:
-        standby.witnessed = False  # a host answers: whatever a peer said of it is old news
-        if not session.attachment.endpoint:
-            session.attachment.endpoint = await standby.open(writer.get_extra_info("sockname")[0])
+    if standby is not None and not session.attachment.endpoint:
+        session.attachment.endpoint = await standby.open(writer.get_extra_info("sockname")[0])
     client = Client(session, loop.time(), silent_after, expect=expect)
     if round_trip is not None:
         round_trip.forget_probe()  # an echo on the old connection will never come
@@ -174,6 +243,11 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
             client.tick(loop.time())
             link.flush()
         link.flush()
+        at = session.attachment
+        if at.dropped and not at.answered and not at.via_successor:  # it took our intro and
+            lost = session.sign_lost(f"{at.dropped}; a new connection was not answered")
+            if lost and not writer.is_closing():  # said nothing: it reads this once it runs
+                writer.write(lost_frame(session, lost))
         with contextlib.suppress(ConnectionError, OSError, TimeoutError):
             await asyncio.wait_for(writer.drain(), 2.0)
     finally:

@@ -3,10 +3,12 @@
 Every joiner listens on the address it reaches the host from, and says where in its ``hello``.
 Each connection there is sent a challenge first, and its first frame must prove the key it names
 (``session.links.claim_refusal``); nothing is taken from a key before that. Two things come
-there. Other joiners' ``keys`` envelopes for this joiner's cards, sent straight to it as well as
-to the host, so it opens a drawn card sooner. And, once this joiner has lost the host too, a
-seated peer's intro: a second witness that the host is gone, so if this joiner is the successor
-it takes the table over, and the listener becomes its sequencer's.
+there. Other joiners' frames on the mesh: their ``keys`` envelopes for this joiner's cards (it
+opens a drawn card sooner), their signs of life, seed reveals, calls and envelopes the host has
+not logged (``session.witnessing``). And a seat's signed ``lost`` statement: it lost the host. If
+this joiner is the successor and lost the host too, once it holds statements from a majority of
+the listening seats it takes the table over, and the listener becomes its sequencer's. An intro
+is no witness of anything.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..crypto.envelope import open_envelope
+from ..crypto.statements import open_statement
 from ..session.common import parse_endpoint
 from ..session.links import (
     FLOOD_WINDOW,
@@ -41,7 +44,7 @@ MAX_PEERS = 8  # connections served at once (a table has at most 6 seats)
 ACCEPT_RATE = 20.0  # new connections a second (bursts as many): the rest wait in the kernel
 DIRECT_FRAME = 64 * 1024  # the largest frame on a direct connection (a keys envelope is ~6 KB)
 BANNED_FOR = 10.0  # a key whose direct connection broke the limits is refused this long
-CLAIMS = ("intro", "direct")  # what claims a key here (each proves it against our challenge)
+CLAIMS = ("intro", "direct", "lost")  # what claims a key here (each proves it first)
 
 Relay = Callable[[str, int], Awaitable[int]]  # (address, port) -> the port others reach it at
 
@@ -55,7 +58,6 @@ class Standby:
         self.relay = relay  # a benchmark's delaying proxy in front of the listener
         self.random_bytes = random_bytes  # the challenges' nonces
         self.listener: socket.socket | None = None
-        self.witnessed = False  # a seated peer came here having lost the host, as we did
         self.wake: Callable[[], None] | None = None  # sends what a direct envelope made us say
         self._task: asyncio.Task[None] | None = None
         self._serving: set[asyncio.Task[None]] = set()
@@ -132,8 +134,13 @@ class Standby:
             s = self.session
             if s.game is None or s.seat_of(value["from"]) not in s.active:
                 return
-            if value["control"] == "intro":  # a peer that lost the host: if we have too, a witness
-                self.witnessed = self.witnessed or bool(s.attachment.dropped)
+            if value["control"] == "lost":
+                reason = self.lost(value)
+                if reason:
+                    writer.write(refusal(-1, reason))
+                    await asyncio.wait_for(writer.drain(), 2.0)
+                return
+            if value["control"] == "intro":  # no witness of anything: a new host takes it
                 return
             self._one_per_peer(value["from"])
             decoder.max_frame = DIRECT_FRAME
@@ -193,6 +200,20 @@ class Standby:
             self.banned[key] = loop.time() + BANNED_FOR
             raise
 
+    def lost(self, value: dict[str, Any]) -> str:
+        """A seat says, signed, that it lost the host (its key proven): kept toward a takeover,
+        or why not."""
+        s, key = self.session, value["from"]
+        if s.attachment.answered and not s.attachment.dropped:
+            return "the host still answers here"
+        try:
+            signer = open_statement(value["statement"], "lost").sender
+        except ProtocolError as error:
+            return error.reason
+        if signer != key:
+            return "a lost statement is sent by its signer"
+        return s.take_lost(value["statement"]) or ""
+
     def _one_per_peer(self, key: bytes) -> None:
         """A peer's new direct connection replaces its old one (it cannot hold all slots)."""
         task = asyncio.current_task()
@@ -203,16 +224,19 @@ class Standby:
             self._by_peer[key] = task
 
     def _direct(self, payload: bytes, key: bytes, seen: set[bytes]) -> bool:
-        """Hand a keys envelope of ``key`` for this table to the session: True if it is one we
-        had not had on this connection (what the session uses)."""
+        """Hand a frame of ``key`` for this table to the session (an envelope, or a sign of
+        life): True if it is one we had not had on this connection (what the session uses)."""
         digest = hashlib.sha256(payload).digest()
         if digest in seen:
             return False
         try:
-            env = open_envelope(payload, key)
-        except ProtocolError:
-            return False
-        if env.kind != "keys" or env.table != self.session.table_id:
+            if len(unpack(payload)) == 4:  # a statement: a sign of life
+                alive = open_statement(payload, "alive")
+                if alive.sender != key or alive.data["table"] != self.session.table_id:
+                    return False
+            elif open_envelope(payload, key).table != self.session.table_id:
+                return False
+        except (ProtocolError, TypeError):
             return False
         if len(seen) >= 4 * IDLE_FRAMES:
             seen.clear()

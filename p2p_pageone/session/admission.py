@@ -12,6 +12,7 @@ from typing import Any
 
 from ..crypto.envelope import Envelope
 from .fold.apply import kind_refusal, order_refusal
+from .fold.lost import majority_refusal
 from .fold.presence import takeover_refusal
 from .player import PlayerState
 
@@ -32,7 +33,8 @@ def admissible(s: PlayerState, env: Envelope) -> str | None:
     if env.kind == "takeover":  # a live sequencer never gives its table away
         if env.sender != s.identity.public:
             return "only a new host appends takeover, as its own first entry"
-        return takeover_refusal(s, env.sender, env.data["seat"])
+        return (takeover_refusal(s, env.sender, env.data["seat"])
+                or majority_refusal(s, env.data["lost"]))
     if s.expelling(s.seat_of(env.sender)):
         return "this seat is being expelled for a deck message every peer refuses"
     return deck_refusal(s, env) or kind_refusal(s, env)

@@ -5,15 +5,36 @@ the takeover when it is the host's successor, and leaving a table that does not 
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from ..crypto.envelope import open_envelope, seal
-from ..wire.codec import ProtocolError
+from ..crypto.statements import seal_statement
+from ..wire.codec import ProtocolError, frame, pack
 from .common import Event
+from .fold.lost import (
+    HANDOVER,
+    listening_seats,
+    majority_refusal,
+    may_hand_over,
+    needed,
+    open_lost,
+)
 from .player import PlayerState
+
+MINORITY = ("could not reach the host, and the rest of the table did not lose it: most likely "
+            "this machine's network (or this machine was stopped while the table went on); "
+            "nobody is to blame")
 
 SEAT_GIVEN_UP = ("this user's seat was given up (it did not come back in time): the game went "
                  "on without it")
+
+
+def lost_frame(s: PlayerState, statement: bytes, proof: bytes = b"") -> bytes:
+    """The control frame that carries our ``lost`` statement (to a successor's listener, with
+    the proof of our key its challenge asked; to the old host, on our own connection)."""
+    return frame(pack({"control": "lost", "from": s.identity.public, "proof": proof,
+                       "statement": statement}))
 
 
 class AttachedPlayer(PlayerState):
@@ -128,11 +149,68 @@ class AttachedPlayer(PlayerState):
         self.in_flight, at.known, at.checked, at.log_read = b"", 0, 0, True
 
     def finish_takeover(self, window: int, now: float) -> None:
-        """Every peer that came has handed over its log: ``takeover`` goes in first."""
+        """Every peer that came has handed over its log: ``takeover`` goes in first, with the
+        ``lost`` statements of the majority it rests on."""
         old, self.attachment.taking_over = self.attachment.taking_over, -1
         if old >= 0 and not self.ended and not self.game_over:
-            self.notify("takeover", {"seat": old, "window": window})
+            lost = [] if self.handed_over >= 0 else self.lost_statements()
+            if majority_refusal(self, lost) is not None:  # what was handed over changed who
+                self.network_stop(MINORITY)  # listens: no majority now, no takeover
+                return
+            self.notify("takeover", {"seat": old, "window": window, "lost": lost})
         self.flush(now)
+
+    # --- takeover by majority (protocol/SPEC.md §7, "Failover") ---------------------------------
+
+    def sign_lost(self, why: str) -> bytes:
+        """We lost the host (our connection closed or went silent, and a new one was refused or
+        not answered): our signed word for the successor, kept with the others'. b"": we hold
+        no seat that counts."""
+        chain = self.chain
+        if (chain is None or self.game is None or self.game_over or self.is_host
+                or self.me not in listening_seats(self)):
+            return b""
+        own = self.attachment.lost.get(self.identity.public, b"")
+        if own and self.take_lost(own) is None and open_lost(self, own).data["index"] == \
+                chain.length:
+            return own
+        own = seal_statement(self.identity, "lost", {
+            "table": self.table_id, "host": self.host_key, "index": chain.length,
+            "head": chain.head, "why": why[:200]})
+        self.attachment.lost[self.identity.public] = own
+        return own
+
+    def take_lost(self, raw: bytes) -> str | None:
+        """Keep a seat's ``lost`` statement of our present host; else why it does not count."""
+        try:
+            statement = open_lost(self, raw)
+        except ProtocolError as error:
+            return error.reason
+        self.attachment.lost[statement.sender] = raw
+        return None
+
+    def lost_statements(self) -> list[bytes]:
+        """The ``lost`` statements kept that count for our present host, in seat order."""
+        counted = []
+        for raw in self.attachment.lost.values():
+            with contextlib.suppress(ProtocolError):
+                counted.append((self.seat_of(open_lost(self, raw).sender), raw))
+        return [raw for _, raw in sorted(counted)]
+
+    def lost_majority(self) -> bool:
+        """A majority of the listening seats lost the host (or it handed the table over)."""
+        return self.handed_over >= 0 or len(self.lost_statements()) >= needed(self)
+
+    def may_take_over(self) -> bool:
+        """A majority of the listening seats without the host's is possible at all."""
+        return needed(self) <= len(listening_seats(self)) - 1
+
+    def network_stop(self, reason: str) -> None:
+        """This machine's network, most likely: stop naming nobody, appending nothing."""
+        if self.ended:
+            return
+        self.attachment.network = reason
+        self._end(reason, -1)
 
     def give_up(self, reason: str, culprit: int, now: float) -> None:
         """Leave a table that does not go on. The bye accuses nobody: a clock is no evidence."""
@@ -149,8 +227,9 @@ class AttachedPlayer(PlayerState):
             return
         self.local, self.local_network = reason, network
         self.events.append(Event("local", reason, {"network": network}))
-        why = bye or ("the host's machine cannot write its log" if self.is_host else
-                      "its machine cannot write its log")
+        why = bye or ("its machine cannot write its log" if not self.is_host else HANDOVER
+                      if may_hand_over(self) and not network else
+                      "the host's machine cannot write its log")
         if self.me < 0 and not self.is_host:  # not seated: nobody to say bye to
             self.ended = reason
             return

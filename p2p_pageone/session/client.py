@@ -15,6 +15,7 @@ from ..crypto.envelope import open_envelope
 from ..crypto.identity import fingerprint
 from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
+from .attachment import lost_frame
 from .common import Event
 from .fold.queries import MOVE
 from .links import answer_challenge
@@ -70,6 +71,7 @@ class Client:
                 elif not isinstance(value, dict):
                     raise ProtocolError("a frame is an envelope or a control map")
                 else:
+                    # a challenge (a joiner's listener, first): nothing to prove here yet
                     kind = validate_control(value, ("ping", "pong", "refused", "welcome",
                                                     "done", "chat", "challenge"))
                     if kind == "challenge":
@@ -189,20 +191,18 @@ class Client:
     def _check_steps(self, now: float) -> None:
         s = self.session
         waited = now - self.progress
-        if s.ended or s.game_over or waited <= self.step_limit:
+        if s.ended or s.game_over or waited <= self.step_limit or s.attachment.dropped:
             return
-        host = s.seat_of(s.host_key)
         ignored = censored(s, now, self.step_limit)
         if ignored:  # a seat's word we hold and handed over: the host does not take it
-            s.give_up(f"has not put {ignored} in the log for {self.step_limit:.0f} s, though "
-                      "we hold it signed and handed it over: the host is not serving the table, "
-                      "so this pageone leaves it", host, now)
+            self._unserved(f"has not put {ignored} in the log for {self.step_limit:.0f} s, "
+                           "though we hold it signed and handed it over: the host is not "
+                           "serving the table", now)
             return
         if s.in_flight:  # ours, a move included: neither in the log nor refused
             kind = open_envelope(s.in_flight).kind
-            s.give_up(f"has neither put our {kind} message in the log nor refused it for "
-                      f"{waited:.0f} s: the host is unresponsive, so this pageone leaves the "
-                      "table", host, now)
+            self._unserved(f"has neither put our {kind} message in the log nor refused it for "
+                           f"{waited:.0f} s: the host is unresponsive", now)
             return
         waits = [(seat, what) for seat, what in s.waiting_for() if what != MOVE]
         if not waits:
@@ -211,18 +211,31 @@ class Client:
         if not present:  # the host times a seat kept for its return out when its window ends
             seat, what = waits[0]
             if waited > self.step_limit + s.away[seat]:
-                s.give_up(f"did not time out {s.names[seat]} (the table waited for its return "
-                          f"for {waited:.0f} s; it must after {s.away[seat]} s): the host is "
-                          "unresponsive, so this pageone leaves the table", host, now)
+                self._unserved(f"did not time out {s.names[seat]} (the table waited for its "
+                               f"return for {waited:.0f} s; it must after {s.away[seat]} s): "
+                               "the host is unresponsive", now)
             return
         seat, what = present[0]
         if seat == s.me:  # was it me? it was: the table waits for a step we did not take
             s.give_up(f"this pageone has not taken its own step ({what}) for {waited:.0f} s: a "
                       "fault of this machine, please report it", -1, now)
-        elif seat == host:
-            s.give_up(f"has not sent {what} for {waited:.0f} s and did not time itself out: "
-                      "the host is unresponsive, so this pageone leaves the table", host, now)
+        elif seat == s.seat_of(s.host_key):
+            self._unserved(f"has not sent {what} for {waited:.0f} s and did not time itself "
+                           "out: the host is unresponsive", now)
         else:
-            s.give_up(f"did not time out {s.names[seat]} (the table waited for {what}) in "
-                      f"{waited:.0f} s; it must after 30 s: the host is unresponsive, so this "
-                      "pageone leaves the table", host, now)
+            self._unserved(f"did not time out {s.names[seat]} (the table waited for {what}) in "
+                           f"{waited:.0f} s; it must after 30 s: the host is unresponsive", now)
+
+    def _unserved(self, why: str, now: float) -> None:
+        """The host does not serve the table: we sign that we lost it, tell it so on this
+        connection, and follow the table to the next seat, where the majority decides (SPEC §7,
+        "Failover"). Without a listener or a possible majority, we leave saying ``bye``."""
+        s = self.session
+        lost = (s.sign_lost(why[:200]) if s.attachment.endpoint and s.attachment.may_resume
+                and s.may_take_over() else b"")
+        if not lost:
+            s.give_up(f"{why}, so this pageone leaves the table", s.seat_of(s.host_key), now)
+            return
+        self.out.append(lost_frame(s, lost))
+        host = s.names[s.seat_of(s.host_key)]
+        s.lost_host(f"{host} (the host) {why}: this pageone follows the table to the next seat")

@@ -3,10 +3,12 @@ entries of the old host's log that a peer has and it lacks, and each gathered pe
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..crypto.envelope import Envelope, open_envelope
 from ..wire.codec import ProtocolError
+from .common import Event
+from .fold.lost import listening_seats, needed
 from .fold.queries import expected_at_takeover
 
 if TYPE_CHECKING:
@@ -38,3 +40,23 @@ def back_to_new_host(s: PeerSession, raw: bytes) -> Envelope:
     if env.kind != "back" or env.sender not in expected_at_takeover(s, s.attachment.taking_over):
         raise ProtocolError("to a new host a peer says back, once it handed over its log")
     return env
+
+
+def told_lost(s: PeerSession, value: dict[str, Any], key: bytes) -> None:
+    """A seat's ``lost`` statement, sent to us, its host, on its way to the successor (``key``:
+    the key its connection holds, or b""). Holding them from a majority of the listening
+    seats, we stop: the table has moved on without us; we append nothing more."""
+    if s.ended or s.game_over or not s.is_host or s.attachment.taking_over >= 0:
+        return
+    if (key and key != value["from"]) or s.take_lost(value["statement"]) is not None:
+        return  # not its own, or it does not count here: nobody is named for a statement
+    lost = s.lost_statements()
+    if len(lost) < needed(s):
+        return
+    s.events.append(Event("moved", f"{len(lost)} of the {len(listening_seats(s))} seats that "
+                          "listen signed that this host does not serve the table (it did not "
+                          "answer them, or did not take their steps): the table has moved to the "
+                          "next seat without this machine"))
+    s.network_stop("the table moved on to the next seat: a majority of the seats lost this "
+                   "host (most likely this machine's network, or this machine stalled); "
+                   "nothing more is logged here, and nobody is to blame")

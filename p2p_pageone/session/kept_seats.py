@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from ..crypto.envelope import Envelope
 from ..wire.codec import ProtocolError
+from .client import STALL
 from .common import Event
+from .fold.lost import listening_seats, needed
 from .fold.presence import away_refusal
-from .links import (
-    Link,
-)
+from .links import Link
 from .sequencing import SequencerCore
 
 
@@ -31,6 +31,9 @@ class SeatKeeper(SequencerCore):
             return
         if self.host.game is not None and seat not in self.host.active:
             return  # it has left the game already
+        if may_return and now < self.stall_until:
+            self.stall_dropped.append((link, why))  # decided once the stall's news is in
+            return
         name = self.host.names[seat]
         if self._quiet_told and link.key not in self.cpu_keys:
             # It gave up on us while our network was down: that is no fault of its own. Its
@@ -84,9 +87,54 @@ class SeatKeeper(SequencerCore):
             if link.key == env.sender:
                 self._drop(conn, "came back on a new connection", now, may_return=True)
 
+    def _woke(self, now: float) -> None:
+        """A frame or a close read before the first tick after a stall: the stall first."""
+        gap = now - self._last_tick
+        if gap > STALL:
+            self._last_tick = now
+            self._stalled(gap, now)
+
+    def _stalled(self, gap: float, now: float) -> None:
+        """This process did not run for ``gap`` seconds (the sequencer's)."""
+        raise NotImplementedError
+
+    def _alive_after_stall(self, key: bytes, now: float) -> None:
+        """``key`` echoed a ping sent after our stall: it is alive now. Once every seated link
+        is, and none closed, nothing is held any longer."""
+        if now >= self.stall_until or not key:
+            return
+        self.stall_heard.add(key)
+        seated = {link.key for link in self.links.values() if link.key}
+        if not self.stall_dropped and seated <= self.stall_heard:
+            self.stall_until = -1.0
+
+    def _settle_stall(self, now: float) -> bool:
+        """After a stall: if the seats that left us meanwhile (or signed that they lost us)
+        are a majority of the listening seats, the table has moved on to the next seat: we
+        append nothing about them and stop (True). Else each is kept away as after any drop."""
+        if not self.stall_dropped or now < self.stall_until:
+            return False
+        dropped, self.stall_dropped = self.stall_dropped, []
+        host = self.host
+        live = {link.key for link in self.links.values() if link.key}
+        gone = {host.seat_of(link.key) for link, _ in dropped if link.key not in live}
+        gone |= {host.seat_of(key) for key in host.attachment.lost}
+        listening = listening_seats(host)
+        if len(gone & set(listening)) >= needed(host) and not host.ended:
+            host.network_stop(f"this machine was stopped, and meanwhile {len(gone)} of the "
+                              f"{len(listening)} seats that listen left it: the table has most "
+                              "likely moved to the next seat while this machine was stopped; "
+                              "nothing more is logged here, and nobody is to blame")
+            return True
+        for link, why in dropped:
+            self._lost(link, why, now, may_return=True)
+        return False
+
     def _expire_away(self, now: float, quiet: bool) -> None:
         """A seat not back within the window leaves as a leaver does (a ``timeout``)."""
         host = self.host
+        if self._settle_stall(now):
+            return
         for seat, (since, _) in list(self.away_since.items()):
             if seat not in host.active or any(link.key == host.keys[seat]
                                               for link in self.links.values()):

@@ -25,6 +25,7 @@ CHAT_WINDOW = 10.0
 CHAT_LINES = 5  # chat lines per window from one seat; more are refused
 LOBBY_TIMEOUT = 600.0  # a lobby where nobody sits down or leaves for this long is closed
 START_AFTER = 30.0  # with min_players: start with those seated once the lobby is this still
+AFTER_STALL = 3.0  # after a stall, how long the connections found closed wait for the rest
 NOTICE_STALL = 5.0  # a stall of this machine this long is told to the player
 RECONNECT_WINDOW = 60  # seconds a seat whose connection dropped mid-game is kept for its return
 FIRST_WORDS = ("hello", "back")  # what a connection may say before it speaks for a seat

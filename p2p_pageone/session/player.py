@@ -107,6 +107,9 @@ class Attachment:
     via_successor: bool = False  # this connection is to the successor, not to the host
     taking_over: int = -1  # we are the new sequencer gathering the others: the old host's
     # seat, until our ``takeover`` is sealed
+    lost: dict[bytes, bytes] = field(default_factory=dict)  # signer -> its ``lost`` statement
+    # of the present host (ours included): a successor's majority, a host's notice to stop
+    network: str = ""  # this machine's network, most likely, ended the table for us (exit 5)
 
 
 @dataclass

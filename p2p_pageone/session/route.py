@@ -11,16 +11,19 @@ Address = tuple[str, int]
 
 class Route:
     """The host, and while it cannot be reached, by turns the host again and the first of the
-    successors that has not failed us; or nobody (None) once every successor before us has
-    failed and the host is gone: then we take over."""
+    successors that has not failed us; or nobody (None) once we are the successor and hold
+    ``lost`` statements from a majority of the listening seats (or the host handed the table
+    over): then we take over."""
 
     def __init__(self, first: Address) -> None:
         self.first = first
-        self.failed: dict[Address, str] = {}  # address -> "refused" or "unreachable"
+        # address -> "refused", "unreachable" or "unanswered" (it took the connection and said
+        # nothing: a stopped pageone's machine does that)
+        self.failed: dict[Address, str] = {}
         self.last: Address | None = None
 
     def note(self, target: Address, outcome: str) -> None:
-        """How a connection to ``target`` ended: "refused", "unreachable", or "" (it worked)."""
+        """How a connection to ``target`` ended: a failure, or "" (it worked)."""
         if outcome:
             self.failed[target] = outcome
         else:
@@ -30,22 +33,33 @@ class Route:
         """Where the table's host listens: the first address, or a new host's endpoint."""
         return parse_endpoint(s.endpoints.get(s.host_key, "")) or self.first
 
-    def next(self, s: PublicState, listening: bool, witnessed: bool) -> Address | None:
-        """``listening``: we have a listener to take the table over with; ``witnessed``: a peer
-        told us the host is gone too."""
+    def next(self, s: PublicState, listening: bool, majority: bool) -> Address | None:
+        """``listening``: we have a listener to take the table over with; ``majority``: a
+        majority of the listening seats lost the host (their signed statements), or the host
+        handed the table over. A refused or dead path alone is never enough."""
         current = self.host(s)
         host = self.failed.get(current, "")
-        if not host or self.last != current or s.game is None or s.me not in s.active:
+        handed = s.handed_over >= 0
+        if (not (host or handed) or (self.last != current and not handed) or s.game is None
+                or s.me not in s.active):
             self.last = current
             return current  # the host first, and again between two tries elsewhere
         for seat in s.successors():
             if seat == s.me:
-                if (host == "refused" or witnessed) and listening:
+                if majority and listening:
                     return None
-                break
+                continue  # the seats after us: is anyone of the table still there?
             endpoint = parse_endpoint(s.endpoints[s.keys[seat]])
             if endpoint is not None and endpoint not in self.failed:
-                self.last = endpoint  # there, we are its witness
+                self.last = endpoint  # there, our lost statement, then our intro
                 return endpoint
         self.last = current
         return current
+
+    def nobody_left(self, s: PublicState) -> bool:
+        """The host and every other seat that listens refused us (nothing listens there any
+        more): the table is gone, over or moved on without us."""
+        others = [parse_endpoint(s.endpoints[s.keys[seat]]) for seat in s.successors()
+                  if seat != s.me]
+        return (self.failed.get(self.host(s)) == "refused" and bool(others)
+                and all(self.failed.get(e) == "refused" for e in others if e is not None))

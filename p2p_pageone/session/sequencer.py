@@ -24,8 +24,9 @@ from .client import PING, STALL, Client
 from .common import Event
 from .doors import CLAIMS, Doors
 from .fold.queries import MOVE, expected_at_takeover
-from .gathering import back_to_new_host, fold_handed_over
+from .gathering import back_to_new_host, fold_handed_over, told_lost
 from .links import (
+    AFTER_STALL,
     CHAT_LINES,
     CHAT_WINDOW,
     FIRST_WORDS,
@@ -49,6 +50,7 @@ class Sequencer(Doors):
     # --- connections (new ones: session/doors.py) ----------------------------------------------
 
     def receive(self, conn: int, data: bytes, now: float) -> None:
+        self._woke(now)
         link = self.links.get(conn)
         if link is None:
             return
@@ -58,12 +60,15 @@ class Sequencer(Doors):
                 value = unpack(payload)
                 if isinstance(value, dict):
                     kind = validate_control(value, ("ping", "pong", "intro", "done", "entry",
-                                                    "watch", "chat", "relay"))
+                                                    "watch", "chat", "relay", "lost"))
                     appended = False
                     if kind == "ping" and "n" in value and (link.key or link.introduced):
                         self.out.append((conn, pong(value["n"])))
                     elif kind == "pong":
+                        echoes = link.rtt.samples
                         link.rtt.echoed(value["n"], now)
+                        if link.rtt.samples > echoes:  # alive now (after a stall of ours?)
+                            self._alive_after_stall(link.key, now)
                     elif kind in CLAIMS and not self._proven(conn, link, value, now):
                         return  # refused: the rest of its data is not read
                     elif kind == "intro":
@@ -78,6 +83,8 @@ class Sequencer(Doors):
                         self._done(conn, link, value["index"])
                     elif kind == "relay" and link.key:
                         appended = self._relayed(value["raw"], now)
+                    elif kind == "lost":  # the statement is signed: its own proof
+                        told_lost(self.host, value, link.key)
                 elif isinstance(value, list):
                     appended = self._submit(conn, link, payload, now)
                 else:
@@ -95,6 +102,7 @@ class Sequencer(Doors):
         self._drop(conn, "stopped reading what the table sends", now)
 
     def disconnect(self, conn: int, now: float) -> None:
+        self._woke(now)
         link = self.links.pop(conn, None)
         if link is not None:
             self._lost(link, "disconnected", now, may_return=True)
@@ -229,6 +237,7 @@ class Sequencer(Doors):
             link.rtt.forget_probe()
         self.last_progress = max(self.last_progress, now)
         self.lobby_changed += gap
+        self.stall_until, self.stall_heard = now + AFTER_STALL, set()
         if gap >= NOTICE_STALL:
             self.host.events.append(Event("stall", f"this machine stalled for {gap:.0f} s "
                                           "(pageone did not run): nobody is timed out for it"))

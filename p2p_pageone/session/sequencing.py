@@ -65,6 +65,11 @@ class SequencerCore:
         self._last_ping = now
         self._last_tick = now
         self._quiet_told = False
+        # After a stall of this machine: until ``stall_until`` the connections found closed
+        # are held, not kept away: if a majority of the seats left us, the table moved on
+        self.stall_until = -1.0
+        self.stall_dropped: list[tuple[Link, str]] = []
+        self.stall_heard: set[bytes] = set()  # seats that echoed a ping sent after it
         # The end of the game: the log's length then, and when; who confirmed having it.
         self.linger = max(LINGER, silent_after)
         self.final: tuple[int, float] | None = None
@@ -87,6 +92,8 @@ class SequencerCore:
             self.window = (miss, now)
 
     def _must_wait(self, env: Envelope, now: float) -> bool:
+        if now < self.stall_until:  # after a stall, nothing goes in before its news is in
+            return True
         if self.window is None or env.kind != "move":
             return False
         seat, opened = self.window

@@ -15,6 +15,7 @@ MAX_CARDS = 170
 MAX_SEATS = 6
 MAX_EVIDENCE = 64 * 1024  # one refused envelope: a 170-card shuffle with its proof is ~29 KB
 MAX_ENTRY = 200 * 1024  # one log entry sent again in a takeover, inside a frame of 256 KiB
+MAX_STATEMENT = 1024  # a signed statement (a lost one is ~400 bytes)
 MAX_PROOF = 2 * 33 * MAX_CARDS + 32 * (6 + MAX_CARDS)  # a shuffle proof of MAX_CARDS cards
 
 
@@ -129,7 +130,11 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "bye": {"reason": text(200)},
     "away": {"seat": integer(0, MAX_SEATS - 1), "why": text(100), "window": integer(1, 3600)},
     "back": {"endpoint": text(64)},
-    "takeover": {"seat": integer(0, MAX_SEATS - 1), "window": integer(1, 3600)},
+    "takeover": {"seat": integer(0, MAX_SEATS - 1), "window": integer(1, 3600),
+                 "lost": Check(lambda v: (type(v) is list and len(v) <= MAX_SEATS
+                                          and set(map(type, v)) <= {bytes}
+                                          and all(len(raw) <= MAX_STATEMENT for raw in v)),
+                               f"an array of at most {MAX_SEATS} lost statements")},
     "witness": {"seat": integer(0, MAX_SEATS - 1), "at": integer(0, 2**32 - 1),
                 "heard": blob_upto(MAX_EVIDENCE)},
 }
@@ -183,6 +188,9 @@ CONTROLS: dict[str, dict[str, Check]] = {
     "watching": {"table": blob(16), "index": integer(0, 2**32 - 1)},
     "chat": {"text": text(200)},  # a watcher's line; relayed by the host with ``from``
     "direct": {"from": blob(32)},
+    # a seat that lost the host tells the first successor (and the old host), signed
+    "lost": {"from": blob(32), "proof": blob_upto(MAX_STATEMENT),
+             "statement": blob_upto(MAX_STATEMENT)},
     "welcome": {"table": blob(16), "head": blob(32), "seq": integer(0, 2**32 - 1),
                 "hand": integer(0, 2**32 - 1), "index": integer(0, 2**32 - 1),
                 "seated": Check(lambda v: type(v) is bool, "true or false")},

@@ -19,6 +19,7 @@ from ..common import Event, MustRefuse, TableClosed, TableEnded
 from . import witness
 from .claims import Claim
 from .dealing import in_hand
+from .lost import HANDOVER, may_hand_over
 from .queries import deck_of, reveal_due
 from .rounds import game_over, heads_agree, start_hand
 from .state import PublicState
@@ -114,6 +115,13 @@ def on_expel(s: PublicState, env: Envelope, seat: int, now: float) -> None:
 def on_bye(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     if reveal_due(s, seat):  # leaving instead of revealing hides the cards that check its moves
         raise TableEnded(refused_reveal(s, seat), seat)
+    if (env.sender == s.host_key and env.data["reason"] == HANDOVER and may_hand_over(s)
+            and seat != s.me):
+        s.handed_over = len(s.log) - 1  # its own signed word that it is gone: the successor
+        s.events.append(Event("handover", f"{s.names[seat]}'s machine (the host) cannot write "
+                              "its log: it hands the table over to the next seat",
+                              {"seat": seat, "position": len(s.log) - 1}))
+        return
     if env.sender == s.host_key and not s.game_over:  # no sequencer, no table
         reason = env.data["reason"]
         raise TableClosed("closed the table" + (f" ({reason})" if reason and reason !=

@@ -25,6 +25,7 @@ from ...crypto.identity import fingerprint
 from ...wire.codec import ProtocolError
 from ..common import Event, TableEnded, checked_endpoint
 from .leaving import close_round, leave
+from .lost import listening_seats, majority_refusal
 from .queries import reveal_due
 from .rounds import heads_agree, start_hand
 from .state import PublicState
@@ -94,18 +95,27 @@ def check_takeover(s: PublicState, env: Envelope, seat: int) -> None:
     refusal = takeover_refusal(s, env.sender, env.data["seat"])
     if refusal is not None:
         raise ProtocolError(refusal, fingerprint(env.sender))
+    short = majority_refusal(s, env.data["lost"])
+    if short is not None:  # it signed a takeover no majority of the table asked for
+        raise TableEnded(f"took the table over without a majority of the seats having lost "
+                         f"the host: {short}", seat, refusal=short)
 
 
 def on_takeover(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     old, window = env.data["seat"], env.data["window"]
-    s.host_key = env.sender
     host_name, name = s.names[old], s.names[seat]
+    gone = (f"{host_name}'s machine could not write its log and handed the table over"
+            if s.handed_over >= 0 else
+            f"{host_name}'s pageone (the host) was lost by {len(env.data['lost'])} of the "
+            f"{len(listening_seats(s))} seats that listen, a majority")
+    s.host_key, s.handed_over = env.sender, -1
     endpoint = s.endpoints.get(env.sender, "")
     where = (f" (at {endpoint}: to come back, pageone join --connect {endpoint})" if endpoint
              else "")
-    s.events.append(Event("takeover", f"{host_name}'s pageone (the host) stopped: {name} "
+    s.events.append(Event("takeover", f"{gone}: {name} "
                           f"(seat {seat}) is the table's host now{where}", {
-                              "seat": seat, "old": old, "position": len(s.log) - 1}))
+                              "seat": seat, "old": old, "position": len(s.log) - 1,
+                              "lost": len(env.data["lost"]), "handed": not env.data["lost"]}))
     stranded = [p for p in s.active if p not in (old, seat) and not s.endpoints.get(s.keys[p])]
     game = s.game
     assert game is not None

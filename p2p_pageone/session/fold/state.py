@@ -52,6 +52,7 @@ class PublicState:
         self.keys: list[bytes] = []  # public key per seat
         self.names: list[str] = []
         self.endpoints: dict[bytes, str] = {}  # where each joiner listens for a takeover
+        self.handed_over = -1  # the log position of the host's bye handing the table over
         self.me = -1
         self.waiting_hellos: list[tuple[bytes, str]] = []
         self.ready: set[int] = set()

@@ -1,0 +1,81 @@
+"""Takeover by majority (protocol/SPEC.md §7, "Failover"): who counts, and which ``lost``
+statements a takeover may rest on.
+
+The *listening seats* are the seats still in the game whose endpoint is not "" (they can follow
+a new host), plus the host's own seat. A successor takes the table over only with ``lost``
+statements (crypto/statements) from a majority of them: the host never signs one, so a host
+that still reaches half the table or more can never be replaced. A cut link alone, or a peer's
+word that it lost the host, is never enough.
+"""
+
+from __future__ import annotations
+
+from ...crypto.statements import Statement, open_statement
+from ...wire.codec import ProtocolError
+from .state import PublicState
+
+# A host that cannot write its log says so in its bye, and that bye is its own signed word that
+# it is gone: the successor takes over without a majority (SPEC §7, "Failover").
+HANDOVER = "hands the table over: its machine cannot write its log"
+
+
+def may_hand_over(s: PublicState) -> bool:
+    """A takeover could go on with the game: two seats or more can follow a new host."""
+    return s.game is not None and not s.game_over and len(s.successors()) >= 2
+
+
+def listening_seats(s: PublicState) -> list[int]:
+    """The seats still in the game that can follow a new host, and the host's own."""
+    return [seat for seat in s.active if s.keys[seat] == s.host_key
+            or s.endpoints.get(s.keys[seat])]
+
+
+def needed(s: PublicState) -> int:
+    """How many ``lost`` statements make a majority of the listening seats."""
+    return len(listening_seats(s)) // 2 + 1
+
+
+def lost_refusal(s: PublicState, statement: Statement) -> str | None:
+    """Why ``statement`` (an opened ``lost``) is not a listening seat's word that it lost this
+    table's present host, at a position of this log or ahead of it (None: it is)."""
+    data, seat = statement.data, s.seat_of(statement.sender)
+    if data["table"] != s.table_id or data["host"] != s.host_key:
+        return "a lost statement is for this table and its present host"
+    if seat < 0 or seat not in listening_seats(s) or statement.sender == s.host_key:
+        return "a lost statement comes from a seat in the game that listens, not the host's"
+    chain, index = s.chain, data["index"]
+    if chain is None:
+        return "a lost statement is for a running game"
+    if index <= chain.length and chain.position(data["head"]) != index:
+        return "a lost statement names a position that is not this log's"
+    if index < chain.last_prev(statement.sender):
+        return "a lost statement older than its signer's last entry in the log"
+    return None
+
+
+def open_lost(s: PublicState, raw: bytes) -> Statement:
+    """A ``lost`` statement that counts toward a takeover of ``s``; else a ``ProtocolError``."""
+    statement = open_statement(raw, "lost")
+    refusal = lost_refusal(s, statement)
+    if refusal is not None:
+        raise ProtocolError(refusal)
+    return statement
+
+
+def majority_refusal(s: PublicState, lost: list[bytes]) -> str | None:
+    """Why the statements ``lost`` are not a majority of the listening seats that lost the
+    host (None: they are, or the host handed the table over in its own signed bye)."""
+    if s.handed_over >= 0:
+        return None
+    signers: set[bytes] = set()
+    for raw in lost:
+        try:
+            signers.add(open_lost(s, raw).sender)
+        except ProtocolError as error:
+            return f"it carries a lost statement that does not count ({error.reason})"
+    if len(signers) != len(lost):
+        return "it carries two lost statements of one seat"
+    if len(signers) < needed(s):
+        return (f"it carries lost statements of {len(signers)} seats; a takeover needs "
+                f"{needed(s)} of the {len(listening_seats(s))} listening seats")
+    return None
