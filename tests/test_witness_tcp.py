@@ -1,0 +1,64 @@
+"""The mesh over real sockets (loopback): a false timeout of a connected, playing seat is
+disproved by the others, who hold its signed sign of life from after the claim, sent to their
+listeners over proven connections; the game finishes and every log audits OK."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from p2p_pageone.audit.check import audit_bytes
+from p2p_pageone.engine import make_settings
+from p2p_pageone.net.joiner import run_joiner
+from p2p_pageone.net.logwriter import LogWriter
+from p2p_pageone.net.runner import HostRunner
+from p2p_pageone.session.common import Event
+from p2p_pageone.session.memory import make_peer
+from p2p_pageone.session.peer import PeerSession
+
+VICTIM = 2
+
+
+async def _table(tmp_path: Path) -> tuple[list[PeerSession], list[Path], list[list[Event]]]:
+    settings = make_settings("classic", {"deals": 2})
+    peers = [make_peer(f"wt/{i}", f"p{i}", host_table=("t", settings, 4) if i == 0 else None)
+             for i in range(4)]
+    paths = [tmp_path / f"p{i}.log" for i in range(4)]
+    logs = [LogWriter(path) for path in paths]
+    runner = HostRunner(peers[0], "127.0.0.1", 0, lambda s, e: None, logs[0])
+    port = await runner.start()
+    heard: list[list[Event]] = [[] for _ in peers]
+    mid = asyncio.get_running_loop().create_future()
+
+    def watch(i: int):  # type: ignore[no-untyped-def]
+        def show(session: PeerSession, events: list[Event]) -> None:
+            heard[i].extend(events)
+            game = session.game
+            if (not mid.done() and game is not None and game.deal.moves >= 3
+                    and session.hand_end is None and not session.game_over):
+                mid.set_result(None)
+        return show
+
+    joiners = [asyncio.create_task(run_joiner(peer, "127.0.0.1", port, watch(i), log,
+                                              listen=True))
+               for i, (peer, log) in enumerate(zip(peers[1:], logs[1:], strict=True), 1)]
+    host = asyncio.create_task(runner.run())
+    await asyncio.wait_for(mid, 120)
+    await asyncio.sleep(1.5)  # every listening seat has sent its signs of life by now
+    assert runner.sequencer is not None
+    runner.sequencer._timeout(VICTIM, "sent nothing for 10 s", asyncio.get_running_loop().time())
+    await asyncio.wait_for(asyncio.gather(*joiners), 240)
+    await asyncio.wait_for(host, 60)
+    for log in logs:
+        log.close()
+    return peers, paths, heard
+
+
+def test_a_false_timeout_is_disproved_over_the_mesh(tmp_path: Path) -> None:
+    peers, paths, heard = asyncio.run(_table(tmp_path))
+    assert all(p.game_over and not p.ended for p in peers), [p.ended for p in peers]
+    assert all(VICTIM in p.active for p in peers)
+    assert any(e.kind == "refuted" for e in heard[1])
+    for path in paths:
+        report = audit_bytes(path.read_bytes())
+        assert report.ok, report.fault
