@@ -6,10 +6,12 @@ no honest seat is named, live or by the audit of any peer's log."""
 from __future__ import annotations
 
 import random
+from itertools import combinations
 
 import pytest
 
 from p2p_pageone.audit.check import Audit
+from p2p_pageone.audit.compare import compare
 from p2p_pageone.bots import NormalBot, make_bot
 from p2p_pageone.crypto.envelope import Envelope, open_envelope
 from p2p_pageone.engine import make_settings
@@ -47,9 +49,20 @@ def _named(audit: Audit) -> int:
     return -1 if audit.fault is None else audit.fault.seat
 
 
+def _subsets_name_no_seat(table: MemoryTable, audits: list[Audit]) -> None:
+    """``pageone audit`` over any two or more of the logs: a comparison names at most the host."""
+    logs = [list(session.log) for session in table.sessions]
+    for size in range(2, len(logs) + 1):
+        for chosen in combinations(range(len(logs)), size):
+            result = compare([f"p{i}" for i in chosen], [logs[i] for i in chosen],
+                             [audits[i] for i in chosen])
+            assert result.ok or result.host_seat in (-1, 0), (chosen, result.text)
+
+
 def _nobody_honest_named(table: MemoryTable) -> list[Audit]:
     audits = [audit_of(session) for session in table.sessions]
     assert [_named(audit) for audit in audits] == [-1] * len(audits)
+    _subsets_name_no_seat(table, audits)
     assert not any(session.ended.startswith(session.names[VICTIM])
                    for session in table.sessions if session.ended)
     return audits
@@ -184,6 +197,7 @@ def _never_named(table: MemoryTable, seat: int) -> None:
         audit = audit_of(session)
         assert _named(audit) != seat
         assert audit.last_left[1] != seat or "went silent" not in audit.last_left[2]
+    _subsets_name_no_seat(table, [audit_of(session) for session in table.sessions])
 
 
 def test_a_swallowed_move_names_nobody() -> None:
