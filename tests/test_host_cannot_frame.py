@@ -125,7 +125,7 @@ def test_a_withheld_seed_reveal_and_a_timeout_name_nobody() -> None:
     # time the host makes it. The host gains a stalled table, which the others leave.
     table = _table(seed=2)
     swallowed = _swallow(table, "seed_reveal")
-    table.run(limit=2 * 3600)
+    table.run(limit=300)  # the claims fall every time; the joiners give up on that host
     assert swallowed
     events = [e for s in table.sessions for e in s.take_events()]
     refuted = [e.text for e in events if e.kind == "refuted"]
