@@ -199,6 +199,7 @@ def play(seed: int, deals: int, idle: int, flood: bool, nofile: int,
                              stderr=subprocess.PIPE, text=True)
     assert table.stdout is not None and table.stderr is not None
     helper: subprocess.Popen[str] | None = None
+    result: dict[str, Any] = {}
     try:
         port = int(table.stdout.readline().split()[1])
         if table.stdout.readline().strip() != "dealt":
@@ -208,18 +209,24 @@ def play(seed: int, deals: int, idle: int, flood: bool, nofile: int,
                 [sys.executable, __file__, "load", "--port", str(port), "--idle", str(idle),
                  "--sources", str(sources), *(["--flood"] if flood else [])],
                 stdout=subprocess.PIPE, text=True)
-        result: dict[str, Any] = json.loads(table.stdout.readline())
+        result.update(json.loads(table.stdout.readline()))
         err = table.stderr.read()
         table.wait(timeout=60)
     finally:
-        if helper is not None:
-            helper.send_signal(signal.SIGTERM)
-            with contextlib.suppress(ValueError, subprocess.TimeoutExpired):
-                result["strangers"] = json.loads(helper.communicate(timeout=30)[0] or "{}")
+        _stop_strangers(helper, result)
         if table.poll() is None:
             table.kill()
     result.update(traceback="Traceback" in err, stderr_lines=len(err.splitlines()))
     return result
+
+
+def _stop_strangers(helper: subprocess.Popen[str] | None, result: dict[str, Any]) -> None:
+    """Stop the strangers' process; what it measured goes into ``result``."""
+    if helper is None:
+        return
+    helper.send_signal(signal.SIGTERM)
+    with contextlib.suppress(ValueError, subprocess.TimeoutExpired):
+        result["strangers"] = json.loads(helper.communicate(timeout=30)[0] or "{}")
 
 
 def measure(seed: int, deals: int, idle: int, nofile: int, sources: int = 1) -> dict[str, Any]:
@@ -258,6 +265,7 @@ def play_lan(hosts: list[Any], seed: int, deals: int, idle: int, crowd: bool,
     assert table.stdout is not None and table.stderr is not None
     seats: list[subprocess.Popen[str]] = []
     helper: subprocess.Popen[str] | None = None
+    result: dict[str, Any] = {}
     try:
         port = int(table.stdout.readline().split()[1])
         for i in range(1, 4):
@@ -271,14 +279,11 @@ def play_lan(hosts: list[Any], seed: int, deals: int, idle: int, crowd: bool,
             helper = subprocess.Popen(hosts[4].command(
                 *me, "load", "--host", hosts[0].address, "--port", str(port), "--idle",
                 str(idle), "--flood"), stdout=subprocess.PIPE, text=True)
-        result: dict[str, Any] = json.loads(table.stdout.readline())
+        result.update(json.loads(table.stdout.readline()))
         err = table.stderr.read()
         table.wait(timeout=60)
     finally:
-        if helper is not None:
-            helper.send_signal(signal.SIGTERM)
-            with contextlib.suppress(ValueError, subprocess.TimeoutExpired):
-                result["strangers"] = json.loads(helper.communicate(timeout=30)[0] or "{}")
+        _stop_strangers(helper, result)
         for proc in [table, *seats]:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=30)

@@ -14,6 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..bots import Bot
 from ..crypto.deck import Pass
+from ..crypto.envelope import Envelope
 from ..crypto.identity import Identity
 from ..engine.moves import Move
 from ..engine.settings import Settings
@@ -117,7 +118,7 @@ class MeshMemory:
     """What this peer holds of the others, from the mesh."""
 
     alive: dict[bytes, tuple[int, bytes]] = field(default_factory=dict)  # key -> (index, raw)
-    held: dict[bytes, list[tuple[float, bytes]]] = field(default_factory=dict)  # key -> envs
+    held: dict[bytes, list[tuple[float, Envelope]]] = field(default_factory=dict)  # opened
     alive_sent: float = -1e9
     read_at: dict[int, float] = field(default_factory=dict)  # claim position -> when we read it
     first_call: dict[int, bytes] = field(default_factory=dict)  # catch position -> call held

@@ -74,7 +74,7 @@ def receive(s: PlayerState, raw: bytes, now: float) -> Envelope | None:
     if env.table != s.table_id or s.seat_of(env.sender) not in s.active:
         return None
     kept = s.mesh.held.setdefault(env.sender, [])
-    kept.append((now, raw))
+    kept.append((now, env))
     del kept[:-KEPT]
     return env
 
@@ -100,8 +100,8 @@ def claimed(s: PlayerState, claim: Claim, now: float) -> None:
         send_alive(s, now, at_once=True)
     if claim.kind == "catch" and s.me in claim.due:
         key = s.keys[claim.seat]
-        calls = [raw for at, raw in mesh.held.get(key, [])
-                 if at <= now - HELD_FOR and is_call(s, raw, key)]
+        calls = [env.raw for at, env in mesh.held.get(key, [])
+                 if at <= now - HELD_FOR and is_call(s, env.raw, key)]
         if calls:
             mesh.first_call[claim.position] = calls[-1]
 
@@ -126,7 +126,7 @@ def witness_intent(s: PlayerState, now: float) -> tuple[str, dict[str, Any]] | N
 
 def _disproving(s: PlayerState, claim: Claim, mesh: MeshMemory) -> bytes:
     key = s.keys[claim.seat]
-    candidates = [raw for _, raw in reversed(mesh.held.get(key, []))]
+    candidates = [env.raw for _, env in reversed(mesh.held.get(key, []))]
     alive = mesh.alive.get(key)
     if alive is not None:
         candidates.insert(0, alive[1])
@@ -137,19 +137,11 @@ def own_disproof(s: PlayerState, claim: Claim) -> str:
     """A claim that we refused to reveal, though our reveal went out: we do not accept it."""
     if claim.seat != s.me or not claim.reveal:
         return ""
-    sent = [raw for raw in (s.in_flight, *(sent.raw for sent in s.outbox.pipe)) if raw]
-    if not any(_kind(raw) == "seed_reveal" for raw in sent):
+    if not any(sent.kind == "seed_reveal" for sent in s.outbox.pipe):
         return ""
     return ("timed us out for not revealing our hand seed, which we revealed (our signed "
             "reveal went to the host and to every listening peer): this pageone does not "
             "accept the claim")
-
-
-def _kind(raw: bytes) -> str:
-    try:
-        return open_envelope(raw, own=True).kind
-    except ProtocolError:
-        return ""
 
 
 def hand_over(s: PlayerState, now: float) -> None:
@@ -169,16 +161,15 @@ def hand_over(s: PlayerState, now: float) -> None:
             or s.is_host):
         return
     for key, kept in mesh.held.items():
-        for at, held in kept:
-            if now - max(at, mesh.relayed.get(held, -1e9)) < RELAY_AFTER:
+        for at, env in kept:
+            if now - max(at, mesh.relayed.get(env.raw, -1e9)) < RELAY_AFTER:
                 continue
-            env = open_envelope(held)
             if (env.hand == s.hand and env.seq == s.chain.next_seq(key)
                     and env.kind not in ("keys", "hello", "back")):
-                mesh.relayed[held] = now
-                s.outbox.relay_out.append(held)
+                mesh.relayed[env.raw] = now
+                s.outbox.relay_out.append(env.raw)
     if len(mesh.relayed) > 4 * KEPT:  # forget what is no longer kept
-        kept_now = {raw for kept in mesh.held.values() for _, raw in kept}
+        kept_now = {env.raw for kept in mesh.held.values() for _, env in kept}
         mesh.relayed = {raw: at for raw, at in mesh.relayed.items() if raw in kept_now}
 
 
@@ -189,10 +180,9 @@ def censored(s: PlayerState, now: float, limit: float) -> str:
         return ""
     for key, kept in s.mesh.held.items():
         seat = s.seat_of(key)
-        for at, raw in kept:
-            if now - at <= limit or raw not in s.mesh.relayed:
+        for at, env in kept:
+            if now - at <= limit or env.raw not in s.mesh.relayed:
                 continue
-            env = open_envelope(raw)
             if env.hand == s.hand and env.seq == s.chain.next_seq(key) and seat in s.active:
                 return f"{s.names[seat]}'s {env.kind} message"
     return ""

@@ -73,8 +73,7 @@ def on_timeout(s: PublicState, env: Envelope, seat: int, now: float) -> None:
         raise TableClosed(f"timed itself out (the table waited for {env.data['waited_for']}): "
                           "there is no sequencer left", silent)
     if reveal_due(s, silent):  # nobody could witness it: the host's word names nobody
-        leave(s, silent, f"did not reveal its hand seed in time (the host says so; no other "
-              f"peer could confirm it): hand {s.hand} cannot be checked and is void")
+        leave(s, silent, unconfirmed_reveal(s))
         return
     leave(s, env.data["seat"], f"went silent while the table waited for "
            f"{env.data['waited_for']}")
@@ -137,6 +136,12 @@ def refused_reveal(s: PublicState, seat: int) -> str:
                  if moves else "its hidden cards cannot be checked")
     return (f"refused to reveal its hand seed after hand {s.hand} was played: {unchecked}; "
             "the table treats this as cheating, not as leaving")
+
+
+def unconfirmed_reveal(s: PublicState) -> str:
+    """Why a seat leaves that the host alone says did not reveal: the hand is void, nobody named."""
+    return (f"did not reveal its hand seed in time (the host says so; no other peer could "
+            f"confirm it): hand {s.hand} cannot be checked and is void")
 
 
 def leave(s: PublicState, seat: int, why: str, restart: bool = True) -> None:
@@ -244,8 +249,7 @@ def judge_timeout(s: PublicState, claim: Claim) -> None:
             if own:
                 raise TableEnded(own, s.host_seat)
             raise TableEnded(refused_reveal(s, seat), seat)
-        leave(s, seat, f"did not reveal its hand seed in time (the host says so; no other "
-              f"peer could confirm it): hand {s.hand} cannot be checked and is void")
+        leave(s, seat, unconfirmed_reveal(s))
         return
     leave(s, seat, f"went silent while the table waited for {claim.env.data['waited_for']}")
 
