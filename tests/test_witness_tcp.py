@@ -1,17 +1,21 @@
 """The mesh over real sockets (loopback): a false timeout of a connected, playing seat is
 disproved by the others, who hold its signed sign of life from after the claim, sent to their
-listeners over proven connections; the game finishes and every log audits OK."""
+listeners over proven connections; the game finishes and every log audits OK. A peer that
+keeps flooding its host stalls nothing: the table goes on with it or without it."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from p2p_pageone.audit.check import audit_bytes
 from p2p_pageone.engine import make_settings
 from p2p_pageone.net.joiner import run_joiner
 from p2p_pageone.net.logwriter import LogWriter
 from p2p_pageone.net.runner import HostRunner
+from p2p_pageone.session.client import PING, Client
 from p2p_pageone.session.common import Event
 from p2p_pageone.session.memory import make_peer
 from p2p_pageone.session.peer import PeerSession
@@ -62,3 +66,45 @@ def test_a_false_timeout_is_disproved_over_the_mesh(tmp_path: Path) -> None:
     for path in paths:
         report = audit_bytes(path.read_bytes())
         assert report.ok, report.fault
+
+
+FLOODER = 2
+
+
+async def _flooded_table(tmp_path: Path) -> tuple[list[PeerSession], list[Path]]:
+    """A table whose seat 2 floods the host with pings from its third move on, on every
+    connection: the host drops it again and again; it comes back, or is timed out."""
+    settings = make_settings("classic", {"deals": 2})
+    peers = [make_peer(f"fl/{i}", f"p{i}", host_table=("t", settings, 4) if i == 0 else None)
+             for i in range(4)]
+    paths = [tmp_path / f"p{i}.log" for i in range(4)]
+    logs = [LogWriter(path) for path in paths]
+    runner = HostRunner(peers[0], "127.0.0.1", 0, lambda s, e: None, logs[0])
+    port = await runner.start()
+    joiners = [asyncio.create_task(run_joiner(peer, "127.0.0.1", port, lambda s, e: None, log,
+                                              listen=True))
+               for peer, log in zip(peers[1:], logs[1:], strict=True)]
+    await asyncio.wait_for(asyncio.gather(runner.run(), *joiners), 120)
+    for log in logs:
+        log.close()
+    return peers, paths
+
+
+def test_a_peer_that_keeps_flooding_its_host_stalls_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tick = Client.tick
+
+    def flooding(self: Client, now: float) -> None:
+        tick(self, now)
+        game = self.session.game
+        if self.session.name == f"p{FLOODER}" and game is not None and game.deal.moves >= 3:
+            self.out.extend([PING] * 30)
+
+    monkeypatch.setattr(Client, "tick", flooding)
+    peers, paths = asyncio.run(_flooded_table(tmp_path))
+    honest = [peer for i, peer in enumerate(peers) if i != FLOODER]
+    assert all(p.game_over and not p.ended for p in honest), [p.ended for p in honest]
+    assert all(p.host_key == peers[0].identity.public for p in honest)  # nobody took over
+    for path in (paths[i] for i in range(4) if i != FLOODER):
+        report = audit_bytes(path.read_bytes())
+        assert report.ok and report.fault is None, report.fault

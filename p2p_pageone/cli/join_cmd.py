@@ -67,7 +67,7 @@ async def _join(args: argparse.Namespace) -> int:
     table = run_joiner(session, address, port, terminal.show, log, args.silent_after,
                        listen=True, catch_window=args.catch_window, announcer=announcer)
     code = await play_seat(session, terminal, table, [log])
-    if session.attachment.dropped and not terminal.quitting:
+    if session.attachment.dropped and not session.attachment.network and not terminal.quitting:
         again = " ".join(sys.argv[1:]) or "join"
         complain(f"could not get back to the table for {RETRY_FOR:.0f} s; if the host keeps seats "
               f"longer (pageone host --reconnect-window), run pageone {again} again to return")

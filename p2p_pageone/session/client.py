@@ -64,9 +64,11 @@ class Client:
                     refuted = len(s.refuted)
                     s.on_log(payload, now)
                     # a claim of the host's disproved moves nothing on, nor a new claim about
-                    # a seat it was disproved of (a host could make false claims forever)
+                    # a seat it was disproved of, nor a witness while the round stays open (a
+                    # host could make false claims forever)
                     if len(s.refuted) == refuted and not any(
-                            claim.seat in s.refuted for claim in s.claims[claims:]):
+                            claim.seat in s.refuted for claim in s.claims[claims:]) and not (
+                            claims and len(s.claims) == claims):
                         self.progress = now
                 elif not isinstance(value, dict):
                     raise ProtocolError("a frame is an envelope or a control map")

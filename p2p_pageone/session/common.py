@@ -10,6 +10,8 @@ from ..crypto.kdf import label, tagged_hash
 # The sequencer's answer to a connection when too many wait to sit down (a flood of strangers):
 # a joiner that gets it before it sits down tries again (within its retry time), not giving up.
 BUSY = "too many connections are waiting to sit down at this table; try again in a moment"
+# The sequencer's answer, in a running game, to the intro of a key whose seat left the game.
+SEAT_GONE = "the game is under way and you left it: your seat was given up"
 
 PROTOCOL_VERSION = 7
 

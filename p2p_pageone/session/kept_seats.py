@@ -86,6 +86,11 @@ class SeatKeeper(SequencerCore):
         for conn, link in list(self.links.items()):
             if link.key == env.sender:
                 self._drop(conn, "came back on a new connection", now, may_return=True)
+        seat = self.host.seat_of(env.sender)
+        if seat in self.host.active and seat not in self.host.away:
+            # its connection was closed already (the host dropped it, and the claim that
+            # followed fell): the seat is kept, so that this return is taken
+            self._keep_seat(seat, "came back on a new connection", now)
 
     def _woke(self, now: float) -> None:
         """A frame or a close read before the first tick after a stall: the stall first."""

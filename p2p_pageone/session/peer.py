@@ -24,7 +24,7 @@ from ..engine.settings import QdanSettings
 from . import intents, pipeline, witnessing
 from .admission import admissible
 from .attachment import SEAT_GIVEN_UP, AttachedPlayer
-from .common import BUSY, DID_NOT_OPEN, PROTOCOL_VERSION, Event, TableEnded
+from .common import BUSY, DID_NOT_OPEN, PROTOCOL_VERSION, SEAT_GONE, Event, TableEnded
 from .fold.claims import Claim
 from .fold.queries import waiting_for
 from .fold.table import FOLD_ERRORS
@@ -210,6 +210,12 @@ class PeerSession(AttachedPlayer):
             return
         kind = open_envelope(self.in_flight).kind if self.in_flight else ""
         self.in_flight = b""
+        if reason == SEAT_GONE and seq < 0 and self.me >= 0 and self.game is not None:
+            # we come back to a seat the game no longer has (timed out while we were away)
+            self._end("the game went on without this machine: the host turned it away, saying "
+                      "its seat was given up (it was timed out, or left, while this machine "
+                      "could not take part)", -1)
+            return
         if self.me < 0 and not self.is_host and kind == "bye":  # we left before we sat down
             self.ended = "left the table before sitting down"
             return

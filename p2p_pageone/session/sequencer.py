@@ -21,7 +21,7 @@ from ..crypto.envelope import Envelope, open_envelope
 from ..wire.codec import MAX_FRAME, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .client import PING, STALL, Client
-from .common import Event
+from .common import SEAT_GONE, Event
 from .doors import CLAIMS, Doors
 from .fold.queries import MOVE, expected_at_takeover
 from .gathering import back_to_new_host, fold_handed_over, told_lost
@@ -169,8 +169,8 @@ class Sequencer(Doors):
         seat = host.seat_of(key)
         seated = host.game is not None and seat in host.active
         if host.game is not None and not seated:
-            self._turn_away(conn, "the game is under way and you left it: your seat was given up"
-                            if seat >= 0 else "the game is under way: it takes no new players")
+            self._turn_away(conn, SEAT_GONE if seat >= 0
+                            else "the game is under way: it takes no new players")
             return
         link.keeps = seated
         if seated and self.gather_until >= 0:  # it may hand over entries: a pass is ~8 KB

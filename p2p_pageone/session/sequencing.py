@@ -187,7 +187,8 @@ class SequencerCore:
             if link is None or link.key != env.sender:
                 continue
             waited = now - since
-            if self._lacks_keys(env) and waited < self.step_timeout:
+            # a witness round refuses it at once: its author's witness may be due behind it
+            if self._lacks_keys(env) and waited < self.step_timeout and not self.host.claims:
                 self.early.append((conn, env, since))
                 continue
             reason = ("the keys for your cards are not all in the log yet: try again"

@@ -20,7 +20,8 @@ from .player import MeshMemory, PlayerState
 
 ALIVE_EVERY = 1.0  # seconds between two signs of life on the mesh
 RELAY_AFTER = 5.0  # an envelope the host has not logged this long goes over the mesh
-GRACE = 2.0  # how long a witness waits for the claimed seat's sign of life before it answers
+GRACE = 8.0  # how long a witness waits for what disproves a claim before it answers (the seat
+# may first have to reconnect, or share its step after RELAY_AFTER)
 KEPT = 8  # envelopes kept per peer
 
 
@@ -92,12 +93,16 @@ def _keep_alive(s: PlayerState, raw: bytes) -> None:
 
 
 def claimed(s: PlayerState, claim: Claim, now: float) -> None:
-    """We read a claim the host made: about us, we tell the others we are here at once; as a
-    witness of a catch, we note the call we held long enough before it."""
+    """We read a claim the host made: about us, we tell the others at once that we are here,
+    and hand them our step the host has not logged; as a witness of a catch, we note the call
+    we held long enough before it."""
     mesh = s.mesh
     mesh.read_at[claim.position] = now
     if claim.seat == s.me:
         send_alive(s, now, at_once=True)
+        if s.in_flight and s.in_flight != mesh.shared:  # the step the host says we never sent
+            mesh.shared = s.in_flight
+            tell_all(s, s.in_flight)
     if claim.kind == "catch" and s.me in claim.due:
         key = s.keys[claim.seat]
         calls = [env.raw for at, env in mesh.held.get(key, [])
@@ -165,7 +170,7 @@ def hand_over(s: PlayerState, now: float) -> None:
             if now - max(at, mesh.relayed.get(env.raw, -1e9)) < RELAY_AFTER:
                 continue
             if (env.hand == s.hand and env.seq == s.chain.next_seq(key)
-                    and env.kind not in ("keys", "hello", "back")):
+                    and env.kind not in ("hello", "back")):
                 mesh.relayed[env.raw] = now
                 s.outbox.relay_out.append(env.raw)
     if len(mesh.relayed) > 4 * KEPT:  # forget what is no longer kept

@@ -49,14 +49,15 @@ def witnesses_for(s: PublicState, about: set[int]) -> set[int]:
 
 
 def open_claim(s: PublicState, env: Envelope, seat: int, reveal: bool,
-               also: frozenset[int] = frozenset()) -> Claim:
+               also: frozenset[int] = frozenset(), owed: bool = False) -> Claim:
     """A claim about ``seat`` enters the round (opened if none is). ``also``: other seats that
-    may not witness it (the catcher of a catch)."""
+    may not witness it (the catcher of a catch); ``owed``: the table waited for a step of
+    ``seat``'s, which only that step disproves."""
     claims = s.claims
     about = {c.seat for c in claims} | {seat}
     for earlier in claims:  # a seat the round is about witnesses none of its claims
         earlier.due.discard(seat)
-    claim = Claim(len(s.log) - 1, seat, env, reveal, witnesses_for(s, about) - also)
+    claim = Claim(len(s.log) - 1, seat, env, reveal, owed, witnesses_for(s, about) - also)
     claims.append(claim)
     return claim
 
@@ -90,7 +91,7 @@ def disproof(s: PublicState, claim: Claim, raw: bytes) -> str:
         index = alive.data["index"]
         if (alive.sender == key and alive.data["table"] == s.table_id
                 and index > claim.position and s.chain is not None
-                and s.chain.position(alive.data["head"]) == index and not claim.reveal):
+                and s.chain.position(alive.data["head"]) == index and not claim.owed):
             return f"signed sign of life from after it read that entry (at entry {index})"
         return ""
     env = unlogged_envelope(s, raw, key)
