@@ -1,39 +1,22 @@
 """A peer timed out for flooding, with real processes over loopback (protocol/SPEC.md §7,
 "Strangers and floods", "Witnesses"): a joiner changed to misbehave (``tests/flooding_peer.py``)
-sends its host a burst of pings and then stays away longer than the witnesses wait. Its
+sends its host a burst of pings and then stays away until it has been timed out. Its
 timeout stands (nobody holds its word from after the claim), the game goes on without it and
-finishes; when it comes back (the game still on) it is told the game went on without it, takes nothing over,
-advertises nothing and exits 3. Every log audits with nobody named."""
+finishes; when it comes back (the game still on) it is told the game went on without it, takes
+nothing over, advertises nothing and exits 3. Every log audits with nobody named."""
 
 from __future__ import annotations
 
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
+from .log_subsets import assert_no_subset_names_anyone
 from .test_cli_lobby import LOOPBACK, Proc, free_port
 from .test_cli_majority import _audit, _join
 from .test_cli_reconnect import _logs
 
 PACE = ("--think", "0.2", "--catch-window", "0")
-AWAY = "12"  # seconds the flooder waits before it tries to reconnect: past the witnesses' wait
-
-
-class Flooder(Proc):
-    """``tests/flooding_peer.py`` as its own process, watched like a ``pageone`` command."""
-
-    def __init__(self, home: Path, *args: str) -> None:
-        home.mkdir(parents=True, exist_ok=True)
-        env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / "cfg"),
-               "XDG_DATA_HOME": str(home / "data"), "PATH": "/usr/bin:/bin",
-               "PYTHONUNBUFFERED": "1"}
-        self.out = home / "out.txt"
-        script = Path(__file__).with_name("flooding_peer.py")
-        with self.out.open("w") as sink:
-            self.proc = subprocess.Popen([sys.executable, str(script), AWAY, *args], env=env,
-                                         stdin=subprocess.DEVNULL, stdout=sink,
-                                         stderr=subprocess.STDOUT)
 
 
 def test_a_peer_timed_out_for_flooding_takes_nothing_over_and_exits_3(tmp_path: Path) -> None:
@@ -46,11 +29,14 @@ def test_a_peer_timed_out_for_flooding_takes_nothing_over_and_exits_3(tmp_path: 
         for seat, name in enumerate(("ann", "bob"), 1):
             procs.append(_join(tmp_path / name, port, name))
             host.wait_for(f"{name} sits at seat {seat}")
-        cat = Flooder(tmp_path / "cat", "join", "--bot", "--name", "cat", "--connect",
-                      f"127.0.0.1:{port}", *PACE)
+        gate = tmp_path / "come back"  # the flooder reconnects once this file exists
+        flooder = (sys.executable, str(Path(__file__).with_name("flooding_peer.py")), str(gate))
+        cat = Proc(tmp_path / "cat", "join", "--bot", "--name", "cat", "--connect",
+                   f"127.0.0.1:{port}", *PACE, command=flooder)
         procs.append(cat)
         host.wait_for("cat flooded the table with pings", 120)
         host.wait_for("the game goes on without cat", 60)
+        gate.touch()
         assert cat.finish(120) == 3, cat.text()
         assert host.finish(240) == 0, host.text()
         for joiner in procs[1:3]:
@@ -66,6 +52,7 @@ def test_a_peer_timed_out_for_flooding_takes_nothing_over_and_exits_3(tmp_path: 
         # the flooder's log stops where it was dropped: incomplete, nobody at fault
         audit = _audit(*full, _logs(tmp_path / "cat")[0])
         assert "FAIL" not in audit.stdout and "nobody at fault" in audit.stdout, audit.stdout
+        assert_no_subset_names_anyone([*full, _logs(tmp_path / "cat")[0]])
     finally:
         for proc in procs:
             if proc.proc.poll() is None:

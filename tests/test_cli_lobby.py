@@ -17,7 +17,8 @@ FAST = ("--think", "0", "--catch-window", "0")
 class Proc:
     """A `pageone` command with its own HOME, its output in a file we can watch."""
 
-    def __init__(self, home: Path, *args: str) -> None:
+    def __init__(self, home: Path, *args: str,
+                 command: tuple[str, ...] = (sys.executable, "-m", "p2p_pageone.cli.main")) -> None:
         home.mkdir(parents=True, exist_ok=True)
         env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / "cfg"),
                "XDG_DATA_HOME": str(home / "data"), "PATH": "/usr/bin:/bin",
@@ -25,7 +26,7 @@ class Proc:
         self.out = home / "out.txt"
         with self.out.open("w") as sink:  # the child keeps its own copy of the descriptor
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "p2p_pageone.cli.main", *args], env=env,
+                [*command, *args], env=env,
                 stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT)
 
     def text(self) -> str:

@@ -21,6 +21,7 @@ from p2p_pageone.session.fold.lost import HANDOVER
 from p2p_pageone.session.memory import make_peer
 from p2p_pageone.session.peer import PeerSession
 
+from .log_subsets import assert_no_subset_names_anyone
 from .test_cli_lobby import LOOPBACK, Proc, free_port
 from .test_cli_reconnect import _logs
 from .test_local_faults import FullDisk
@@ -76,6 +77,7 @@ def test_the_host_stopped_90_s_the_majority_moves_on_and_every_log_audits(
         assert "FAIL" not in audit.stdout and "moved to ann" in audit.stdout, audit.stdout
         assert "the old host's side, a prefix" in audit.stdout, audit.stdout
         assert _audit(*full).returncode == 0
+        assert_no_subset_names_anyone([*full, old])
     finally:
         for proc in procs:
             if proc.proc.poll() is None:

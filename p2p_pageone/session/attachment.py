@@ -233,6 +233,11 @@ class AttachedPlayer(PlayerState):
         if self.me < 0 and not self.is_host:  # not seated: nobody to say bye to
             self.ended = reason
             return
+        if why == HANDOVER:
+            heir = self.successors()[0]
+            self.events.append(Event("handover", f"this machine hands the table over to the next "
+                                     f"seat, {self.names[heir]} (seat {heir}): the game goes on "
+                                     "there without you, and nobody is blamed"))
         self.outbox.local_bye = why[:200]  # said until it is in the log, even if refused once
         self.flush(now)
 

@@ -87,7 +87,7 @@ class SeatKeeper(SequencerCore):
             if link.key == env.sender:
                 self._drop(conn, "came back on a new connection", now, may_return=True)
         seat = self.host.seat_of(env.sender)
-        if seat in self.host.active and seat not in self.host.away:
+        if seat in self.host.active and seat not in self.host.away and now >= self.stall_until:
             # its connection was closed already (the host dropped it, and the claim that
             # followed fell): the seat is kept, so that this return is taken
             self._keep_seat(seat, "came back on a new connection", now)
