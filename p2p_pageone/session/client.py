@@ -18,6 +18,7 @@ from ..wire.messages import validate_control
 from .attachment import lost_frame
 from .common import Event
 from .fold.queries import MOVE
+from .fold.witness import moves_nothing
 from .links import answer_challenge
 from .peer import PeerSession
 from .rtt import PING as PING  # the plain ping, for those that send one by hand
@@ -64,11 +65,11 @@ class Client:
                     refuted = len(s.refuted)
                     s.on_log(payload, now)
                     # a claim of the host's disproved moves nothing on, nor a new claim about
-                    # a seat it was disproved of, nor a witness while the round stays open (a
-                    # host could make false claims forever)
+                    # a seat it was disproved of (a host could make false claims forever), nor
+                    # a chat, nor a witness while the round stays open (as on the host's clock)
                     if len(s.refuted) == refuted and not any(
                             claim.seat in s.refuted for claim in s.claims[claims:]) and not (
-                            claims and len(s.claims) == claims):
+                            moves_nothing(s, claims)):
                         self.progress = now
                 elif not isinstance(value, dict):
                     raise ProtocolError("a frame is an envelope or a control map")

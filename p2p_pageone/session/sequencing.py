@@ -10,6 +10,7 @@ from ..wire.codec import ProtocolError, frame
 from .admission import expel_notice
 from .fold.entrylog import EntryLog
 from .fold.queries import lacks_keys
+from .fold.witness import moves_nothing
 from .links import (
     GATHER,
     LINGER,
@@ -121,10 +122,12 @@ class SequencerCore:
         encoded = frame(raw)
         self.out += [(conn, encoded) for conn, link in self.links.items()
                      if link.key or link.follows]
-        self.last_progress = now
         if self.host.game is None and env.kind != "say":
             self.lobby_changed = now
+        claims = len(self.host.claims)
         self.host.on_log(raw, now, env)
+        if not moves_nothing(self.host, claims):  # a chat keeps no step from its timeout
+            self.last_progress = now
         self._note_window(now)
         self._pump(now)
         self._release_early(now)

@@ -181,8 +181,8 @@ def hand_over(s: PlayerState, now: float) -> None:
 def censored(s: PlayerState, now: float, limit: float) -> str:
     """Another seat's envelope we hold, handed to the host and still not in the log ``limit``
     s after it came: what it is ("" if none). The host is then not serving that seat."""
-    if s.chain is None or s.game is None or s.game_over:
-        return ""
+    if s.chain is None or s.game is None or s.game_over or s.claims:
+        return ""  # while a witness round is open the log cannot take it
     for key, kept in s.mesh.held.items():
         seat = s.seat_of(key)
         for at, env in kept:

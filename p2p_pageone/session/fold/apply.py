@@ -105,7 +105,7 @@ def apply_entry(s: PublicState, raw: bytes, now: float, env: Envelope | None = N
     elif env.kind == "hello":
         lobby.check_hello(s, env, -1)
         s.chain.admit(env.sender)
-    s.author = s.seat_of(env.sender)
+    s.author, s.folded_kind = s.seat_of(env.sender), env.kind
     s.chain.accept(raw, env)
     check, effect = ENTRIES[env.kind]
     check_common(s, env, s.author)

@@ -16,7 +16,7 @@ class Claim:
     seat: int  # the seat it is about: the timed out, or the caught
     env: Envelope
     reveal: bool = False  # a timeout while the seat's seed reveal was due
-    owed: bool = False  # a timeout while the table waited for a step of that seat's
+    owed: str = ""  # a timeout while the table waited for a step of that seat's: its kind
     due: set[int] = field(default_factory=set)  # the witnesses it waits for
     heard: dict[int, bytes] = field(default_factory=dict)  # witness seat -> what it holds
 

@@ -20,7 +20,7 @@ from . import witness
 from .claims import Claim
 from .dealing import in_hand
 from .lost import HANDOVER, may_hand_over
-from .queries import MOVE, deck_of, reveal_due, waiting_for
+from .queries import MOVE, STEP_KINDS, deck_of, reveal_due, waiting_for
 from .rounds import game_over, heads_agree, start_hand
 from .state import PublicState
 
@@ -65,9 +65,10 @@ def check_timeout(s: PublicState, env: Envelope, seat: int) -> None:
 def on_timeout(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     silent = env.data["seat"]
     if witness.timeout_claim(s, env):  # another listening seat: the others witness it
-        owed = any(seat == silent and what != MOVE for seat, what in waiting_for(s))
+        owed = next((STEP_KINDS.get(what, what) for seat, what in waiting_for(s)
+                     if seat == silent and what != MOVE), "")
         reveal = reveal_due(s, silent)
-        claim = witness.open_claim(s, env, silent, reveal, owed=owed or reveal)
+        claim = witness.open_claim(s, env, silent, reveal, owed="seed_reveal" if reveal else owed)
         s._claimed(claim, now)
         close_round(s)
         return

@@ -11,6 +11,11 @@ from ..hand import PUBLIC, HandDeck
 from .state import PublicState
 
 MOVE = "its move"  # what the table waits for on a player's turn
+# What the table waits for (``waiting_for``), as the kind of envelope that is that step.
+STEP_KINDS = {"its witness of the host's claim": "witness", "its signed log head": "head",
+              "its hand seed reveal": "seed_reveal", "its seed commitment": "seed_commit",
+              "its keys for dealt cards": "keys", "its shuffle pass": "shuffle",
+              "its lock pass": "lock"}
 
 
 def deck_of(s: PublicState) -> HandDeck:

@@ -78,6 +78,7 @@ class PublicState:
         self.history: list[HandRecord] = []  # every finished hand, with all its cards
         self.claims: list[Claim] = []  # the host's claims waiting for witnesses (fold/witness)
         self.refuted: list[int] = []  # the seats of the host's claims the witnesses disproved
+        self.folded_kind = ""  # the kind of the entry folded last
 
     # --- hooks for what only one viewer knows -----------------------------------------------------
 

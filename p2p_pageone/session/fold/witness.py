@@ -32,6 +32,7 @@ from ..deckcheck import check_reveal
 from .claims import Claim
 from .state import PublicState
 
+DECK_STEPS = frozenset({"shuffle", "lock", "keys"})
 HELD_FOR = 1.0  # a witness counts a call it held at least this long before the catch
 DURING_ROUND = frozenset({"witness", "timeout", "bye", "say", "away", "back"})
 
@@ -49,10 +50,10 @@ def witnesses_for(s: PublicState, about: set[int]) -> set[int]:
 
 
 def open_claim(s: PublicState, env: Envelope, seat: int, reveal: bool,
-               also: frozenset[int] = frozenset(), owed: bool = False) -> Claim:
+               also: frozenset[int] = frozenset(), owed: str = "") -> Claim:
     """A claim about ``seat`` enters the round (opened if none is). ``also``: other seats that
-    may not witness it (the catcher of a catch); ``owed``: the table waited for a step of
-    ``seat``'s, which only that step disproves."""
+    may not witness it (the catcher of a catch); ``owed``: the kind of the step of ``seat``'s
+    the table waited for, which only that step disproves."""
     claims = s.claims
     about = {c.seat for c in claims} | {seat}
     for earlier in claims:  # a seat the round is about witnesses none of its claims
@@ -103,9 +104,15 @@ def disproof(s: PublicState, claim: Claim, raw: bytes) -> str:
         except Exception:  # a seed that does not open its commitment disproves nothing
             return ""
         return "signed seed reveal for this hand, which the host never logged"
-    if not claim.reveal:
-        return f"signed {env.kind} message, which the host never logged"
-    return ""
+    # a seat the table waits for shows that step, and one every peer would take: another
+    # message of its (a chat sent to the witnesses alone, a pass that does not check out)
+    # would let a seat that withholds its step stall the table
+    if claim.reveal or env.kind != (claim.owed or env.kind):
+        return ""
+    if env.kind in DECK_STEPS and (s.crypto is None or s.crypto.refusal(
+            env.kind, claim.seat, env.data) is not None):
+        return ""
+    return f"signed {env.kind} message, which the host never logged"
 
 
 def unlogged_envelope(s: PublicState, raw: bytes, key: bytes) -> Envelope | None:
@@ -124,6 +131,14 @@ def unlogged_envelope(s: PublicState, raw: bytes, key: bytes) -> Envelope | None
 def is_call(s: PublicState, raw: bytes, key: bytes) -> bool:
     env = unlogged_envelope(s, raw, key)
     return env is not None and env.kind == "move" and env.data["kind"] == "call"
+
+
+def moves_nothing(s: PublicState, claims_before: int) -> bool:
+    """The entry folded last moves the table on by nobody's step clock: a chat in the game,
+    or an entry while a witness round stays open (``claims_before``: the round's claims before
+    it). So a seat that chats does not keep its own step, or its witness, from being timed out."""
+    return (s.folded_kind == "say" and s.game is not None) or (
+        claims_before > 0 and len(s.claims) == claims_before)
 
 
 def claimed_seats(s: PublicState) -> set[int]:
