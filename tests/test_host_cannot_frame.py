@@ -18,6 +18,7 @@ from p2p_pageone.engine import make_settings
 from p2p_pageone.engine.moves import Call, Catch, Move
 from p2p_pageone.engine.view import SeatView
 from p2p_pageone.session import witnessing
+from p2p_pageone.session.fold.queries import hand_over
 from p2p_pageone.session.memory import MemoryTable
 from tests.cheats import audit_of, table_with
 
@@ -263,3 +264,32 @@ def test_a_witness_that_drops_during_a_round_is_not_waited_for() -> None:
     assert all(s.game_over and not s.ended for s in live), [s.ended for s in live]
     assert all(VICTIM in s.active and 3 not in s.active for s in live)
     _never_named(table, VICTIM)
+
+
+def test_a_seat_cut_off_as_its_hand_ends_is_not_named_for_its_reveal() -> None:
+    # The host closes the victim's connection at the very entry that ends the hand (the victim
+    # never reads it, so it cannot know its reveal is due), keeps it from coming back, and times
+    # it out with its reveal due: nobody holds its word from after the hand's end, so it leaves
+    # as a leaver; nobody is named.
+    table = _table(seed=7)
+    _run_until(table, lambda: _mid_hand(table))
+    seq, host = table.sequencer, table.sequencer.host
+    append, cut = seq._append, []
+
+    def cut_at_the_end(env: Envelope, now: float) -> None:
+        append(env, now)
+        if not cut and hand_over(host) and host.hand == 1:
+            cut.append(now)
+            seq.out = [(conn, data) for conn, data in seq.out if conn != VICTIM]
+            seq._drop(VICTIM, "disconnected", now, may_return=True)
+
+    seq._append = cut_at_the_end  # type: ignore[method-assign]
+    _run_until(table, lambda: bool(cut))
+    table.kill(VICTIM)
+    table.run(limit=table.now + 600)
+    others = [s for i, s in enumerate(table.sessions) if i != VICTIM]
+    assert all(VICTIM not in s.active and not s.ended.startswith("p2") for s in others)
+    for session in others:
+        audit = audit_of(session)
+        assert audit.fault is None, audit.fault
+        assert "confirm that it knew its reveal was due" in audit.last_left[VICTIM]

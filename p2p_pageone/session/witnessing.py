@@ -125,6 +125,8 @@ def witness_intent(s: PlayerState, now: float) -> tuple[str, dict[str, Any]] | N
             heard = _disproving(s, claim, mesh)
             if not heard and now - mesh.read_at.get(claim.position, now) < GRACE:
                 return None
+            if not heard and claim.reveal:  # its newest sign of life: did it know?
+                heard = mesh.alive.get(s.keys[claim.seat], (0, b""))[1]
         return "witness", {"seat": claim.seat, "at": claim.position, "heard": heard}
     return None
 

@@ -144,7 +144,8 @@ def refused_reveal(s: PublicState, seat: int) -> str:
 def unconfirmed_reveal(s: PublicState) -> str:
     """Why a seat leaves that the host alone says did not reveal: the hand is void, nobody named."""
     return (f"did not reveal its hand seed in time (the host says so; no other peer could "
-            f"confirm it): hand {s.hand} cannot be checked and is void")
+            f"confirm that it knew its reveal was due): hand {s.hand} cannot be checked and is "
+            "void")
 
 
 def leave(s: PublicState, seat: int, why: str, restart: bool = True) -> None:
@@ -247,7 +248,9 @@ def judge_timeout(s: PublicState, claim: Claim) -> None:
                               {"seat": seat, "position": claim.position, "witness": by}))
         return
     if claim.reveal and reveal_due(s, seat):
-        if claim.due:  # confirmed: no witness holds its reveal
+        # confirmed: no witness holds its reveal, and one holds its word that it read the end
+        # of the hand (its seed was due, and it knew)
+        if any(witness.knew_reveal_due(s, claim, raw) for raw in claim.heard.values()):
             own = s._own_disproof(claim)
             if own:
                 raise TableEnded(own, s.host_seat)

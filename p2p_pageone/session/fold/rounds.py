@@ -23,6 +23,7 @@ def start_hand(s: PublicState) -> None:
     contexts = [s.table_id + s.hand.to_bytes(4, "big") + s.keys[seat] for seat in s.active]
     s.crypto = HandDeck(s.hand, s.active, contexts, s.settings.deck_size)
     s.seed_reveals = {}
+    s.reveals_due_at = -1
     s.hand_deal = s.game.deal
     s.engine_events_seen = 0
     s.hand_moves = []
@@ -73,6 +74,7 @@ def _advance(s: PublicState, now: float) -> None:
     assert s.game is not None and s.crypto is not None
     game, crypto = s.game, s.crypto
     if hand_over(s):
+        _reveals_due(s)
         _finish_hand(s)
         return
     all_committed = len(crypto.logged_commits) == len(s.active)
@@ -106,7 +108,14 @@ def _advance(s: PublicState, now: float) -> None:
         crypto.start(crypto.next_reshuffle_label(), [known[slot] for slot in request.slots])
     s._after_advance(now)
     if hand_over(s):
+        _reveals_due(s)
         _finish_hand(s)
+
+
+def _reveals_due(s: PublicState) -> None:
+    """Note the entry after which the hand's seeds are due (a seat that read it knows)."""
+    if s.reveals_due_at < 0:
+        s.reveals_due_at = len(s.log) - 1
 
 
 def _sync_owners(s: PublicState) -> None:

@@ -79,6 +79,7 @@ class PublicState:
         self.claims: list[Claim] = []  # the host's claims waiting for witnesses (fold/witness)
         self.refuted: list[int] = []  # the seats of the host's claims the witnesses disproved
         self.folded_kind = ""  # the kind of the entry folded last
+        self.reveals_due_at = -1  # the entry that ended the hand in play: its seeds due after it
 
     # --- hooks for what only one viewer knows -----------------------------------------------------
 

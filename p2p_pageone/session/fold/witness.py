@@ -115,6 +115,20 @@ def disproof(s: PublicState, claim: Claim, raw: bytes) -> str:
     return f"signed {env.kind} message, which the host never logged"
 
 
+def knew_reveal_due(s: PublicState, claim: Claim, raw: bytes) -> bool:
+    """``raw`` is the claimed seat's sign of life from after the entry that made its seed
+    reveal due: it read that its reveal was due (a host that cut it off before it could names
+    nobody by timing it out)."""
+    try:
+        alive = open_statement(raw, "alive")
+    except ProtocolError:
+        return False
+    index = alive.data["index"]
+    return (alive.sender == s.keys[claim.seat] and alive.data["table"] == s.table_id
+            and 0 <= s.reveals_due_at < index and s.chain is not None
+            and s.chain.position(alive.data["head"]) == index)
+
+
 def unlogged_envelope(s: PublicState, raw: bytes, key: bytes) -> Envelope | None:
     """``raw`` as ``key``'s envelope for this table and hand at its next sequence number (so
     the host never logged it), or None."""
