@@ -11,6 +11,7 @@ from p2p_pageone.crypto.envelope import open_envelope, seal
 from p2p_pageone.engine import make_settings
 from p2p_pageone.session import intents, witnessing
 from p2p_pageone.session.fold.claims import Claim
+from p2p_pageone.session.fold.queries import MOVE
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.peer import PeerSession
 from tests.cheats import audit_of
@@ -152,3 +153,29 @@ def test_a_witness_that_withholds_its_witness_and_chats_is_timed_out(
     assert all(s.game_over and not s.ended for s in honest), [s.ended for s in honest]
     assert not any(s.attachment.lost for s in honest)
     assert all(silent not in s.active and VICTIM in s.active for s in honest)
+
+
+def test_a_seat_that_hands_the_others_a_move_the_host_refuses_gets_nobody_to_leave() -> None:
+    # On its turn (a move has no time limit) the seat thinks, and sends the other listening
+    # peers alone a signed move no peer would take: they hand it to the host, which drops it.
+    # That is no censorship: nobody gives up on the host, and the table waits for the move.
+    table = _table(seed=9)
+    _run_until(table, lambda: _mid_hand(table))
+    host = table.sequencer.host
+    victim = table.clients[VICTIM - 1].session
+    victim.autoplay = False
+    _run_until(table, lambda: host.game is not None and host.game.deal.turn == VICTIM
+               and host.waiting_for() == [(VICTIM, MOVE)] and not victim.outbox.pipe)
+    start, sent = table.now, table.now - 10
+    while table.now < start + 120:
+        if table.now - sent >= 10 and victim.chain is not None:
+            sent = table.now
+            witnessing.tell_all(victim, seal(
+                victim.identity, victim.table_id, victim.hand,
+                victim.chain.next_seq(victim.identity.public), victim.chain.head, "move",
+                {"kind": "catch", "positions": [], "keys": [], "cards": [], "call": False,
+                 "colour": -1, "target": 1}))
+        table.advance(table.now + 0.5)
+    assert not any(s.ended or s.attachment.lost for s in table.sessions), [
+        (s.ended, bool(s.attachment.lost)) for s in table.sessions]
+    assert host.waiting_for() == [(VICTIM, MOVE)]

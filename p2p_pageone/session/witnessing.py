@@ -14,8 +14,9 @@ from typing import Any
 from ..crypto.envelope import Envelope, open_envelope
 from ..crypto.statements import open_statement, seal_statement
 from ..wire.codec import ProtocolError, unpack
+from .fold.apply import entry_refusal
 from .fold.claims import Claim
-from .fold.witness import HELD_FOR, disproof, is_call, listening
+from .fold.witness import DECK_STEPS, HELD_FOR, disproof, is_call, listening
 from .player import MeshMemory, PlayerState
 
 ALIVE_EVERY = 1.0  # seconds between two signs of life on the mesh
@@ -190,6 +191,16 @@ def censored(s: PlayerState, now: float, limit: float) -> str:
         for at, env in kept:
             if now - at <= limit or env.raw not in s.mesh.relayed:
                 continue
-            if env.hand == s.hand and env.seq == s.chain.next_seq(key) and seat in s.active:
+            if (env.hand == s.hand and env.seq == s.chain.next_seq(key) and seat in s.active
+                    and _admissible(s, env)):
                 return f"{s.names[seat]}'s {env.kind} message"
     return ""
+
+
+def _admissible(s: PlayerState, env: Envelope) -> bool:
+    """Would our own fold take ``env`` as the log's next entry? A host that drops one it would
+    not is right to: a seat that hands the others what no peer takes is not being censored."""
+    if entry_refusal(s, env) is not None:
+        return False
+    return env.kind not in DECK_STEPS or (s.crypto is not None and s.crypto.refusal(
+        env.kind, s.seat_of(env.sender), env.data) is None)
