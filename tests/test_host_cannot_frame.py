@@ -293,3 +293,37 @@ def test_a_seat_cut_off_as_its_hand_ends_is_not_named_for_its_reveal() -> None:
         audit = audit_of(session)
         assert audit.fault is None, audit.fault
         assert "confirm that it knew its reveal was due" in audit.last_left[VICTIM]
+
+
+def test_a_message_the_host_holds_over_the_hands_end_keeps_its_seat_from_being_named() -> None:
+    # The victim chats just before the hand ends; the host neither logs nor refuses the chat
+    # (nor the copies the others hand it). A peer seals one message at a time, so the victim
+    # cannot reveal; its sign of life from after the hand's end reaches the witnesses, but so
+    # does the held chat, sealed before the hand ended: the claim falls, nobody is named.
+    table = _table(seed=4)
+    _run_until(table, lambda: _mid_hand(table))
+    host = table.sequencer.host
+    victim = table.clients[VICTIM - 1].session
+    _swallow(table, "say")
+
+    def near_end() -> bool:
+        game = host.game
+        if game is None or host.claims or host.hand != 1 or hand_over(host):
+            return False
+        deal = game.deal
+        return (deal.turn not in (VICTIM, -1) and len(deal.hands[deal.turn]) == 1
+                and not victim.outbox.pipe)
+
+    _run_until(table, near_end, limit=table.now + 3000)
+    assert near_end()
+    victim.say("good game")
+    victim.flush(table.now)
+    _run_until(table, lambda: hand_over(host), limit=table.now + 120)
+    assert hand_over(host) and [sent.kind for sent in victim.outbox.pipe] == ["say"]
+    start = table.now
+    _run_until(table, lambda: table.now > start + 1.5)
+    table.sequencer._timeout(VICTIM, "its hand seed reveal", table.now)
+    table.run(limit=table.now + 120)
+    assert any(e.kind == "refuted" and "sealed before the hand ended" in e.text
+               for e in table.sessions[1].take_events())
+    _never_named(table, VICTIM)

@@ -179,3 +179,34 @@ def test_a_seat_that_hands_the_others_a_move_the_host_refuses_gets_nobody_to_lea
     assert not any(s.ended or s.attachment.lost for s in table.sessions), [
         (s.ended, bool(s.attachment.lost)) for s in table.sessions]
     assert host.waiting_for() == [(VICTIM, MOVE)]
+
+
+def test_a_staller_whose_step_no_log_could_take_leaves(monkeypatch: pytest.MonkeyPatch) -> None:
+    # When the host times it out, the staller hands the witnesses its keys sealed against a head
+    # that is not in the log: no host could log them, so they disprove nothing, and nobody
+    # gives up on the host.
+    table = _table(seed=7)
+    _run_until(table, lambda: _mid_hand(table))
+    victim = table.clients[VICTIM - 1].session
+    hand_intent, owed = intents._hand_intent, []
+
+    def keys_kept(s: PeerSession, now: float) -> tuple[str, dict[str, object]] | None:
+        intent = hand_intent(s, now)
+        if s is victim and intent is not None and intent[0] == "keys":
+            owed.append(intent[1])
+            return None
+        return intent
+
+    monkeypatch.setattr(intents, "_hand_intent", keys_kept)
+    tell_all, claimed = witnessing.tell_all, witnessing.claimed
+
+    def unloggable(s: PeerSession, claim: Claim, now: float) -> None:
+        claimed(s, claim, now)
+        if s is victim and claim.seat == s.me and owed and s.chain is not None:
+            tell_all(s, seal(s.identity, s.table_id, s.hand, s.chain.next_seq(
+                s.identity.public), b"\x01" * 32, "keys", owed[-1]))
+
+    monkeypatch.setattr(witnessing, "claimed", unloggable)
+    table.run(limit=table.now + 1800)
+    assert owed
+    _finishes_without(table, VICTIM)

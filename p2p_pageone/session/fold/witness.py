@@ -98,21 +98,34 @@ def disproof(s: PublicState, claim: Claim, raw: bytes) -> str:
     env = unlogged_envelope(s, raw, key)
     if env is None:
         return ""
-    if claim.reveal and env.kind == "seed_reveal" and s.crypto is not None:
-        try:
-            check_reveal(s.crypto, claim.seat, env.data["seed"], proven=True, rederive=False)
-        except Exception:  # a seed that does not open its commitment disproves nothing
-            return ""
-        return "signed seed reveal for this hand, which the host never logged"
+    if claim.reveal:
+        return _reveal_disproof(s, claim, env)
     # a seat the table waits for shows that step, and one every peer would take: another
     # message of its (a chat sent to the witnesses alone, a pass that does not check out)
     # would let a seat that withholds its step stall the table
-    if claim.reveal or env.kind != (claim.owed or env.kind):
+    if env.kind != (claim.owed or env.kind):
         return ""
     if env.kind in DECK_STEPS and (s.crypto is None or s.crypto.refusal(
             env.kind, claim.seat, env.data) is not None):
         return ""
     return f"signed {env.kind} message, which the host never logged"
+
+
+def _reveal_disproof(s: PublicState, claim: Claim, env: Envelope) -> str:
+    """Its seed reveal, which opens its commitment; or a message of its sealed before the hand
+    ended, which the host held: a peer seals one message at a time, so it could not reveal."""
+    assert s.chain is not None
+    if env.kind == "seed_reveal" and s.crypto is not None:
+        try:
+            check_reveal(s.crypto, claim.seat, env.data["seed"], proven=True, rederive=False)
+        except Exception:  # a seed that does not open its commitment disproves nothing
+            return ""
+        return "signed seed reveal for this hand, which the host never logged"
+    sealed_at = s.chain.position(env.prev)
+    if sealed_at is None or not 0 <= sealed_at <= s.reveals_due_at:
+        return ""
+    return (f"signed {env.kind} message, sealed before the hand ended, which the host never "
+            "logged (held, it kept that seat from revealing)")
 
 
 def knew_reveal_due(s: PublicState, claim: Claim, raw: bytes) -> bool:
@@ -138,6 +151,10 @@ def unlogged_envelope(s: PublicState, raw: bytes, key: bytes) -> Envelope | None
         return None
     if (env.sender != key or env.table != s.table_id or env.hand != s.hand
             or s.chain is None or env.seq != s.chain.next_seq(key)):
+        return None
+    try:  # sealed against a head of this log: one the host could have logged next
+        s.chain.check(env.raw, env)
+    except ProtocolError:
         return None
     return env
 
