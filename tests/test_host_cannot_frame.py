@@ -327,3 +327,26 @@ def test_a_message_the_host_holds_over_the_hands_end_keeps_its_seat_from_being_n
     assert any(e.kind == "refuted" and "sealed before the hand ended" in e.text
                for e in table.sessions[1].take_events())
     _never_named(table, VICTIM)
+
+
+def test_a_chat_the_host_holds_keeps_nobody_from_their_step() -> None:
+    # The host holds the victim's chat line (a peer seals one message at a time) and times it
+    # out for keys it could not seal behind it: the victim gives the line up after 5 s, takes
+    # its step, and the witnesses hold that step: the claim falls.
+    table = _table(seed=1)
+    _run_until(table, lambda: _mid_hand(table))
+    host = table.sequencer.host
+    victim = table.clients[VICTIM - 1].session
+    _swallow(table, "say")
+    _run_until(table, lambda: not victim.outbox.pipe and host.game is not None
+               and host.game.deal.turn != VICTIM and not host.claims)
+    victim.say("brb")
+    victim.flush(table.now)
+    owed = (VICTIM, "its keys for dealt cards")
+    _run_until(table, lambda: owed in host.waiting_for(), limit=table.now + 30)
+    assert owed in host.waiting_for() and [sent.kind for sent in victim.outbox.pipe] == ["say"]
+    table.sequencer._timeout(VICTIM, owed[1], table.now)
+    table.run(limit=table.now + 3600)
+    assert any(e.kind == "refuted" for e in table.sessions[1].take_events())
+    _never_named(table, VICTIM)
+    assert all(s.game_over and VICTIM in s.active for s in table.sessions)

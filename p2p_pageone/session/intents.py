@@ -33,8 +33,10 @@ def next_intent(s: PlayerState, now: float) -> Intent | None:
         return _lobby_intent(s)
     if s.game_over:
         return None
-    if s.claims:  # the host made a claim: the table takes nothing but witnesses meanwhile
-        return witness_intent(s, now)
+    if s.claims:  # the host made a claim: the table takes nothing but witnesses meanwhile,
+        # but a step the host says we did not take we take now, for the witnesses to hold
+        ours = any(claim.seat == s.me and claim.owed for claim in s.claims)
+        return witness_intent(s, now) or (_hand_intent(s, now) if ours else None)
     if s.me in s.away and not s.is_host:  # kept away, yet here: we are back
         return "back", {"endpoint": s.attachment.endpoint}
     return _hand_intent(s, now)

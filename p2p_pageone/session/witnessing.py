@@ -14,6 +14,7 @@ from typing import Any
 from ..crypto.envelope import Envelope, open_envelope
 from ..crypto.statements import open_statement, seal_statement
 from ..wire.codec import ProtocolError, unpack
+from .common import Event
 from .fold.apply import entry_refusal
 from .fold.claims import Claim
 from .fold.witness import DECK_STEPS, HELD_FOR, disproof, is_call, listening
@@ -54,8 +55,10 @@ def send_alive(s: PlayerState, now: float, at_once: bool = False) -> None:
 
 
 def to_mesh(s: PlayerState, raw: bytes, kind: str, data: dict[str, Any]) -> None:
-    """Our seed reveal and our Page One call go to every listening peer as well as the host."""
-    if kind == "seed_reveal" or (kind == "move" and data.get("kind") == "call"):
+    """Our seed reveal and our Page One call go to every listening peer as well as the host;
+    so does all we seal while a claim of the host's about us waits for its witnesses."""
+    if (kind == "seed_reveal" or (kind == "move" and data.get("kind") == "call")
+            or any(claim.seat == s.me for claim in s.claims)):
         tell_all(s, raw)
 
 
@@ -161,9 +164,11 @@ def hand_over(s: PlayerState, now: float) -> None:
     raw = s.in_flight
     if raw != mesh.stuck_since[0]:
         mesh.stuck_since = (raw, now)
-    elif raw and raw != mesh.shared and now - mesh.stuck_since[1] >= RELAY_AFTER:
-        mesh.shared = raw
-        tell_all(s, raw)
+    elif raw and now - mesh.stuck_since[1] >= RELAY_AFTER:
+        if raw != mesh.shared:
+            mesh.shared = raw
+            tell_all(s, raw)
+        _give_up_chat(s, now)
     attached = s.attachment
     if (s.chain is None or not attached.log_read or attached.dropped or attached.via_successor
             or s.is_host):
@@ -204,3 +209,18 @@ def _admissible(s: PlayerState, env: Envelope) -> bool:
         return False
     return env.kind not in DECK_STEPS or (s.crypto is not None and s.crypto.refusal(
         env.kind, s.seat_of(env.sender), env.data) is None)
+
+
+def _give_up_chat(s: PlayerState, now: float) -> None:
+    """Our chat line the host has held for ``RELAY_AFTER`` s in a running game is given up:
+    a peer seals one message at a time, and a line held so would keep our next step (our keys,
+    our reveal) from ever being sealed. If the host logs it after all, the step sealed in its
+    place is refused and sealed again."""
+    pipe = s.outbox.pipe
+    if (s.game is None or s.game_over or s.attachment.dropped or len(pipe) != 1
+            or pipe[0].kind != "say"):
+        return
+    pipe.pop(0)
+    s.events.append(Event("refused", "the host has not logged your chat line for "
+                          f"{RELAY_AFTER:.0f} s: it is given up, so the game can go on"))
+    s.flush(now)
