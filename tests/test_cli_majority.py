@@ -72,10 +72,14 @@ def test_the_host_stopped_90_s_the_majority_moves_on_and_every_log_audits(
         full = [_logs(tmp_path / name)[0] for name in ("ann", "bob", "cat")]
         old = _logs(tmp_path / "h")[0]
         assert len({log.read_bytes() for log in full}) == 1
-        assert full[0].read_bytes().startswith(old.read_bytes())
-        audit = _audit(*full, old)  # the old host's log too: a prefix, no fault
-        assert "FAIL" not in audit.stdout and "moved to ann" in audit.stdout, audit.stdout
-        assert "the old host's side, a prefix" in audit.stdout, audit.stdout
+        # the old host's log: a prefix, or, if it appended one entry that reached nobody before
+        # it was stopped, a split at the takeover on the old host's side; no fault either way
+        audit = _audit(*full, old)
+        assert "FAIL" not in audit.stdout, audit.stdout
+        assert "moved to ann" in audit.stdout or "taken over by ann" in audit.stdout, (
+            audit.stdout)
+        assert "old host's side" in audit.stdout, (
+            audit.stdout)
         assert _audit(*full).returncode == 0
         assert_no_subset_names_anyone([*full, old])
     finally:
