@@ -23,13 +23,26 @@ from p2p_pageone.session.peer import PeerSession
 VICTIM = 2
 
 
+class _Table:
+    """Four peers on loopback, the first hosting, each with its log file; not started yet."""
+
+    def __init__(self, tmp_path: Path, seed: str) -> None:
+        settings = make_settings("classic", {"deals": 2})
+        self.peers = [make_peer(f"{seed}/{i}", f"p{i}",
+                                host_table=("t", settings, 4) if i == 0 else None)
+                      for i in range(4)]
+        self.paths = [tmp_path / f"p{i}.log" for i in range(4)]
+        self.logs = [LogWriter(path) for path in self.paths]
+        self.runner = HostRunner(self.peers[0], "127.0.0.1", 0, lambda s, e: None, self.logs[0])
+
+    def close(self) -> None:
+        for log in self.logs:
+            log.close()
+
+
 async def _table(tmp_path: Path) -> tuple[list[PeerSession], list[Path], list[list[Event]]]:
-    settings = make_settings("classic", {"deals": 2})
-    peers = [make_peer(f"wt/{i}", f"p{i}", host_table=("t", settings, 4) if i == 0 else None)
-             for i in range(4)]
-    paths = [tmp_path / f"p{i}.log" for i in range(4)]
-    logs = [LogWriter(path) for path in paths]
-    runner = HostRunner(peers[0], "127.0.0.1", 0, lambda s, e: None, logs[0])
+    table = _Table(tmp_path, "wt")
+    peers, paths, logs, runner = table.peers, table.paths, table.logs, table.runner
     port = await runner.start()
     heard: list[list[Event]] = [[] for _ in peers]
     mid = asyncio.get_running_loop().create_future()
@@ -53,8 +66,7 @@ async def _table(tmp_path: Path) -> tuple[list[PeerSession], list[Path], list[li
     runner.sequencer._timeout(VICTIM, "sent nothing for 10 s", asyncio.get_running_loop().time())
     await asyncio.wait_for(asyncio.gather(*joiners), 240)
     await asyncio.wait_for(host, 60)
-    for log in logs:
-        log.close()
+    table.close()
     return peers, paths, heard
 
 
@@ -74,20 +86,14 @@ FLOODER = 2
 async def _flooded_table(tmp_path: Path) -> tuple[list[PeerSession], list[Path]]:
     """A table whose seat 2 floods the host with pings from its third move on, on every
     connection: the host drops it again and again; it comes back, or is timed out."""
-    settings = make_settings("classic", {"deals": 2})
-    peers = [make_peer(f"fl/{i}", f"p{i}", host_table=("t", settings, 4) if i == 0 else None)
-             for i in range(4)]
-    paths = [tmp_path / f"p{i}.log" for i in range(4)]
-    logs = [LogWriter(path) for path in paths]
-    runner = HostRunner(peers[0], "127.0.0.1", 0, lambda s, e: None, logs[0])
-    port = await runner.start()
+    table = _Table(tmp_path, "fl")
+    port = await table.runner.start()
     joiners = [asyncio.create_task(run_joiner(peer, "127.0.0.1", port, lambda s, e: None, log,
                                               listen=True))
-               for peer, log in zip(peers[1:], logs[1:], strict=True)]
-    await asyncio.wait_for(asyncio.gather(runner.run(), *joiners), 120)
-    for log in logs:
-        log.close()
-    return peers, paths
+               for peer, log in zip(table.peers[1:], table.logs[1:], strict=True)]
+    await asyncio.wait_for(asyncio.gather(table.runner.run(), *joiners), 120)
+    table.close()
+    return table.peers, table.paths
 
 
 def test_a_peer_that_keeps_flooding_its_host_stalls_nothing(

@@ -17,7 +17,7 @@ from ..wire.codec import ProtocolError, unpack
 from .common import Event
 from .fold.apply import entry_refusal
 from .fold.claims import Claim
-from .fold.witness import DECK_STEPS, HELD_FOR, disproof, is_call, listening
+from .fold.witness import HELD_FOR, deck_refuses, disproof, is_call, listening
 from .player import MeshMemory, PlayerState
 
 ALIVE_EVERY = 1.0  # seconds between two signs of life on the mesh
@@ -205,10 +205,7 @@ def censored(s: PlayerState, now: float, limit: float) -> str:
 def _admissible(s: PlayerState, env: Envelope) -> bool:
     """Would our own fold take ``env`` as the log's next entry? A host that drops one it would
     not is right to: a seat that hands the others what no peer takes is not being censored."""
-    if entry_refusal(s, env) is not None:
-        return False
-    return env.kind not in DECK_STEPS or (s.crypto is not None and s.crypto.refusal(
-        env.kind, s.seat_of(env.sender), env.data) is None)
+    return entry_refusal(s, env) is None and not deck_refuses(s, env)
 
 
 def _give_up_chat(s: PlayerState, now: float) -> None:

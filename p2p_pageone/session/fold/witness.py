@@ -105,10 +105,15 @@ def disproof(s: PublicState, claim: Claim, raw: bytes) -> str:
     # would let a seat that withholds its step stall the table
     if env.kind != (claim.owed or env.kind):
         return ""
-    if env.kind in DECK_STEPS and (s.crypto is None or s.crypto.refusal(
-            env.kind, claim.seat, env.data) is not None):
+    if deck_refuses(s, env):
         return ""
     return f"signed {env.kind} message, which the host never logged"
+
+
+def deck_refuses(s: PublicState, env: Envelope) -> bool:
+    """A deck step (a pass, keys) whose content every peer's deck would refuse."""
+    return env.kind in DECK_STEPS and (s.crypto is None or s.crypto.refusal(
+        env.kind, s.seat_of(env.sender), env.data) is not None)
 
 
 def _reveal_disproof(s: PublicState, claim: Claim, env: Envelope) -> str:
