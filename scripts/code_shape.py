@@ -23,7 +23,7 @@ MAX_FUNCTION_LINES = 60
 
 # Packages from the bottom up: a module imports only from its own package or a lower rank.
 PACKAGE_RANK = {"": 0, "engine": 0, "wire": 0, "bots": 1, "crypto": 1, "sim": 2,
-                "session": 3, "net": 4, "audit": 5, "cli": 6}
+                "session": 3, "net": 4, "audit": 5, "byzantine": 5, "cli": 6}
 # Inside session/, the same from the bottom up: the deck and small shared pieces; the public
 # fold; the player; the sequencer and what drives peers in memory.
 SESSION_RANK = {"common": 0, "moves": 0, "rtt": 0, "links": 0, "hand": 0, "deckcheck": 0,

@@ -1,0 +1,147 @@
+"""The adversary's one-shot deeds and the honest faults, done on a ``SimTable``.
+
+A dishonest host signs what it likes and appends it (bypassing its own checks); a coalition seat
+seals what it likes at its next sequence number. A deed that cannot be made now (no game, a
+field the wire refuses) is skipped: it returns False.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..crypto.envelope import Envelope, open_envelope, seal
+from ..crypto.statements import seal_statement
+from ..session.client import PING
+from ..session.peer import PeerSession
+from ..wire.codec import ProtocolError, frame, pack
+from .adversary import Action
+from .world import HOST, HonestFault, SimTable
+
+
+def sealed_by(session: PeerSession, kind: str, data: dict[str, Any]) -> Envelope | None:
+    chain = session.chain
+    if chain is None:
+        return None
+    try:
+        raw = seal(session.identity, session.table_id, session.hand,
+                   chain.next_seq(session.identity.public), chain.head, kind, data)
+    except ProtocolError:
+        return None
+    return open_envelope(raw)
+
+
+def host_appends(table: SimTable, kind: str, data: dict[str, Any], now: float) -> bool:
+    env = sealed_by(table.sequencer.host, kind, data)
+    if env is None:
+        return False
+    table.guarded(HOST, lambda: table.sequencer._append(env, now))
+    return True
+
+
+def _victim_envelope(table: SimTable, victim: int) -> bytes:
+    host = table.sequencer.host
+    key = host.keys[victim] if 0 <= victim < len(host.keys) else b""
+    for raw in reversed(list(host.log)):
+        if open_envelope(raw).sender == key:
+            return raw
+    return b""
+
+
+def _host_entry(table: SimTable, action: Action, now: float) -> bool:
+    victim, kind = action.target, action.kind
+    if kind == "false_timeout":
+        return host_appends(table, "timeout", {"seat": victim, "waited_for": "its keys"}, now)
+    if kind == "false_away":
+        return host_appends(table, "away", {"seat": victim, "why": "its connection closed",
+                                            "window": 60}, now)
+    if kind == "false_expel":
+        return host_appends(table, "expel", {"seat": victim, "reason": "a bad pass",
+                                             "evidence": _victim_envelope(table, victim)}, now)
+    if kind == "wrong_moment":
+        return host_appends(table, "start", {"seats": len(table.sessions)}, now)
+    return _fork(table, victim)
+
+
+def _fork(table: SimTable, victim: int) -> bool:
+    """The host signs a second entry at its next place and shows it to ``victim`` alone."""
+    env = sealed_by(table.sequencer.host, "say", {"text": "only you see this"})
+    if env is None or victim <= 0:
+        return False
+    table._enqueue("down", HOST, victim, frame(env.raw), 0.0)
+    return True
+
+
+def _seat_deed(table: SimTable, action: Action, now: float) -> bool:
+    actor = table.sessions[action.actor]
+    if action.kind == "catch":
+        env = sealed_by(actor, "move", {"kind": "catch", "target": action.target,
+                                        "positions": [], "cards": [], "keys": [],
+                                        "call": False, "colour": -1})
+        if env is None:
+            return False
+        table.send("up", action.actor, HOST, frame(env.raw))
+        return True
+    if action.kind == "takeover":
+        return _takeover(table, actor, action)
+    if action.kind == "flood":
+        chat = frame(pack({"control": "chat", "text": "x" * 100}))
+        for _ in range(int(action.value) or 200):
+            table.send("up", action.actor, HOST, PING)
+            table.send("up", action.actor, HOST, chat)
+        return True
+    return _replay(table, actor, action)
+
+
+def _takeover(table: SimTable, actor: PeerSession, action: Action) -> bool:
+    if actor.chain is None or actor.game is None:
+        return False
+    own = seal_statement(actor.identity, "lost", {
+        "table": actor.table_id, "host": actor.host_key, "index": actor.chain.length,
+        "head": actor.chain.head, "why": "the host went silent"})
+    env = sealed_by(actor, "takeover", {"seat": actor.host_seat, "window": 60, "lost": [own]})
+    if env is None:
+        return False
+    table.send("up", action.actor, HOST, frame(env.raw))
+    for other in range(1, len(table.sessions)):
+        if other != action.actor:
+            table.send("mesh", action.actor, other, env.raw)
+    return True
+
+
+def _replay(table: SimTable, actor: PeerSession, action: Action) -> bool:
+    """Old statements and envelopes of the target that the actor holds, shown to everyone."""
+    key = actor.keys[action.target] if 0 <= action.target < len(actor.keys) else b""
+    stale = [env.raw for _, env in actor.mesh.held.get(key, [])]
+    alive = actor.mesh.alive.get(key)
+    stale += [alive[1]] if alive else []
+    stale += [raw for raw in list(actor.log)[-30:] if open_envelope(raw).sender == key]
+    if not stale:
+        return False
+    for other in range(1, len(table.sessions)):
+        for raw in stale:
+            if other != action.actor:
+                table.send("mesh", action.actor, other, raw)
+    for raw in stale:
+        table.send("up", action.actor, HOST, frame(pack({"control": "relay", "raw": raw})))
+    return True
+
+
+def honest_fault(table: SimTable, action: Action, now: float) -> bool:
+    parties = (action.actor,) if action.target < 0 else (action.actor, action.target)
+    kind = {"link_stall": "stall"}.get(action.kind, action.kind)
+    table.faults.append(HonestFault(kind, parties, now, now + action.span, action.value))
+    return True
+
+
+def do(table: SimTable, action: Action, now: float) -> bool:
+    """Do a one-shot deed or start a fault; False if it could not be done now."""
+    if action.kind in ("false_timeout", "false_away", "false_expel", "wrong_moment", "fork"):
+        return _host_entry(table, action, now)
+    if action.kind in ("catch", "takeover", "flood", "replay"):
+        if action.actor in table.crashed:
+            return False
+        try:
+            return _seat_deed(table, action, now)
+        except (ProtocolError, ValueError, IndexError):
+            return False
+    return honest_fault(table, action, now)

@@ -1,0 +1,55 @@
+"""What a frame is, read the way the adversary picks what to tamper with: ``entry:<kind>`` (a
+log entry, or an envelope sent up), ``control:<kind>`` (pings, relays, lost…), ``alive`` (a sign
+of life), ``mesh:<kind>`` (an envelope on the mesh)."""
+
+from __future__ import annotations
+
+from ..crypto.envelope import Envelope, open_envelope
+from ..wire.codec import FrameDecoder, ProtocolError, unpack
+
+
+def payloads(data: bytes, channel: str) -> list[bytes]:
+    if channel == "mesh":
+        return [data]
+    try:
+        return FrameDecoder().feed(data)
+    except ProtocolError:
+        return []
+
+
+def envelope_in(payload: bytes) -> Envelope | None:
+    try:
+        return open_envelope(payload)
+    except (ProtocolError, ValueError, TypeError):
+        return None
+
+
+def classify(data: bytes, channel: str) -> str:
+    """The class of the first payload in ``data`` ("?" if it reads as nothing)."""
+    for payload in payloads(data, channel):
+        try:
+            value = unpack(payload)
+        except ProtocolError:
+            return "?"
+        if isinstance(value, dict):
+            control = value.get("control", "?")
+            if control == "relay":
+                env = envelope_in(value.get("raw", b""))
+                return f"relay:{env.kind}" if env is not None else "relay:?"
+            return f"control:{control}"
+        if isinstance(value, list) and len(value) == 4:
+            return "alive"
+        env = envelope_in(payload)
+        if env is None:
+            return "?"
+        detail = env.data.get("kind", "") if env.kind == "move" else ""
+        prefix = "mesh" if channel == "mesh" else "entry"
+        return f"{prefix}:{env.kind}" + (f"/{detail}" if detail else "")
+    return "?"
+
+
+def matches(cls: str, pattern: str) -> bool:
+    """``pattern``: ``*`` (anything), an exact class, or a prefix ending in ``:`` or ``/``."""
+    return pattern == "*" or cls == pattern or (pattern.endswith((":", "/"))
+                                                 and cls.startswith(pattern)) or (
+        cls.startswith(pattern + "/"))

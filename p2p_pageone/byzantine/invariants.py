@@ -1,0 +1,198 @@
+"""The invariants every honest peer keeps, whatever the adversary does (protocol/SPEC.md §8):
+
+- I1 no honest seat is named: live, or by ``pageone audit`` of any honest log alone or compared;
+- I2 an honest seat that stays connected to the honest listening seats is not removed (timed
+  out, expelled, given up) unless a dishonest party is named or the host is replaced;
+- I3 honest logs are prefixes of one history, or the fork is named with its (dishonest) signer;
+- I4 liveness: every honest peer finishes (the game ends, the table ends naming a dishonest
+  party, or a majority leaves the host) within ``LIVENESS`` simulated seconds of the adversary's
+  last deed or fault;
+- I5 no honest peer blames its own machine for a fault injected elsewhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from ..audit.check import Audit, audit_bytes
+from ..audit.compare import compare
+from ..session.peer import PeerSession
+from ..wire.codec import frame
+
+LIVENESS = 300.0  # simulated seconds after the adversary's last deed (or fault) ends
+
+
+@dataclass
+class Watchful:
+    """What the simulator notes of an honest peer as it runs: whom it named (live), and
+    whether it left the host (gave up on it, lost it)."""
+
+    named: list[tuple[int, str]] = field(default_factory=list)  # (seat, reason)
+    left_host: str = ""
+    leaving: bool = False
+
+
+def watch(session: PeerSession) -> Watchful:
+    """Wrap ``session``'s ways of ending so the simulator sees whom it names, and when it
+    leaves a host it no longer trusts (a clock is no evidence: that is no naming)."""
+    notes = Watchful()
+    end, give_up, lost_host = session._end, session.give_up, session.lost_host
+
+    def noted_end(reason: str, culprit: int) -> None:
+        if not notes.leaving and not session.ended and culprit >= 0:
+            notes.named.append((culprit, reason))
+        end(reason, culprit)
+
+    def leave(why: str, run: object) -> None:
+        if not session.game_over and not session.ended and not notes.left_host:
+            notes.left_host = why
+        notes.leaving = True
+        try:
+            run()  # type: ignore[operator]
+        finally:
+            notes.leaving = False
+
+    session._end = noted_end  # type: ignore[method-assign]
+    session.give_up = lambda reason, culprit, now: leave(  # type: ignore[method-assign]
+        reason, lambda: give_up(reason, culprit, now))
+    session.lost_host = lambda why: leave(why, lambda: lost_host(why))  # type: ignore
+    return notes
+
+
+@dataclass
+class Verdict:
+    invariant: str
+    text: str
+
+
+@dataclass
+class Outcome:
+    """A finished run: ``honest`` party indices, their notes, the corrupt seats, the parties hit
+    by honest faults, whether every honest peer finished in time."""
+
+    sessions: list[PeerSession]
+    honest: list[int]
+    notes: dict[int, Watchful]
+    corrupt_seats: set[int]
+    faulted: set[int]
+    finished: bool
+    host: int = 0
+    audits: dict[int, Audit] = field(default_factory=dict)
+
+    def seat(self, party: int) -> int:
+        ref = self.sessions[self.honest[0]]
+        return ref.seat_of(self.sessions[party].identity.public)
+
+    def audit(self, party: int) -> Audit:
+        if party not in self.audits:
+            data = b"".join(frame(raw) for raw in self.sessions[party].log)
+            self.audits[party] = audit_bytes(data)
+        return self.audits[party]
+
+
+def _honest_seats(o: Outcome) -> set[int]:
+    return {o.seat(p) for p in o.honest} - {-1}
+
+
+def named_honest(o: Outcome) -> list[Verdict]:
+    honest, found = _honest_seats(o), []
+    for party in o.honest:
+        for seat, reason in o.notes[party].named:
+            if seat in honest and seat != o.seat(party):  # its own end is a removal (I2)
+                found.append(Verdict("I1", f"p{party} named seat {seat} live: {reason}"))
+        fault = o.audit(party).fault
+        if fault is not None and fault.seat in honest:
+            found.append(Verdict("I1", f"the audit of p{party}'s log names seat {fault.seat}: "
+                                 f"{fault.reason}"))
+    logs = [p for p in o.honest if len(o.sessions[p].log) > 0]
+    groups = [list(c) for size in (2, len(logs)) if size >= 2 and size <= len(logs)
+              for c in combinations(logs, size)]
+    for group in groups[:12]:
+        result = compare([f"p{p}" for p in group], [list(o.sessions[p].log) for p in group],
+                         [o.audit(p) for p in group])
+        if not result.ok and result.host_seat in honest:
+            found.append(Verdict("I1", f"comparing the logs of {group} names the host "
+                                 f"(seat {result.host_seat}): {result.text[:160]}"))
+    return found
+
+
+def named_dishonest(o: Outcome) -> bool:
+    for party in o.honest:
+        if any(seat in o.corrupt_seats for seat, _ in o.notes[party].named):
+            return True
+        fault = o.audit(party).fault
+        if fault is not None and fault.seat in o.corrupt_seats:
+            return True
+    return False
+
+
+def host_replaced(o: Outcome) -> bool:
+    """Honest seats that make a majority of the table left the host (a takeover would follow;
+    the coalition is not counted on to sign)."""
+    leavers = [p for p in o.honest if p != o.host and o.notes[p].left_host]
+    return len(leavers) >= len(o.sessions) // 2 + 1
+
+
+def removed_honest(o: Outcome) -> list[Verdict]:
+    if named_dishonest(o) or host_replaced(o):
+        return []
+    found = []
+    for party in o.honest:
+        if party == o.host or party in o.faulted:
+            continue
+        seat, session = o.seat(party), o.sessions[party]
+        gone_from = [p for p in o.honest if o.sessions[p].game is not None
+                     and o.sessions[p].hand_deal is not None and seat not in o.sessions[p].active
+                     and not _said_bye(o.sessions[p], session)]
+        if gone_from or o.notes[party].left_host or (session.ended and not session.game_over):
+            why = o.notes[party].left_host or session.ended or f"not active for {gone_from}"
+            found.append(Verdict("I2", f"honest p{party} (seat {seat}) was removed: {why[:200]}"))
+    return found
+
+
+def _said_bye(viewer: PeerSession, leaver: PeerSession) -> bool:
+    """``leaver`` left by its own ``bye`` of its own accord (not a give-up of the host)."""
+    from ..crypto.envelope import open_envelope
+    key = leaver.identity.public
+    return any(open_envelope(raw).sender == key and open_envelope(raw).kind == "bye"
+               for raw in list(viewer.log)[-40:]) and not leaver.ended
+
+
+def forked(o: Outcome) -> list[Verdict]:
+    found = []
+    for a, b in combinations(o.honest, 2):
+        la, lb = list(o.sessions[a].log), list(o.sessions[b].log)
+        short, long_ = (la, lb) if len(la) <= len(lb) else (lb, la)
+        if long_[:len(short)] == short:
+            continue
+        result = compare([f"p{a}", f"p{b}"], [la, lb], [o.audit(a), o.audit(b)])
+        if result.ok:
+            continue
+        if result.host_seat not in o.corrupt_seats:
+            found.append(Verdict("I3", f"the logs of p{a} and p{b} split and no dishonest "
+                                 f"signer is named: {result.text[:160]}"))
+    return found
+
+
+def blamed_own_machine(o: Outcome) -> list[Verdict]:
+    found = []
+    for party in o.honest:
+        session = o.sessions[party]
+        if party in o.faulted:
+            continue
+        if session.local or session.attachment.network:
+            found.append(Verdict("I5", f"p{party} blamed its own machine: "
+                                 f"{(session.local or session.attachment.network)[:160]}"))
+        elif any(e.kind == "stall" for e in session.events):
+            found.append(Verdict("I5", f"p{party} says its own machine stalled"))
+    return found
+
+
+def check(o: Outcome) -> list[Verdict]:
+    found = named_honest(o) + forked(o) + removed_honest(o) + blamed_own_machine(o)
+    if not o.finished:
+        stuck = [p for p in o.honest if not (o.sessions[p].game_over or o.sessions[p].ended
+                                             or o.notes[p].left_host)]
+        found.append(Verdict("I4", f"no end in time: {stuck} still waiting"))
+    return found

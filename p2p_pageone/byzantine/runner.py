@@ -1,0 +1,140 @@
+"""Run a scenario, check the invariants, shrink a plan that breaks one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from ..crypto.envelope import open_envelope, seal
+from ..wire.codec import FrameDecoder, ProtocolError, frame
+from .adversary import Action, Adversary, FRAME_RULES, Rule
+from .deeds import do
+from .invariants import LIVENESS, Outcome, Verdict, check, watch
+from .scenario import Scenario
+from .world import Frame, SimTable
+
+DT = 0.5
+LIMIT = 3600.0  # simulated seconds a run may take at most
+
+
+@dataclass
+class Result:
+    scenario: Scenario
+    verdicts: list[Verdict]
+    fired: list[Action] = field(default_factory=list)
+    seconds: float = 0.0  # simulated
+    entries: int = 0
+    crashed: str = ""  # an honest party's exception
+
+
+def _lying_witness(table: SimTable) -> object:
+    """How a lying coalition witness rewrites its ``witness`` entry: it withholds what it holds
+    (``value`` 0) or presents a stale statement instead (``value`` 1)."""
+
+    def rewrite(action: Action, frame_: Frame, data: bytes) -> bytes:
+        try:
+            payloads = FrameDecoder().feed(data)
+        except ProtocolError:
+            return data
+        session = table.sessions[action.actor]
+        out = []
+        for payload in payloads:
+            env = open_envelope(payload)
+            if env.kind == "witness":
+                heard = b"" if not action.value else _stale(session, env.data["seat"])
+                payload = seal(session.identity, env.table, env.hand, env.seq, env.prev,
+                               "witness", {**env.data, "heard": heard})
+            out.append(frame(payload))
+        return b"".join(out)
+
+    return rewrite
+
+
+def _stale(session: object, seat: int) -> bytes:
+    log = list(session.log)  # type: ignore[attr-defined]
+    keys = session.keys  # type: ignore[attr-defined]
+    key = keys[seat] if 0 <= seat < len(keys) else b""
+    return next((raw for raw in log if open_envelope(raw).sender == key), b"")
+
+
+def run(scenario: Scenario, plan: tuple[Action, ...] | None = None) -> Result:
+    plan = scenario.plan if plan is None else plan
+    adversary = Adversary(scenario.corrupt, list(plan))
+    table = SimTable(scenario.settings(), scenario.players, scenario.seed, route=adversary.route)
+    table.corrupt = set(scenario.corrupt)
+    adversary.rewrite = _lying_witness(table)
+    honest = [p for p in range(scenario.players) if p not in scenario.corrupt]
+    notes = {p: watch(table.sessions[p]) for p in honest}
+    crashed, last_deed, start = "", 0.0, -1
+    pending = list(plan)
+    try:
+        while table.now < LIMIT:
+            host = table.sequencer.host
+            if start < 0 and host.game is not None:
+                start = len(host.log)
+            for action in [a for a in pending if start >= 0 and len(host.log) - start >= a.at]:
+                pending.remove(action)
+                if action.kind in FRAME_RULES:
+                    adversary.rules.append(Rule(action, table.now))
+                elif not do(table, action, table.now):
+                    continue
+                adversary.fired.append(action)
+                last_deed = max(last_deed, table.now + min(action.span, LIVENESS)
+                                if action.kind not in ("withhold", "ignore") else table.now)
+            if _all_done(table, honest, notes) or table.now > last_deed + LIVENESS:
+                break
+            table.advance(table.now + DT)
+    except Exception as error:  # an honest party fell over: a finding in itself
+        crashed = f"{type(error).__name__}: {error}"
+    outcome = Outcome(table.sessions, honest, notes, _corrupt_seats(table, scenario),
+                      _faulted(plan), _all_done(table, honest, notes))
+    verdicts = check(outcome) if not crashed else [Verdict("crash", crashed)]
+    return Result(scenario, verdicts, adversary.fired, table.now, len(table.sessions[0].log),
+                  crashed)
+
+
+def _all_done(table: SimTable, honest: list[int], notes: dict[int, object]) -> bool:
+    return all(table.sessions[p].game_over or table.sessions[p].ended
+               or notes[p].left_host for p in honest)  # type: ignore[attr-defined]
+
+
+def _corrupt_seats(table: SimTable, scenario: Scenario) -> set[int]:
+    ref = next(s for i, s in enumerate(table.sessions) if i not in scenario.corrupt)
+    return {ref.seat_of(table.sessions[p].identity.public) for p in scenario.corrupt}
+
+
+def _faulted(plan: tuple[Action, ...]) -> set[int]:
+    hit: set[int] = set()
+    for action in plan:
+        if action.kind in ("stop", "link_stall", "slow"):
+            hit.add(action.actor)
+            if action.target >= 0:
+                hit.add(action.target)
+    return hit
+
+
+def shrink(scenario: Scenario, result: Result, budget: int = 40) -> tuple[Action, ...]:
+    """The smallest plan (of those fired) that still breaks the same invariant."""
+    wanted = {v.invariant for v in result.verdicts}
+    plan = tuple(result.fired) or scenario.plan
+    tries = 0
+    changed = True
+    while changed and tries < budget:
+        changed = False
+        for index in range(len(plan)):
+            candidate = plan[:index] + plan[index + 1:]
+            tries += 1
+            if _breaks(scenario, candidate, wanted):
+                plan, changed = candidate, True
+                break
+    for index, action in enumerate(plan):
+        if action.span < 1e8 or tries >= budget:
+            continue
+        shorter = plan[:index] + (replace(action, span=40.0),) + plan[index + 1:]
+        tries += 1
+        if _breaks(scenario, shorter, wanted):
+            plan = shorter
+    return plan
+
+
+def _breaks(scenario: Scenario, plan: tuple[Action, ...], wanted: set[str]) -> bool:
+    return any(v.invariant in wanted for v in run(scenario, plan).verdicts)

@@ -1,0 +1,108 @@
+"""A run's scenario from its seed: the family and size of the table, who is corrupt (the host
+and/or seats, at most half the table with the host counted), a victim, and the adversary's plan,
+random or aimed (at one victim, or at the witnesses of a claim about it)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from ..engine import make_settings
+from ..engine.settings import Settings
+from .adversary import FRAME_RULES, HONEST_FAULTS, HOST_ENTRIES, SEAT_DEEDS, Action
+
+SIZES = (3, 4, 4, 4, 5, 6)
+PATTERNS = ("*", "entry:", "entry:move", "entry:move/call", "entry:keys", "entry:witness",
+            "entry:seed_reveal", "entry:shuffle", "entry:lock", "entry:timeout",
+            "control:ping", "control:pong", "control:relay", "relay:", "alive", "mesh:",
+            "mesh:keys", "mesh:seed_reveal", "entry:head", "entry:say")
+SPANS = (2.0, 6.0, 12.0, 40.0, 1e9)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    seed: int
+    family: str
+    players: int
+    corrupt: frozenset[int]
+    victim: int
+    strategy: str  # "random", "victim", "witnesses"
+    plan: tuple[Action, ...]
+
+    def settings(self) -> Settings:
+        if self.family == "classic":
+            return make_settings("classic", {"deals": 1})
+        return make_settings("qdan", {"start_cards": 4})
+
+    def show(self) -> str:
+        who = ",".join(f"p{p}" for p in sorted(self.corrupt))
+        return (f"seed {self.seed}: {self.family}, {self.players} seats, corrupt {who}, "
+                f"victim p{self.victim}, {self.strategy}")
+
+
+def coalition(rng: random.Random, players: int) -> frozenset[int]:
+    limit = players // 2  # at most half, the host counted
+    size = rng.randint(1, limit)
+    host = rng.random() < 0.75
+    seats = rng.sample(range(1, players), size - 1 if host else size)
+    return frozenset(([0] if host else []) + seats)
+
+
+def make(seed: int) -> Scenario:
+    rng = random.Random(f"byzantine/{seed}")
+    family = "classic" if seed % 2 == 0 else "qdan"
+    players = rng.choice(SIZES)
+    corrupt = coalition(rng, players)
+    honest = [p for p in range(players) if p not in corrupt]
+    victim = rng.choice([p for p in honest if p != 0] or honest)
+    strategy = rng.choice(("random", "victim", "witnesses", "victim"))
+    count = rng.choice((1, 2, 2, 3, 4, 6))
+    plan = tuple(sorted((_action(rng, players, corrupt, victim, strategy)
+                         for _ in range(count)), key=lambda a: a.at))
+    return Scenario(seed, family, players, corrupt, victim, strategy, plan)
+
+
+def _target(rng: random.Random, players: int, corrupt: frozenset[int], victim: int,
+            strategy: str) -> int:
+    honest = [p for p in range(players) if p not in corrupt]
+    witnesses = [p for p in honest if p not in (0, victim)]
+    if strategy == "victim" or (strategy == "witnesses" and rng.random() < 0.4):
+        return victim
+    if strategy == "witnesses" and witnesses:
+        return rng.choice(witnesses)
+    return rng.choice([-1, *range(players)])
+
+
+def _action(rng: random.Random, players: int, corrupt: frozenset[int], victim: int,
+            strategy: str) -> Action:
+    kinds: list[str] = list(FRAME_RULES)
+    if 0 in corrupt:
+        kinds += list(HOST_ENTRIES) * 2
+    if corrupt - {0}:
+        kinds += list(SEAT_DEEDS)
+    if rng.random() < 0.1:
+        kinds = list(HONEST_FAULTS)
+    kind = rng.choice(kinds)
+    at = rng.choice((0, 1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96))
+    target = _target(rng, players, corrupt, victim, strategy)
+    if kind in HONEST_FAULTS:
+        honest = [p for p in range(players) if p not in corrupt]
+        actor = rng.choice(honest)
+        other = rng.choice([p for p in range(players) if p != actor])
+        return Action(kind, at, actor, other if kind != "stop" else -1,
+                      span=rng.choice((1.0, 3.0, 5.0)), value=rng.choice((0.2, 1.0)))
+    seats = sorted(corrupt - {0})
+    if kind in HOST_ENTRIES:
+        actor = 0
+    elif kind in SEAT_DEEDS or kind in ("friend_only", "lie_witness", "stall"):
+        if not seats:
+            kind, seats = "withhold", [0]
+        actor = rng.choice(seats)
+    else:
+        actor = rng.choice(sorted(corrupt))
+    if kind == "friend_only":
+        target = rng.choice(sorted(corrupt - {actor}) or [0])
+    if kind == "lie_witness":
+        return Action(kind, at, actor, target, "entry:witness", 1e9, rng.choice((0.0, 1.0)))
+    return Action(kind, at, actor, target, rng.choice(PATTERNS), rng.choice(SPANS),
+                  rng.choice((0.5, 3.0, 9.0, 35.0)))

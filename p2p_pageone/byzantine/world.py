@@ -1,0 +1,204 @@
+"""An in-memory table whose every frame passes through a scheduler the adversary steers.
+
+Three channels carry frames: ``down`` (the host to a joiner), ``up`` (a joiner to the host) and
+``mesh`` (a joiner to another joiner's listener). Each link is a TCP stream: what one side writes
+arrives in order, after the link's delay. A frame sent or received by a corrupt party passes
+through the adversary first (it may drop, delay, duplicate or reorder it); honest faults (a
+stopped process, a stalled link) hold frames until they end, as TCP would.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..crypto.identity import Identity
+from ..engine.settings import Settings
+from ..session.client import Client
+from ..session.memory import MemoryTable, make_peer
+from ..session.peer import PeerSession
+
+HOST = 0
+
+
+@dataclass(order=True)
+class Frame:
+    due: float
+    order: int
+    channel: str = field(compare=False)  # "down", "up" or "mesh"
+    src: int = field(compare=False)  # 0: the host, i: joiner i
+    dst: int = field(compare=False)
+    data: bytes = field(compare=False)
+    in_order: bool = field(default=True, compare=False)  # False: the adversary reordered it
+
+
+Route = Callable[[Frame, float], list[tuple[float, bytes]]]
+
+
+def _no_adversary(frame: Frame, now: float) -> list[tuple[float, bytes]]:
+    return [(0.0, frame.data)]
+
+
+@dataclass
+class HonestFault:
+    """A fault of honest parties: ``stop`` (a process runs nothing), ``stall`` (a link passes
+    nothing: frames wait), ``slow`` (a link's frames take ``delay`` more) over [start, end)."""
+
+    kind: str
+    parties: tuple[int, ...]
+    start: float
+    end: float
+    delay: float = 0.0
+
+    def active(self, now: float) -> bool:
+        return self.start <= now < self.end
+
+    def on_link(self, a: int, b: int) -> bool:
+        return a in self.parties and (self.kind == "stop" or len(self.parties) == 1
+                                      or b in self.parties)
+
+
+class SimTable(MemoryTable):
+    """``players`` peers (the first hosts), every joiner listening on the mesh."""
+
+    def __init__(self, settings: Settings, players: int, seed: int, delay: float = 0.01,
+                 route: Route = _no_adversary) -> None:
+        peers = [make_peer(f"byz{seed}/0", "p0", host_table=("sim", settings, players))]
+        peers += [make_peer(f"byz{seed}/{i}", f"p{i}") for i in range(1, players)]
+        super().__init__(settings, players, peers=peers, direct=True)
+        self.delay, self.route = delay, route
+        self.faults: list[HonestFault] = []
+        self.queue: list[Frame] = []
+        self.last_due: dict[tuple[str, int, int], float] = {}
+        self.counter = 0
+        self.crashed: set[int] = set()  # corrupt parties whose code fell over (or killed)
+        self.corrupt: set[int] = set()
+        self.sent: dict[str, int] = {}
+
+    def party(self, index: int) -> PeerSession:
+        return self.sessions[index]
+
+    def stopped(self, index: int, now: float) -> bool:
+        return any(f.kind == "stop" and index in f.parties and f.active(now) for f in self.faults)
+
+    def _held_until(self, a: int, b: int, now: float) -> float:
+        until = now
+        for fault in self.faults:
+            if fault.kind in ("stop", "stall") and fault.active(now) and (
+                    fault.on_link(a, b) or fault.on_link(b, a)):
+                until = max(until, fault.end)
+        return until
+
+    def _slow(self, a: int, b: int, now: float) -> float:
+        return sum(f.delay for f in self.faults if f.kind == "slow" and f.active(now)
+                   and (f.on_link(a, b) or f.on_link(b, a)))
+
+    def send(self, channel: str, src: int, dst: int, data: bytes) -> None:
+        self.sent[channel] = self.sent.get(channel, 0) + 1
+        frame = Frame(0.0, 0, channel, src, dst, data)
+        for extra, payload in self.route(frame, self.now):
+            self._enqueue(channel, src, dst, payload, extra)
+
+    def _enqueue(self, channel: str, src: int, dst: int, data: bytes, extra: float) -> None:
+        link = (channel, src, dst)
+        base = max(self.now, self._held_until(src, dst, self.now))
+        due = base + self.delay + self._slow(src, dst, self.now) + abs(extra)
+        in_order = extra >= 0
+        if in_order:
+            due = max(due, self.last_due.get(link, 0.0))
+            self.last_due[link] = due
+        self.counter += 1
+        self.queue.append(Frame(due, self.counter, channel, src, dst, data, in_order))
+
+    def gone(self, index: int) -> bool:
+        return index in self.dead or index in self.crashed
+
+    def _collect(self) -> None:
+        out, self.sequencer.out = self.sequencer.out, []
+        for conn, data in out:
+            if conn < len(self.sessions):
+                self.send("down", HOST, conn, data)
+        self.dead.update(self.sequencer.to_close)
+        self.sequencer.to_close.clear()
+        for index, client in enumerate(self.clients, start=1):
+            chunks, client.out = client.out, []
+            sent, client.session.outbox.direct_out = client.session.outbox.direct_out, []
+            if self.gone(index):
+                continue
+            for chunk in chunks:
+                self.send("up", index, HOST, chunk)
+            for endpoint, raw in sent:
+                owner = self.by_endpoint.get(endpoint)
+                if owner is not None:
+                    self.send("mesh", index, self.clients.index(owner) + 1, raw)
+
+    def step(self) -> bool:
+        self._collect()
+        due = sorted(f for f in self.queue if f.due <= self.now)
+        if not due:
+            return False
+        taken = {id(f) for f in due}
+        self.queue = [f for f in self.queue if id(f) not in taken]
+        for frame in due:
+            self._deliver(frame)
+        self._collect()
+        return True
+
+    def _deliver(self, frame: Frame) -> None:
+        if self.gone(frame.dst) or self.gone(frame.src):
+            return
+        if self.stopped(frame.dst, self.now):  # it reads its socket when it runs again
+            self._enqueue(frame.channel, frame.src, frame.dst, frame.data, 0.0)
+            return
+        self.guarded(frame.dst, lambda: self._hand(frame))
+
+    def _hand(self, frame: Frame) -> None:
+        if frame.channel == "up":
+            self.sequencer.receive(frame.src, frame.data, self.now)
+        elif frame.channel == "down":
+            self.clients[frame.dst - 1].receive(frame.data, self.now)
+        else:
+            client = self.clients[frame.dst - 1]
+            client.session.direct(frame.data, self.now)
+            client.collect()
+
+    def guarded(self, index: int, run: Callable[[], None]) -> None:
+        """Run a party's code: a corrupt party's may fall over (it is then gone); an honest
+        party's exception is the simulator's finding."""
+        if index not in self.corrupt:
+            run()
+            return
+        try:
+            run()
+        except Exception:
+            self.crashed.add(index)
+
+    def advance(self, now: float) -> None:
+        while self.step():
+            pass
+        self.now = now
+        while self.step():
+            pass
+        if not self.gone(HOST) and not self.stopped(HOST, now):
+            self.guarded(HOST, lambda: self.sequencer.tick(now))
+        for index, client in enumerate(self.clients, start=1):
+            if not self.gone(index) and not self.stopped(index, now):
+                self.guarded(index, lambda c=client: c.tick(now))  # type: ignore[misc]
+        while self.step():
+            pass
+
+    def next_due(self) -> float:
+        return min((f.due for f in self.queue), default=float("inf"))
+
+
+def identity_of(table: SimTable, index: int) -> Identity:
+    return table.sessions[index].identity
+
+
+def client_of(table: SimTable, index: int) -> Client:
+    return table.clients[index - 1]
+
+
+def seeded(seed: int, salt: str) -> random.Random:
+    return random.Random(f"{seed}/{salt}")
