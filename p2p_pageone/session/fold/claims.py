@@ -19,6 +19,9 @@ class Claim:
     owed: str = ""  # a timeout while the table waited for a step of that seat's: its kind
     due: set[int] = field(default_factory=set)  # the witnesses it waits for
     heard: dict[int, bytes] = field(default_factory=dict)  # witness seat -> what it holds
+    # witness seat -> what in its ``heard`` disproves the claim, judged when the witness entry
+    # was folded (the seat's unlogged step stops being its next once it signs anything else)
+    disproved: dict[int, str] = field(default_factory=dict)
 
     @property
     def kind(self) -> str:

@@ -208,6 +208,8 @@ def leave_lobby(s: PublicState, seat: int, why: str) -> None:
 def on_witness(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     claim = next(c for c in s.claims if c.position == env.data["at"])
     claim.heard[seat] = env.data["heard"]
+    if claim.kind != "catch":
+        claim.disproved[seat] = witness.disproof(s, claim, env.data["heard"])
     close_round(s)
 
 
@@ -216,15 +218,19 @@ def forget_witness(s: PublicState, seat: int) -> None:
     for claim in s.claims:
         claim.due.discard(seat)
         claim.heard.pop(seat, None)
+        claim.disproved.pop(seat, None)
     close_round(s)
 
 
 def close_round(s: PublicState) -> None:
-    """Once every claim of the round has its witnesses, each stands or falls, in order."""
-    if not s.claims or not all(c.complete() for c in s.claims):
-        return
-    claims, s.claims = s.claims, []
-    for claim in claims:
+    """A claim whose witnesses are all in stands or falls, the oldest first; one that stands
+    may complete another (the seat it removes owed a witness there). The round lasts while
+    any claim waits."""
+    while True:
+        claim = next((c for c in s.claims if c.complete()), None)
+        if claim is None:
+            return
+        s.claims.remove(claim)
         if claim.kind == "catch":
             judge_catch(s, claim)
         else:
@@ -235,8 +241,7 @@ def judge_timeout(s: PublicState, claim: Claim) -> None:
     seat = claim.seat
     if seat not in s.active:
         return
-    proof = next(((w, why) for w, raw in sorted(claim.heard.items())
-                  if (why := witness.disproof(s, claim, raw))), None)
+    proof = next(((w, why) for w, why in sorted(claim.disproved.items()) if why), None)
     name = s.names[seat]
     if proof is not None:
         by, why = proof

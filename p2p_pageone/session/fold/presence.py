@@ -24,7 +24,7 @@ from ...crypto.envelope import Envelope
 from ...crypto.identity import fingerprint
 from ...wire.codec import ProtocolError
 from ..common import Event, TableEnded, checked_endpoint
-from .leaving import close_round, leave
+from .leaving import leave
 from .lost import listening_seats, majority_refusal
 from .queries import reveal_due
 from .rounds import heads_agree, start_hand
@@ -58,10 +58,8 @@ def on_away(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     s.events.append(Event("away", f"{name} (seat {away}) left ({env.data['why']}): the seat "
                           f"is kept for {window} s for {name} to return; the table waits",
                           {"seat": away, "window": window, "position": len(s.log) - 1}))
-    if s.claims:  # a seat kept away witnesses nothing: the round waits for it no more
-        for claim in s.claims:
-            claim.due.discard(away)
-        close_round(s)
+    # a seat kept away still owes its witness (on the host's word alone no witness leaves a
+    # round): it answers when it is back, or leaves by a claim of its own that stands
 
 
 def check_back(s: PublicState, env: Envelope, seat: int) -> None:

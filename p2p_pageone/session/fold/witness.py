@@ -44,9 +44,11 @@ def listening(s: PublicState, seat: int) -> bool:
 
 def witnesses_for(s: PublicState, about: set[int]) -> set[int]:
     """The seats that witness a claim about ``about``: every listening seat still in the game
-    but the host's and theirs."""
+    but the host's and theirs. A seat the host says is away witnesses too (it answers once it
+    is back, or it leaves by a claim of its own that stands): the host's word removes no
+    witness from a round."""
     return {seat for seat in s.active if listening(s, seat) and seat not in about
-            and s.keys[seat] != s.host_key and seat not in s.away}
+            and s.keys[seat] != s.host_key}
 
 
 def open_claim(s: PublicState, env: Envelope, seat: int, reveal: bool,
@@ -54,12 +56,11 @@ def open_claim(s: PublicState, env: Envelope, seat: int, reveal: bool,
     """A claim about ``seat`` enters the round (opened if none is). ``also``: other seats that
     may not witness it (the catcher of a catch); ``owed``: the kind of the step of ``seat``'s
     the table waited for, which only that step disproves."""
-    claims = s.claims
-    about = {c.seat for c in claims} | {seat}
-    for earlier in claims:  # a seat the round is about witnesses none of its claims
-        earlier.due.discard(seat)
-    claim = Claim(len(s.log) - 1, seat, env, reveal, owed, witnesses_for(s, about) - also)
-    claims.append(claim)
+    # A seat a later claim is about still witnesses the earlier ones, and they it: were the
+    # seats a claim is about struck from the round, a host claiming the victim and every
+    # witness at once would leave each claim with no witness, and every one would stand.
+    claim = Claim(len(s.log) - 1, seat, env, reveal, owed, witnesses_for(s, {seat}) - also)
+    s.claims.append(claim)
     return claim
 
 
