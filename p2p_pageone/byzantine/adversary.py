@@ -17,7 +17,7 @@ from .frames import classify, matches
 from .world import HOST, Frame
 
 FRAME_RULES = ("withhold", "delay", "duplicate", "reorder", "ignore", "stall", "friend_only",
-               "lie_witness")
+               "lie_witness")  # and ``catch``: a rule too, that catches whenever it can
 HOST_ENTRIES = ("false_timeout", "false_away", "false_expel", "wrong_moment", "fork")
 SEAT_DEEDS = ("catch", "takeover", "flood", "replay")
 HONEST_FAULTS = ("stop", "link_stall", "slow")
@@ -75,6 +75,7 @@ class Adversary:
     fired: list[Action] = field(default_factory=list)
     rules: list[Rule] = field(default_factory=list)
     rewrite: object = None  # set by the runner: how a lying witness rewrites its entry
+    seen: dict[tuple[int, int, int], float] = field(default_factory=dict)  # catch moments
 
     def route(self, frame: Frame, now: float) -> list[tuple[float, bytes]]:
         if frame.src not in self.corrupt and frame.dst not in self.corrupt:

@@ -1,20 +1,57 @@
-"""The plants themselves (``plants.PLANTS``): each puts back a rule the protocol once lacked."""
+"""Known holes (``--plant NAME``): each puts back, in memory, a rule the protocol once lacked,
+and the simulator must then report a violation: it is shown to find what it is for."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from typing import Any
 
 from ..crypto.statements import open_statement
-from ..session.fold import witness
+from ..session.fold import apply, leaving, presence, witness
 from ..session.fold.claims import Claim
 from ..session.fold.state import PublicState
 from ..wire.codec import ProtocolError
-from .plants import everywhere, plant
+
+Patch = tuple[Any, str, Any]  # (a module or a dict, the name or key, the value to put there)
+PLANTS: dict[str, tuple[str, Callable[[], list[Patch]]]] = {}
+
+
+def plant(name: str, text: str) -> Callable[[Callable[[], list[Patch]]],
+                                              Callable[[], list[Patch]]]:
+    def register(make: Callable[[], list[Patch]]) -> Callable[[], list[Patch]]:
+        PLANTS[name] = (text, make)
+        return make
+    return register
+
+
+def everywhere(function: Any, replacement: Any) -> list[Patch]:
+    """Every loaded module's name bound to ``function``, to be bound to ``replacement``."""
+    found: list[Patch] = []
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("p2p_pageone"):
+            found += [(module, attr, replacement) for attr, value in list(vars(module).items())
+                      if value is function]
+    return found
+
+
+@plant("away-closes-round", "a seat the host says is away witnesses nothing: the round stops "
+       "waiting for it (and a seat a later claim is about witnesses no earlier claim)")
+def _away_closes_round() -> list[Patch]:
+    check, on_away = apply.ENTRIES["away"]
+
+    def away_and_close(s: PublicState, env: Any, seat: int, now: float) -> None:
+        on_away(s, env, seat, now)
+        for claim in s.claims:
+            claim.due.discard(env.data["seat"])
+        leaving.close_round(s)
+
+    return [(apply.ENTRIES, "away", (check, away_and_close))]
 
 
 @plant("alive-any-position", "a sign of life disproves a claim whatever entry it was made at "
        "(stale ones included), and whatever the table waited for")
-def _alive_any_position() -> list[tuple[Any, str, Any]]:
+def _alive_any_position() -> list[Patch]:
     original = witness.disproof
 
     def disproof(s: PublicState, claim: Claim, raw: bytes) -> str:
@@ -25,3 +62,6 @@ def _alive_any_position() -> list[tuple[Any, str, Any]]:
         return "a sign of life" if alive.sender == s.keys[claim.seat] else ""
 
     return everywhere(original, disproof)
+
+
+_ = presence  # the fold's modules are all loaded before a plant looks for names

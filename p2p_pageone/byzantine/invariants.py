@@ -79,6 +79,9 @@ class Outcome:
     finished: bool
     host: int = 0
     audits: dict[int, Audit] = field(default_factory=dict)
+    # party -> (sent at, (hand, moves)) of its calls; (logged at, target seat, (hand, moves))
+    calls: dict[int, list[tuple[float, tuple[int, int]]]] = field(default_factory=dict)
+    catches: list[tuple[float, int, tuple[int, int]]] = field(default_factory=list)
 
     def seat(self, party: int) -> int:
         ref = self.sessions[self.honest[0]]
@@ -114,6 +117,26 @@ def named_honest(o: Outcome) -> list[Verdict]:
         if not result.ok and result.host_seat in honest:
             found.append(Verdict("I1", f"comparing the logs of {group} names the host "
                                  f"(seat {result.host_seat}): {result.text[:160]}"))
+    return found
+
+
+CALL_HELD = 1.5  # a call sent this long before a catch was logged: the host held it
+
+
+def caught_for_a_call_made(o: Outcome) -> list[Verdict]:
+    """An honest seat caught for a Page One call it had sent well before the catch: the host
+    held the call, and only witnesses can show it (else the host penalises on its word)."""
+    if named_dishonest(o):
+        return []
+    found = []
+    for party in o.honest:
+        seat = o.seat(party)
+        for logged, target, moment in o.catches:
+            if target == seat and party not in o.faulted and any(
+                    sent <= logged - CALL_HELD and called == moment
+                    for sent, called in o.calls.get(party, [])):
+                found.append(Verdict("I1", f"honest p{party} was caught at {logged:.1f} s for "
+                                     "a Page One call it had sent before, and nobody is named"))
     return found
 
 
@@ -190,7 +213,8 @@ def blamed_own_machine(o: Outcome) -> list[Verdict]:
 
 
 def check(o: Outcome) -> list[Verdict]:
-    found = named_honest(o) + forked(o) + removed_honest(o) + blamed_own_machine(o)
+    found = (named_honest(o) + caught_for_a_call_made(o) + forked(o) + removed_honest(o)
+             + blamed_own_machine(o))
     if not o.finished:
         stuck = [p for p in o.honest if not (o.sessions[p].game_over or o.sessions[p].ended
                                              or o.notes[p].left_host)]

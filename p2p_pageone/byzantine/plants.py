@@ -1,35 +1,13 @@
-"""Known holes, re-opened in memory (``--plant NAME``), to show the simulator finds what it is
-for: each must make a run report a violation."""
+"""Re-open a known hole for the length of a run (``holes.PLANTS``)."""
 
 from __future__ import annotations
 
 import contextlib
-import sys
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
-PLANTS: dict[str, tuple[str, Callable[[], list[tuple[Any, str, Any]]]]] = {}
+from .holes import PLANTS
 
-
-def plant(name: str, text: str) -> Callable[[Callable[[], list[tuple[Any, str, Any]]]],
-                                              Callable[[], list[tuple[Any, str, Any]]]]:
-    def register(make: Callable[[], list[tuple[Any, str, Any]]]
-                 ) -> Callable[[], list[tuple[Any, str, Any]]]:
-        PLANTS[name] = (text, make)
-        return make
-    return register
-
-
-def everywhere(function: Any, replacement: Any) -> list[tuple[Any, str, Any]]:
-    """Every loaded module's name bound to ``function``, to be bound to ``replacement``."""
-    found = []
-    for module in list(sys.modules.values()):
-        if not getattr(module, "__name__", "").startswith("p2p_pageone"):
-            continue
-        for attr, value in list(vars(module).items()):
-            if value is function:
-                found.append((module, attr, replacement))
-    return found
+__all__ = ["PLANTS", "planted"]
 
 
 @contextlib.contextmanager
@@ -40,14 +18,18 @@ def planted(name: str) -> Iterator[None]:
     if name not in PLANTS:
         raise KeyError(f"no plant named {name!r}: try one of {', '.join(sorted(PLANTS))}")
     patches = PLANTS[name][1]()
-    saved = [(module, attr, getattr(module, attr)) for module, attr, _ in patches]
-    for module, attr, value in patches:
-        setattr(module, attr, value)
+    saved = [(where, key, where[key] if isinstance(where, dict) else getattr(where, key))
+             for where, key, _ in patches]
+    _put(patches)
     try:
         yield
     finally:
-        for module, attr, value in saved:
-            setattr(module, attr, value)
+        _put(saved)
 
 
-from . import holes as _holes  # noqa: E402,F401  (registers the plants)
+def _put(patches: list[tuple[object, str, object]]) -> None:
+    for where, key, value in patches:
+        if isinstance(where, dict):
+            where[key] = value
+        else:
+            setattr(where, key, value)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field, replace
 
 from ..crypto.envelope import open_envelope, seal
+from ..engine.moves import Call, IllegalMove
 from ..wire.codec import FrameDecoder, ProtocolError, frame
-from .adversary import Action, Adversary, FRAME_RULES, Rule
+from .adversary import FRAME_RULES, Action, Adversary, Rule
 from .deeds import do
-from .invariants import LIVENESS, Outcome, Verdict, check, watch
+from .invariants import LIVENESS, Outcome, Verdict, Watchful, check, watch
 from .scenario import Scenario
 from .world import Frame, SimTable
 
@@ -65,15 +67,18 @@ def run(scenario: Scenario, plan: tuple[Action, ...] | None = None) -> Result:
     honest = [p for p in range(scenario.players) if p not in scenario.corrupt]
     notes = {p: watch(table.sessions[p]) for p in honest}
     crashed, last_deed, start = "", 0.0, -1
+    tried: set[tuple[int, int, int]] = set()
     pending = list(plan)
     try:
         while table.now < LIMIT:
             host = table.sequencer.host
             if start < 0 and host.game is not None:
                 start = len(host.log)
+            _catch_when_owed(table, adversary, tried)
+            _call_late(table, honest, tried)
             for action in [a for a in pending if start >= 0 and len(host.log) - start >= a.at]:
                 pending.remove(action)
-                if action.kind in FRAME_RULES:
+                if action.kind in FRAME_RULES or action.kind == "catch":
                     adversary.rules.append(Rule(action, table.now))
                 elif not do(table, action, table.now):
                     continue
@@ -86,15 +91,50 @@ def run(scenario: Scenario, plan: tuple[Action, ...] | None = None) -> Result:
     except Exception as error:  # an honest party fell over: a finding in itself
         crashed = f"{type(error).__name__}: {error}"
     outcome = Outcome(table.sessions, honest, notes, _corrupt_seats(table, scenario),
-                      _faulted(plan), _all_done(table, honest, notes))
+                      _faulted(plan), _all_done(table, honest, notes),
+                      calls=table.calls, catches=list(table.catches.values()))
     verdicts = check(outcome) if not crashed else [Verdict("crash", crashed)]
     return Result(scenario, verdicts, adversary.fired, table.now, len(table.sessions[0].log),
                   crashed)
 
 
-def _all_done(table: SimTable, honest: list[int], notes: dict[int, object]) -> bool:
+def _catch_when_owed(table: SimTable, adversary: Adversary,
+                     tried: set[tuple[int, int, int]]) -> None:
+    """A live ``catch`` rule: the coalition seat catches its target each time the target owes
+    a Page One call (the host, if corrupt too, may be holding that call)."""
+    game = table.sequencer.host.game
+    if game is None:
+        return
+    for rule in adversary.rules:
+        action = rule.action
+        moment = (table.sequencer.host.hand, game.deal.moves, action.target)
+        if (action.kind != "catch" or not rule.live(table.now) or moment in tried
+                or game.deal.open_miss != action.target):
+            continue
+        seen = adversary.seen.setdefault(moment, table.now)
+        if table.now - seen >= action.value:  # it waits, so a held call looks forgotten
+            tried.add(moment)
+            do(table, action, table.now)
+
+
+def _call_late(table: SimTable, honest: list[int], tried: set[tuple[int, int, int]]) -> None:
+    """An honest player who forgot its Page One call makes it late, as a person would type
+    ``pageone`` (a CPU player never does): a call the host can hold until a catch."""
+    for party in honest:
+        session = table.sessions[party]
+        game = session.game
+        moment = (session.hand, game.deal.moves if game else -1, -1 - party)
+        if (game is None or session.ended or session.game_over or moment in tried
+                or game.deal.open_miss != session.me):
+            continue
+        tried.add(moment)
+        with contextlib.suppress(IllegalMove):
+            session.request(Call(session.me))
+
+
+def _all_done(table: SimTable, honest: list[int], notes: dict[int, Watchful]) -> bool:
     return all(table.sessions[p].game_over or table.sessions[p].ended
-               or notes[p].left_host for p in honest)  # type: ignore[attr-defined]
+               or notes[p].left_host for p in honest)
 
 
 def _corrupt_seats(table: SimTable, scenario: Scenario) -> set[int]:
@@ -129,7 +169,7 @@ def shrink(scenario: Scenario, result: Result, budget: int = 40) -> tuple[Action
     for index, action in enumerate(plan):
         if action.span < 1e8 or tries >= budget:
             continue
-        shorter = plan[:index] + (replace(action, span=40.0),) + plan[index + 1:]
+        shorter = (*plan[:index], replace(action, span=40.0), *plan[index + 1:])
         tries += 1
         if _breaks(scenario, shorter, wanted):
             plan = shorter

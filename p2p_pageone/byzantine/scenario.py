@@ -70,7 +70,8 @@ def _target(rng: random.Random, players: int, corrupt: frozenset[int], victim: i
         return victim
     if strategy == "witnesses" and witnesses:
         return rng.choice(witnesses)
-    return rng.choice([-1, *range(players)])
+    choice: int = rng.choice([-1, *range(players)])
+    return choice
 
 
 def _action(rng: random.Random, players: int, corrupt: frozenset[int], victim: int,
@@ -100,6 +101,9 @@ def _action(rng: random.Random, players: int, corrupt: frozenset[int], victim: i
         actor = rng.choice(seats)
     else:
         actor = rng.choice(sorted(corrupt))
+    if kind == "catch":  # it waits ``value`` s once the victim owes a call, then catches
+        return Action(kind, at, rng.choice(seats), victim, "*", rng.choice(SPANS),
+                      rng.choice((0.0, 2.0, 3.0)))
     if kind == "friend_only":
         target = rng.choice(sorted(corrupt - {actor}) or [0])
     if kind == "lie_witness":

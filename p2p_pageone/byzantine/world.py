@@ -13,13 +13,17 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..bots import make_bot
+from ..crypto.envelope import open_envelope
 from ..crypto.identity import Identity
 from ..engine.settings import Settings
 from ..session.client import Client
 from ..session.memory import MemoryTable, make_peer
 from ..session.peer import PeerSession
+from .frames import classify, payloads
 
 HOST = 0
+FORGET = 0.25
 
 
 @dataclass(order=True)
@@ -66,6 +70,8 @@ class SimTable(MemoryTable):
                  route: Route = _no_adversary) -> None:
         peers = [make_peer(f"byz{seed}/0", "p0", host_table=("sim", settings, players))]
         peers += [make_peer(f"byz{seed}/{i}", f"p{i}") for i in range(1, players)]
+        for peer in peers:  # honest players forget a call now and then: calls to catch
+            peer.bot = make_bot("normal", forget=FORGET)
         super().__init__(settings, players, peers=peers, direct=True)
         self.delay, self.route = delay, route
         self.faults: list[HonestFault] = []
@@ -75,6 +81,10 @@ class SimTable(MemoryTable):
         self.crashed: set[int] = set()  # corrupt parties whose code fell over (or killed)
         self.corrupt: set[int] = set()
         self.sent: dict[str, int] = {}
+        # party -> (when, its moment) it sent a Page One call up; a logged catch -> (when,
+        # target, the moment it caught in)
+        self.calls: dict[int, list[tuple[float, tuple[int, int]]]] = {}
+        self.catches: dict[bytes, tuple[float, int, tuple[int, int]]] = {}
 
     def party(self, index: int) -> PeerSession:
         return self.sessions[index]
@@ -96,9 +106,27 @@ class SimTable(MemoryTable):
 
     def send(self, channel: str, src: int, dst: int, data: bytes) -> None:
         self.sent[channel] = self.sent.get(channel, 0) + 1
+        self._note_calls(channel, src, data)
         frame = Frame(0.0, 0, channel, src, dst, data)
         for extra, payload in self.route(frame, self.now):
             self._enqueue(channel, src, dst, payload, extra)
+
+    def _note_calls(self, channel: str, src: int, data: bytes) -> None:
+        cls = classify(data, channel)
+        if cls == "entry:move/call" and channel == "up":
+            self.calls.setdefault(src, []).append((self.now, self._moment(src)))
+        elif cls == "entry:move/catch" and channel == "down":
+            for payload in payloads(data, channel):
+                env = open_envelope(payload)
+                hand, moves = self._moment(HOST)  # the catch is folded: one move after
+                self.catches.setdefault(env.raw, (self.now, env.data["target"],
+                                                  (hand, moves - 1)))
+
+    def _moment(self, index: int) -> tuple[int, int]:
+        """(hand, moves made in it) as party ``index`` folded the log."""
+        session = self.sessions[index]
+        game = session.game
+        return (session.hand, game.deal.moves) if game is not None else (session.hand, -1)
 
     def _enqueue(self, channel: str, src: int, dst: int, data: bytes, extra: float) -> None:
         link = (channel, src, dst)

@@ -1,0 +1,95 @@
+"""The Byzantine simulator (scripts/byzantine.py): it finds the attacks it is for, planted holes
+included, runs deterministically, and the witness rounds hold against the host's word."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from p2p_pageone.byzantine.adversary import Action
+from p2p_pageone.byzantine.batch import run_seeds
+from p2p_pageone.byzantine.plants import PLANTS, planted
+from p2p_pageone.byzantine.runner import run, shrink
+from p2p_pageone.byzantine.scenario import Scenario, make
+
+VICTIM = 2
+
+
+def _scenario(plan: list[Action], players: int = 4, family: str = "classic",
+              corrupt: frozenset[int] = frozenset({0})) -> Scenario:
+    return Scenario(5, family, players, corrupt, VICTIM, "test", tuple(plan))
+
+
+AWAY_EVERY_WITNESS = [Action("false_timeout", 20, 0, VICTIM), Action("false_away", 20, 0, 1),
+                      Action("false_away", 20, 0, 3)]
+TIMEOUT_EVERYONE = [Action("false_timeout", 20, 0, 1), Action("false_timeout", 20, 0, 2),
+                    Action("false_timeout", 20, 0, 3)]
+
+
+@pytest.mark.parametrize("family", ["classic", "qdan"])
+def test_a_host_that_says_every_witness_is_away_removes_nobody(family: str) -> None:
+    result = run(_scenario(AWAY_EVERY_WITNESS, family=family))
+    assert [a.kind for a in result.fired] == ["false_timeout", "false_away", "false_away"]
+    assert result.verdicts == [], [v.text for v in result.verdicts]
+
+
+@pytest.mark.xfail(strict=True, reason="open: a seat timed out while it owed a step, that "
+                   "witnesses another claim first, loses the step it shared (see protocol/SPEC.md "
+                   "§8, 'Open')")
+def test_a_host_that_times_out_every_seat_at_once_removes_nobody() -> None:
+    result = run(_scenario(TIMEOUT_EVERYONE))
+    assert len(result.fired) == 3
+    assert result.verdicts == [], [v.text for v in result.verdicts]
+
+
+def test_the_planted_away_hole_is_found_and_shrunk() -> None:
+    scenario = _scenario([*AWAY_EVERY_WITNESS, Action("duplicate", 60, 0, 1, "control:ping")])
+    with planted("away-closes-round"):
+        result = run(scenario)
+        assert {v.invariant for v in result.verdicts} == {"I2"}
+        assert "p2" in result.verdicts[0].text
+        plan = shrink(scenario, result, budget=8)
+    assert [a.kind for a in plan] == ["false_timeout", "false_away", "false_away"]
+
+
+def test_every_plant_has_a_name_and_a_text() -> None:
+    assert {"away-closes-round", "alive-any-position"} <= set(PLANTS)
+    with pytest.raises(KeyError, match="no plant named"), planted("nonsense"):
+        pass
+
+
+def test_a_run_is_the_same_for_the_same_seed() -> None:
+    first, again = run(make(3)), run(make(3))
+    assert [a.show() for a in first.fired] == [a.show() for a in again.fired]
+    assert first.entries == again.entries and first.seconds == again.seconds
+    assert [v.text for v in first.verdicts] == [v.text for v in again.verdicts]
+
+
+def test_scenarios_keep_the_coalition_to_half_the_table() -> None:
+    for seed in range(60):
+        scenario = make(seed)
+        assert 1 <= len(scenario.corrupt) <= scenario.players // 2
+        assert scenario.victim not in scenario.corrupt
+
+
+def test_a_small_batch_reports_its_figures_as_json() -> None:
+    figures = run_seeds(range(4), jobs=1, shrink_budget=0).as_json()
+    assert figures["runs"] == 4 and set(figures["families"]) == {"classic", "qdan"}
+    assert sum(figures["coalitions"].values()) == 4
+    json.dumps(figures)
+
+
+@pytest.mark.xfail(strict=True, reason="open: a host that stops sending one seat the log, then "
+                   "times it out, still removes it (see protocol/SPEC.md §8, 'Open')")
+def test_a_host_that_stops_sending_a_seat_the_log_cannot_remove_it() -> None:
+    result = run(_scenario([Action("withhold", 20, 0, VICTIM, "entry:"),
+                            Action("false_timeout", 24, 0, VICTIM)]))
+    assert result.verdicts == []
+
+
+@pytest.mark.xfail(strict=True, reason="open: a host that reads nothing from one seat hangs "
+                   "the table (see protocol/SPEC.md §8, 'Open')")
+def test_a_host_that_ignores_a_seat_does_not_hang_the_table() -> None:
+    result = run(_scenario([Action("ignore", 20, 0, VICTIM)]))
+    assert result.verdicts == []
