@@ -9,6 +9,7 @@ from ..crypto.envelope import open_envelope, seal
 from ..engine.moves import Call, IllegalMove
 from ..wire.codec import FrameDecoder, ProtocolError, frame
 from .adversary import FRAME_RULES, Action, Adversary, Rule
+from . import memo
 from .deeds import do
 from .invariants import LIVENESS, Outcome, Verdict, Watchful, check, watch
 from .scenario import Scenario
@@ -61,7 +62,9 @@ def _stale(session: object, seat: int) -> bytes:
 def run(scenario: Scenario, plan: tuple[Action, ...] | None = None) -> Result:
     plan = scenario.plan if plan is None else plan
     adversary = Adversary(scenario.corrupt, list(plan))
-    table = SimTable(scenario.settings(), scenario.players, scenario.seed, route=adversary.route)
+    memo.install()
+    table = SimTable(scenario.settings(), scenario.players, scenario.table_seed,
+                     route=adversary.route)
     table.corrupt = set(scenario.corrupt)
     adversary.rewrite = _lying_witness(table)
     honest = [p for p in range(scenario.players) if p not in scenario.corrupt]

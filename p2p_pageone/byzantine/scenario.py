@@ -17,6 +17,7 @@ PATTERNS = ("*", "entry:", "entry:move", "entry:move/call", "entry:keys", "entry
             "control:ping", "control:pong", "control:relay", "relay:", "alive", "mesh:",
             "mesh:keys", "mesh:seed_reveal", "entry:head", "entry:say")
 SPANS = (2.0, 6.0, 12.0, 40.0, 1e9)
+TABLES = 8  # deals per family and size the runs play over and over (the plan is what varies)
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,10 @@ class Scenario:
     victim: int
     strategy: str  # "random", "victim", "witnesses"
     plan: tuple[Action, ...]
+
+    @property
+    def table_seed(self) -> int:
+        return self.seed % TABLES
 
     def settings(self) -> Settings:
         if self.family == "classic":

@@ -112,6 +112,8 @@ class SimTable(MemoryTable):
             self._enqueue(channel, src, dst, payload, extra)
 
     def _note_calls(self, channel: str, src: int, data: bytes) -> None:
+        if channel == "mesh" or (b"call" not in data and b"catch" not in data):
+            return
         cls = classify(data, channel)
         if cls == "entry:move/call" and channel == "up":
             self.calls.setdefault(src, []).append((self.now, self._moment(src)))
