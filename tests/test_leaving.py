@@ -66,3 +66,17 @@ def test_a_seat_leaving_mid_deal_voids_it_and_the_next_dealer_deals() -> None:
     _deal(game)
     game.leave(2)
     assert game.deal.dealer == 1 and game.deal.players == (0, 1, 3)
+
+
+def test_a_qdan_hand_after_a_voided_one_begins_at_the_place_still_free() -> None:
+    """A seat went out (first place) in a deal a leaver voided: the next hand's places begin at
+    second, and the deal says so, clones included (the full-information replay at the reveal
+    begins there too: ``HandRecord.first_place``; tests/test_byzantine.py replays the table the
+    Byzantine simulator found this on)."""
+    game = rig(QdanSettings(), ["5r 6r 7b", "1y 2y 3y", "1g 2g 3g", "4b 5b 6b"], stock="3r")
+    deal = game.deal
+    deal.hands[0] = deal.hands[0][:1]
+    play(game, 0, "5r")
+    game.leave(2)
+    new = game.deal
+    assert isinstance(new, QdanDeal) and new.first_place == 2 and new.clone().first_place == 2

@@ -11,11 +11,13 @@ from p2p_pageone.crypto.envelope import open_envelope, seal
 from p2p_pageone.engine import make_settings
 from p2p_pageone.session import intents, witnessing
 from p2p_pageone.session.fold.claims import Claim
-from p2p_pageone.session.fold.queries import MOVE
+from p2p_pageone.session.fold.duties import Duty
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.peer import PeerSession
 from tests.cheats import audit_of
 from tests.test_host_cannot_frame import VICTIM, _mid_hand, _run_until, _swallow
+
+MOVE = Duty.MOVE.text
 
 
 def _table(seed: int) -> MemoryTable:

@@ -5,8 +5,9 @@
   out, expelled, given up) unless a dishonest party is named or the host is replaced;
 - I3 honest logs are prefixes of one history, or the fork is named with its (dishonest) signer;
 - I4 liveness: every honest peer finishes (the game ends, the table ends naming a dishonest
-  party, or a majority leaves the host) within ``LIVENESS`` simulated seconds of the adversary's
-  last deed or fault;
+  party, or it leaves the host) with no stretch of ``STUCK`` simulated seconds in which no honest
+  log grew, and within ``LIMIT`` seconds in all (a table whose claims keep falling grows but
+  never ends);
 - I5 no honest peer blames its own machine for a fault injected elsewhere.
 """
 
@@ -20,7 +21,8 @@ from ..audit.compare import compare
 from ..session.peer import PeerSession
 from ..wire.codec import frame
 
-LIVENESS = 300.0  # simulated seconds after the adversary's last deed (or fault) ends
+STUCK = 240.0  # simulated seconds with no honest log growing: the table hangs (the longest
+# legitimate wait is a kept seat's return window, then its step time and the joiners' give-up)
 
 
 @dataclass
@@ -77,7 +79,9 @@ class Outcome:
     corrupt_seats: set[int]
     faulted: set[int]
     finished: bool
+    idle: float  # simulated seconds since an honest log last grew, when the run stopped
     host: int = 0
+    host_gone: bool = False  # a dishonest host's pageone ended or fell over: the table is over
     audits: dict[int, Audit] = field(default_factory=dict)
     # party -> (sent at, (hand, moves)) of its calls; (logged at, target seat, (hand, moves))
     calls: dict[int, list[tuple[float, tuple[int, int]]]] = field(default_factory=dict)
@@ -158,7 +162,7 @@ def host_replaced(o: Outcome) -> bool:
 
 
 def removed_honest(o: Outcome) -> list[Verdict]:
-    if named_dishonest(o) or host_replaced(o):
+    if named_dishonest(o) or host_replaced(o) or o.host_gone:
         return []
     found = []
     for party in o.honest:
@@ -218,5 +222,7 @@ def check(o: Outcome) -> list[Verdict]:
     if not o.finished:
         stuck = [p for p in o.honest if not (o.sessions[p].game_over or o.sessions[p].ended
                                              or o.notes[p].left_host)]
-        found.append(Verdict("I4", f"no end in time: {stuck} still waiting"))
+        found.append(Verdict("I4", f"no end: {stuck} still waiting, no log grew for "
+                             f"{o.idle:.0f} s" if o.idle > STUCK else
+                             f"no end within the run's limit: {stuck} still waiting"))
     return found

@@ -10,6 +10,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from coincurve._libsecp256k1 import ffi  # type: ignore[import-not-found]
+
 from ..crypto import group, identity
 
 LIMIT = 60_000  # results kept for each function
@@ -48,13 +50,13 @@ def install() -> None:
         def compute() -> bytes:
             work = bytearray(buffer)
             points = batch.function(function, work, scalars)
-            return b"".join(bytes(group.ffi.buffer(p.raw)) for p in points)
+            return b"".join(bytes(ffi.buffer(p.raw)) for p in points)
 
         raw = batch.get(key, compute)
         out = []
         for offset in range(0, len(raw), 64):
             point = group._new("secp256k1_pubkey *")
-            group.ffi.memmove(point, raw[offset:offset + 64], 64)
+            ffi.memmove(point, raw[offset:offset + 64], 64)
             out.append(group.Point(point))
         return out
 
@@ -62,7 +64,7 @@ def install() -> None:
         return bool(verify.get((public, signature, data),
                                lambda: verify.function(public, signature, data)))
 
-    group._run_batch = run_batch  # type: ignore[assignment]
+    group._run_batch = run_batch
     for module in list(sys.modules.values()):
         if getattr(module, "__name__", "").startswith("p2p_pageone.crypto") and getattr(
                 module, "verify_signature", None) is verify.function:

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field, replace
 from ..crypto.envelope import open_envelope, seal
 from ..engine.moves import Call, IllegalMove
 from ..wire.codec import FrameDecoder, ProtocolError, frame
-from .adversary import FRAME_RULES, Action, Adversary, Rule
 from . import memo
+from .adversary import FRAME_RULES, Action, Adversary, Rule
 from .deeds import do
-from .invariants import LIVENESS, Outcome, Verdict, Watchful, check, watch
+from .invariants import STUCK, Outcome, Verdict, Watchful, check, watch
 from .scenario import Scenario
 from .world import Frame, SimTable
 
@@ -69,7 +69,7 @@ def run(scenario: Scenario, plan: tuple[Action, ...] | None = None) -> Result:
     adversary.rewrite = _lying_witness(table)
     honest = [p for p in range(scenario.players) if p not in scenario.corrupt]
     notes = {p: watch(table.sessions[p]) for p in honest}
-    crashed, last_deed, start = "", 0.0, -1
+    crashed, start, grown_at, length = "", -1, 0.0, 0
     tried: set[tuple[int, int, int]] = set()
     pending = list(plan)
     try:
@@ -86,16 +86,18 @@ def run(scenario: Scenario, plan: tuple[Action, ...] | None = None) -> Result:
                 elif not do(table, action, table.now):
                     continue
                 adversary.fired.append(action)
-                last_deed = max(last_deed, table.now + min(action.span, LIVENESS)
-                                if action.kind not in ("withhold", "ignore") else table.now)
-            if _all_done(table, honest, notes) or table.now > last_deed + LIVENESS:
+            grown = sum(len(table.sessions[p].log) for p in honest)
+            if grown != length:
+                grown_at, length = table.now, grown
+            if _all_done(table, honest, notes) or table.now - grown_at > STUCK:
                 break
             table.advance(table.now + DT)
     except Exception as error:  # an honest party fell over: a finding in itself
         crashed = f"{type(error).__name__}: {error}"
     outcome = Outcome(table.sessions, honest, notes, _corrupt_seats(table, scenario),
-                      _faulted(plan), _all_done(table, honest, notes),
-                      calls=table.calls, catches=list(table.catches.values()))
+                      _faulted(plan), _all_done(table, honest, notes), table.now - grown_at,
+                      calls=table.calls, catches=list(table.catches.values()),
+                      host_gone=0 in scenario.corrupt and table.gone(0))
     verdicts = check(outcome) if not crashed else [Verdict("crash", crashed)]
     return Result(scenario, verdicts, adversary.fired, table.now, len(table.sessions[0].log),
                   crashed)

@@ -62,9 +62,25 @@ def make(seed: int) -> Scenario:
     victim = rng.choice([p for p in honest if p != 0] or honest)
     strategy = rng.choice(("random", "victim", "witnesses", "victim"))
     count = rng.choice((1, 2, 2, 3, 4, 6))
-    plan = tuple(sorted((_action(rng, players, corrupt, victim, strategy)
-                         for _ in range(count)), key=lambda a: a.at))
+    actions = [_action(rng, players, corrupt, victim, strategy) for _ in range(count)]
+    if strategy == "witnesses" and 0 in corrupt:
+        actions += _at_the_witnesses(rng, players, corrupt, victim)
+    plan = tuple(sorted(actions, key=lambda a: a.at))
     return Scenario(seed, family, players, corrupt, victim, strategy, plan)
+
+
+def _at_the_witnesses(rng: random.Random, players: int, corrupt: frozenset[int],
+                      victim: int) -> list[Action]:
+    """A dishonest host's claim about the victim, and at once something against each of its
+    witnesses: said away, timed out too, or sent nothing."""
+    at = rng.choice((4, 8, 16, 24, 32, 48))
+    out = [Action("false_timeout", at, 0, victim)]
+    for witness in range(1, players):
+        if witness != victim and witness not in corrupt:
+            kind = rng.choice(("false_away", "false_timeout", "withhold"))
+            out.append(Action(kind, at, 0, witness, "*",
+                              rng.choice(SPANS) if kind == "withhold" else 1e9))
+    return out
 
 
 def _target(rng: random.Random, players: int, corrupt: frozenset[int], victim: int,

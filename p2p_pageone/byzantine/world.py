@@ -80,6 +80,7 @@ class SimTable(MemoryTable):
         self.counter = 0
         self.crashed: set[int] = set()  # corrupt parties whose code fell over (or killed)
         self.corrupt: set[int] = set()
+        self.cut: set[int] = set()  # joiners whose connection the host closed (no reconnect)
         self.sent: dict[str, int] = {}
         # party -> (when, its moment) it sent a Page One call up; a logged catch -> (when,
         # target, the moment it caught in)
@@ -142,14 +143,20 @@ class SimTable(MemoryTable):
         self.queue.append(Frame(due, self.counter, channel, src, dst, data, in_order))
 
     def gone(self, index: int) -> bool:
-        return index in self.dead or index in self.crashed
+        """Dead, fallen over, or a corrupt party whose session ended (its process exits, as
+        pageone does when its table ends)."""
+        return (index in self.dead or index in self.crashed
+                or (index in self.corrupt and bool(self.sessions[index].ended)))
 
     def _collect(self) -> None:
         out, self.sequencer.out = self.sequencer.out, []
         for conn, data in out:
             if conn < len(self.sessions):
                 self.send("down", HOST, conn, data)
-        self.dead.update(self.sequencer.to_close)
+        for conn in self.sequencer.to_close:  # the host hung up: that joiner's process goes
+            if conn not in self.cut and 0 < conn < len(self.sessions):  # on, on the mesh
+                self.cut.add(conn)
+                self.guarded(conn, self.clients[conn - 1].closed)
         self.sequencer.to_close.clear()
         for index, client in enumerate(self.clients, start=1):
             chunks, client.out = client.out, []
@@ -176,7 +183,9 @@ class SimTable(MemoryTable):
         return True
 
     def _deliver(self, frame: Frame) -> None:
-        if self.gone(frame.dst) or self.gone(frame.src):
+        if self.gone(frame.dst) or frame.src in self.dead:  # what an ended process wrote
+            return  # before it exited still arrives
+        if frame.channel != "mesh" and (frame.src in self.cut or frame.dst in self.cut):
             return
         if self.stopped(frame.dst, self.now):  # it reads its socket when it runs again
             self._enqueue(frame.channel, frame.src, frame.dst, frame.data, 0.0)

@@ -227,6 +227,12 @@ class ChainVerifier:
         author's last ``prev`` is past them): let them go, so the heads kept stay few."""
         self._heads = {head: at for head, at in self._heads.items() if at >= length}
 
+    def earliest_head(self, member: bytes) -> bytes:
+        """The oldest head ``member``'s next envelope may extend (its last ``prev``)."""
+        floor = self._last_prev.get(member, 0)
+        return min(((at, head) for head, at in self._heads.items() if at >= floor),
+                   default=(self.length, self.head))[1]
+
     def position(self, head: bytes) -> int | None:
         """How many entries the log had when its head was ``head`` (None: never this log's)."""
         return self._heads.get(head)

@@ -69,11 +69,12 @@ class QdanDeal(Deal):
         self.announced = NOBODY  # the player to move said Page One before playing (Q9)
         self.places = [0] * seats
         self.active = list(self.players)
-        self._best_free = best_free  # places before it went in an earlier, voided deal
+        self.first_place = best_free  # places before it went in an earlier, voided deal
+        self._best_free = best_free
         self._worst_free = best_free + len(self.players) - 1
 
     def clone(self) -> QdanDeal:
-        other = QdanDeal(self.rules, self.players, self.dealer, self.seats)
+        other = QdanDeal(self.rules, self.players, self.dealer, self.seats, self.first_place)
         self._copy_into(other)
         other.discard = list(self.discard)
         other.top_group, other.top_colour, other.top_kind = (

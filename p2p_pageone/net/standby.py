@@ -33,6 +33,7 @@ from ..session.links import (
     claim_refusal,
     refusal,
 )
+from ..session.logsync import entry_in
 from ..session.peer import PeerSession
 from ..wire.codec import FrameDecoder, ProtocolError, unpack
 from ..wire.messages import validate_control
@@ -230,7 +231,11 @@ class Standby:
         if digest in seen:
             return False
         try:
-            if len(unpack(payload)) == 4:  # a statement: a sign of life
+            value = unpack(payload)
+            if isinstance(value, dict):  # a log entry the host has not sent us (logsync)
+                if entry_in(payload) is None:
+                    return False
+            elif len(value) == 4:  # a statement: a sign of life
                 alive = open_statement(payload, "alive")
                 if alive.sender != key or alive.data["table"] != self.session.table_id:
                     return False

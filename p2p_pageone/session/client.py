@@ -17,8 +17,7 @@ from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .attachment import lost_frame
 from .common import Event
-from .fold.queries import MOVE
-from .fold.witness import moves_nothing
+from .fold.obligations import BOUNDS, moves_on
 from .links import answer_challenge
 from .peer import PeerSession
 from .rtt import PING as PING  # the plain ping, for those that send one by hand
@@ -28,7 +27,8 @@ from .witnessing import censored
 STALL = 2.0  # seconds between two ticks (at least one every heartbeat) only a stall explains
 NOTICE_STALL = 5.0  # a stall this long is told to the player
 WELCOME_WITHIN = 10.0  # the host answers an intro at once; the host seats within 10 s too
-STEP_LIMIT = 45.0  # the host times a step out after 30 s; a table still waiting is not served
+STEP_LIMIT = BOUNDS.give_up  # the host times a step out before; a table still waiting is
+# not served
 DONE_WAIT = 30.0  # after the game, how long a joiner waits for the host to confirm its ``done``
 
 
@@ -67,9 +67,8 @@ class Client:
                     # a claim of the host's disproved moves nothing on, nor a new claim about
                     # a seat it was disproved of (a host could make false claims forever), nor
                     # a chat, nor a witness while the round stays open (as on the host's clock)
-                    if len(s.refuted) == refuted and not any(
-                            claim.seat in s.refuted for claim in s.claims[claims:]) and not (
-                            moves_nothing(s, claims)):
+                    if len(s.refuted) == refuted and moves_on(s, claims) and not any(
+                            claim.seat in s.refuted for claim in s.claims[claims:]):
                         self.progress = now
                 elif not isinstance(value, dict):
                     raise ProtocolError("a frame is an envelope or a control map")
@@ -121,6 +120,7 @@ class Client:
         gap, self._last_tick = now - self._last_tick, now
         if gap > STALL:
             self._stalled(gap, now)
+        self._heard_through_the_others()
         silent_after = self.rtt.silent_after(self.silent_after)
         if now - self.last_seen > silent_after:
             self.session.lost_host(f"the host sent nothing for {silent_after:.0f} s: it, "
@@ -141,6 +141,14 @@ class Client:
         self.session.tick(now)
         self.collect()
         self._acknowledge(now)
+
+    def _heard_through_the_others(self) -> None:
+        """Entries the host receipted that reached us through the other seats, and their signs
+        of life showing the log grow, are the host at work: the table moves, though the host may
+        not be sending to us (``logsync``)."""
+        mesh = self.session.mesh
+        self.progress = max(self.progress, mesh.synced_at)
+        self.last_seen = max(self.last_seen, mesh.synced_at, mesh.table_moved_at)
 
     def next_wake(self, now: float) -> float:
         """When to tick next if nothing arrives: the next ping, or the session's own deadline.
@@ -207,7 +215,7 @@ class Client:
             self._unserved(f"has neither put our {kind} message in the log nor refused it for "
                            f"{waited:.0f} s: the host is unresponsive", now)
             return
-        waits = [(seat, what) for seat, what in s.waiting_for() if what != MOVE]
+        waits = [(o.seat, o.text) for o in s.owed() if o.duty.timed_by_step_clock]
         if not waits:
             return
         present = [(seat, what) for seat, what in waits if seat not in s.away]

@@ -13,7 +13,7 @@ BUSY = "too many connections are waiting to sit down at this table; try again in
 # The sequencer's answer, in a running game, to the intro of a key whose seat left the game.
 SEAT_GONE = "the game is under way and you left it: your seat was given up"
 
-PROTOCOL_VERSION = 8
+PROTOCOL_VERSION = 9
 
 
 def parse_endpoint(endpoint: str) -> tuple[str, int] | None:

@@ -12,6 +12,7 @@ from ..bots import make_bot
 from ..crypto.identity import Identity
 from ..engine.settings import Settings
 from .client import Client
+from .fold.obligations import BOUNDS
 from .peer import PeerSession
 from .sequencer import Sequencer
 from .watch import Watcher
@@ -34,7 +35,7 @@ class MemoryTable:
 
     def __init__(self, settings: Settings, players: int, seed: int = 0,
                  levels: list[str] | None = None, silent_after: float = 10.0,
-                 step_timeout: float = 30.0, peers: list[PeerSession] | None = None,
+                 step_timeout: float = BOUNDS.step, peers: list[PeerSession] | None = None,
                  catch_window: float = 0.0, now: float = 0.0, direct: bool = False) -> None:
         levels = levels or ["normal"] * players
         self.now = now
@@ -147,7 +148,7 @@ class SlowLinkTable(MemoryTable):
 
     def __init__(self, settings: Settings, players: int, seed: int, slow: set[int],
                  delay: float, wait: Callable[[], float], silent_after: float = 10.0,
-                 step_timeout: float = 30.0) -> None:
+                 step_timeout: float = BOUNDS.step) -> None:
         super().__init__(settings, players, seed=seed, silent_after=silent_after,
                          step_timeout=step_timeout)
         self.slow, self.delay, self.wait = slow, delay, wait

@@ -21,12 +21,12 @@ from ..engine.deal import UNKNOWN
 from ..engine.game import Game
 from ..engine.moves import IllegalMove, Move
 from ..engine.settings import QdanSettings
-from . import intents, pipeline, witnessing
+from . import intents, logsync, pipeline, witnessing
 from .admission import admissible
 from .attachment import SEAT_GIVEN_UP, AttachedPlayer
 from .common import BUSY, DID_NOT_OPEN, PROTOCOL_VERSION, SEAT_GONE, Event, TableEnded
 from .fold.claims import Claim
-from .fold.queries import waiting_for
+from .fold.obligations import Owed, owed, waiting_for
 from .fold.table import FOLD_ERRORS
 from .hand import HandSecrets
 from .player import Paced, SeedStore, Sent
@@ -37,9 +37,10 @@ __all__ = ["SEAT_GIVEN_UP", "PeerSession", "SeedStore"]
 class PeerSession(AttachedPlayer):
     # --- inputs -------------------------------------------------------------------------------
 
-    def on_log(self, raw: bytes, now: float, env: Envelope | None = None) -> None:
+    def on_log(self, raw: bytes, now: float, env: Envelope | None = None,
+               from_mesh: bool = False) -> None:
         """The sequencer's next log entry. Anything wrong ends the table, naming the culprit."""
-        if self.ended:
+        if self.ended or (not from_mesh and logsync.taken_from_host(self, raw)):
             return
         # a new connection: the log again, from the start
         if self.attachment.checked < self.attachment.known:
@@ -132,8 +133,13 @@ class PeerSession(AttachedPlayer):
     def direct(self, raw: bytes, now: float) -> None:
         """A frame a peer sent us on the mesh: a sign of life or an envelope, kept for a witness
         round; a ``keys`` envelope, checked like the fold checks it, also opens our own cards
-        sooner (SPEC §7)."""
+        sooner; a log entry the host has not sent us, taken as far as the host receipted it
+        (SPEC §7)."""
         if self.ended or self.game is None:
+            return
+        entry = logsync.entry_in(raw)
+        if entry is not None:
+            self._take_from_mesh(entry, now)
             return
         env = witnessing.receive(self, raw, now)
         if env is None or env.kind != "keys":
@@ -142,6 +148,47 @@ class PeerSession(AttachedPlayer):
         self._open_private()
         self._after_advance(now)
         self.flush(now)
+
+    def _end(self, reason: str, culprit: int) -> None:
+        active = not self.ended and not self.is_host and culprit == self.host_seat >= 0
+        super()._end(reason, culprit)
+        if active:
+            self._farewell()
+
+    def _farewell(self) -> None:
+        """We end for the host's fault, or lost it: our ``bye``, to the host and to every
+        listening peer, so that the table does not wait for us. A host that will not log it is
+        seen not to serve the table (the others hand it over and give up on the host)."""
+        chain = self.chain
+        if (chain is None or self.game is None or self.game_over or self.me not in self.active
+                or any(sent.kind == "bye" for sent in self.outbox.pipe)):
+            return
+        # sealed against the oldest head it may extend: the log the host sent us may have forked
+        # from the others' after it, and the others must be able to take the bye. Twice if
+        # envelopes of ours are out: in their place (never logged), and behind them (logged
+        # without our knowing): whichever fits the log is taken, the other is refused.
+        key, pipe = self.identity.public, self.outbox.pipe
+        behind = open_envelope(pipe[-1].raw, own=True).prev if pipe else b""
+        places = [(chain.next_seq(key), chain.earliest_head(key)),
+                  (chain.next_seq(key) + len(pipe), behind or chain.earliest_head(key))]
+        for seq, prev in places[: 2 if pipe else 1]:
+            raw = seal(self.identity, self.table_id, self.hand, seq, prev, "bye",
+                       {"reason": "this pageone found a fault of the host's and left"})
+            self.outbox.outgoing.append(raw)
+            witnessing.tell_all(self, raw)
+
+    def _take_from_mesh(self, entry: tuple[int, bytes], now: float) -> None:
+        logsync.offered(self, *entry)
+        taken = logsync.receipted(self)
+        for raw in taken:
+            if self.ended:
+                return
+            self.mesh.skip.append(raw)
+            del self.mesh.skip[:-logsync.OFFERED]
+            self.on_log(raw, now, from_mesh=True)
+        if taken:
+            self.mesh.synced_at = now
+            self.wake()
 
     def _send_direct(self, raw: bytes, slots: list[int]) -> None:
         """Our keys go straight to each joiner whose cards they open, as well as to the host."""
@@ -288,6 +335,7 @@ class PeerSession(AttachedPlayer):
     def tick(self, now: float) -> None:
         witnessing.send_alive(self, now)
         witnessing.hand_over(self, now)
+        logsync.serve_laggards(self, now)
         self.flush(now)
 
     # --- outputs ------------------------------------------------------------------------------
@@ -339,6 +387,11 @@ class PeerSession(AttachedPlayer):
         return admissible(self, env)
 
     def waiting_for(self) -> list[tuple[int, str]]:
-        """Seats the table is waiting on for a protocol step, and for what."""
+        """Seats the table is waiting on for a protocol step, and for what (as the terminal
+        says it)."""
         return [] if self.ended else waiting_for(self)
+
+    def owed(self) -> list[Owed]:
+        """Seats the table is waiting on, and for which step (``fold/obligations``)."""
+        return [] if self.ended else owed(self)
 

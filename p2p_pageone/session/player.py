@@ -126,6 +126,16 @@ class MeshMemory:
     stuck_since: tuple[bytes, float] = (b"", 0.0)  # our envelope out, and since when
     relayed: dict[bytes, float] = field(default_factory=dict)  # others' envelopes we handed
     # the host, and when
+    # the log over the mesh (``logsync``): a peer's lagging sign of life (index, since when),
+    # when we last served it; entries offered ahead of our log (index -> raw); the entries we
+    # took from the mesh that the host's stream has not brought yet; when we last took some
+    lag_since: dict[bytes, tuple[int, float]] = field(default_factory=dict)
+    served_at: dict[bytes, float] = field(default_factory=dict)
+    offered: dict[int, bytes] = field(default_factory=dict)
+    skip: list[bytes] = field(default_factory=list)
+    synced_at: float = -1e9
+    table_moved_at: float = -1e9  # when a sign of life last showed a log longer than any before
+    longest: int = 0  # the longest log a sign of life showed
 
 
 @dataclass

@@ -23,7 +23,7 @@ from ..wire.messages import validate_control
 from .client import PING, STALL, Client
 from .common import SEAT_GONE, Event
 from .doors import CLAIMS, Doors
-from .fold.queries import MOVE, expected_at_takeover
+from .fold.queries import expected_at_takeover
 from .gathering import back_to_new_host, fold_handed_over, told_lost
 from .links import (
     AFTER_STALL,
@@ -125,11 +125,10 @@ class Sequencer(Doors):
                 self._drop(conn, f"was not seated within {SIT_WITHIN:.0f} s", now)
         self._lobby(now)
         self._expire_away(now, quiet)
-        waits = [(seat, what) for seat, what in self.host.waiting_for()
-                 if what != MOVE and seat not in self.host.away]  # the window times those
+        waits = [o for o in self.host.owed()  # a seat away: its return window times it
+                 if o.duty.timed_by_step_clock and o.seat not in self.host.away]
         if waits and now - self.last_progress > self.step_timeout and not quiet:
-            seat, what = waits[0]
-            self._timeout(seat, what, now)
+            self._timeout(waits[0].seat, waits[0].text, now)
         self.host.watch_room = (self.watching(), self.watchers)
         self.host.tick(now)
         self._pump(now)

@@ -9,8 +9,8 @@ from ..crypto.envelope import Envelope, open_envelope
 from ..wire.codec import ProtocolError, frame
 from .admission import expel_notice
 from .fold.entrylog import EntryLog
+from .fold.obligations import BOUNDS, moves_on
 from .fold.queries import lacks_keys
-from .fold.witness import moves_nothing
 from .links import (
     GATHER,
     LINGER,
@@ -29,7 +29,7 @@ class SequencerCore:
     """Orders every envelope into the log and relays it to every seated connection."""
 
     def __init__(self, host: PeerSession, now: float, silent_after: float = 10.0,
-                 step_timeout: float = 30.0, heartbeat: float = 1.0,
+                 step_timeout: float = BOUNDS.step, heartbeat: float = 1.0,
                  catch_window: float = 0.0, min_players: int = 0,
                  lobby_timeout: float = LOBBY_TIMEOUT, start_after: float = START_AFTER,
                  reconnect_window: int = RECONNECT_WINDOW, gather: float = GATHER,
@@ -126,7 +126,7 @@ class SequencerCore:
             self.lobby_changed = now
         claims = len(self.host.claims)
         self.host.on_log(raw, now, env)
-        if not moves_nothing(self.host, claims):  # a chat keeps no step from its timeout
+        if moves_on(self.host, claims):  # a chat keeps no step from its timeout
             self.last_progress = now
         self._note_window(now)
         self._pump(now)

@@ -17,13 +17,14 @@ from ..wire.codec import ProtocolError, unpack
 from .common import Event
 from .fold.apply import entry_refusal
 from .fold.claims import Claim
-from .fold.witness import HELD_FOR, deck_refuses, disproof, is_call, listening
+from .fold.obligations import BOUNDS
+from .fold.witness import DURING_ROUND, HELD_FOR, deck_refuses, disproof, is_call, listening
 from .player import MeshMemory, PlayerState
 
-ALIVE_EVERY = 1.0  # seconds between two signs of life on the mesh
-RELAY_AFTER = 5.0  # an envelope the host has not logged this long goes over the mesh
-GRACE = 8.0  # how long a witness waits for what disproves a claim before it answers (the seat
-# may first have to reconnect, or share its step after RELAY_AFTER)
+ALIVE_EVERY = BOUNDS.alive_every  # seconds between two signs of life on the mesh
+RELAY_AFTER = BOUNDS.relay_after  # an envelope the host has not logged this long: the mesh
+GRACE = BOUNDS.witness_grace  # how long a witness waits for what disproves a claim before it
+# answers (the seat may first have to reconnect, or share its step after RELAY_AFTER)
 KEPT = 8  # envelopes kept per peer
 
 
@@ -42,7 +43,7 @@ def tell_all(s: PlayerState, raw: bytes) -> None:
 def send_alive(s: PlayerState, now: float, at_once: bool = False) -> None:
     """Our sign of life to the others, every ``ALIVE_EVERY`` s (``at_once``: now)."""
     mesh = s.mesh
-    if s.chain is None or s.ended or s.game_over or (
+    if s.chain is None or s.ended or (  # after the game too: a seat behind takes the end
             not at_once and now - mesh.alive_sent < ALIVE_EVERY):
         return
     endpoints = peers_to_tell(s)
@@ -70,7 +71,7 @@ def receive(s: PlayerState, raw: bytes, now: float) -> Envelope | None:
     except ProtocolError:
         return None
     if isinstance(value, list) and len(value) == 4:
-        _keep_alive(s, raw)
+        _keep_alive(s, raw, now)
         return None
     try:
         env = open_envelope(raw)
@@ -84,7 +85,7 @@ def receive(s: PlayerState, raw: bytes, now: float) -> Envelope | None:
     return env
 
 
-def _keep_alive(s: PlayerState, raw: bytes) -> None:
+def _keep_alive(s: PlayerState, raw: bytes, now: float) -> None:
     try:
         alive = open_statement(raw, "alive")
     except ProtocolError:
@@ -94,6 +95,8 @@ def _keep_alive(s: PlayerState, raw: bytes) -> None:
     if (alive.data["table"] == s.table_id and s.seat_of(alive.sender) in s.active
             and (known is None or alive.data["index"] > known[0])):
         mesh.alive[alive.sender] = (alive.data["index"], raw)
+        if alive.data["index"] > max(mesh.longest, len(s.log)):  # the host serves the others
+            mesh.longest, mesh.table_moved_at = alive.data["index"], now
 
 
 def claimed(s: PlayerState, claim: Claim, now: float) -> None:
@@ -169,6 +172,7 @@ def hand_over(s: PlayerState, now: float) -> None:
             mesh.shared = raw
             tell_all(s, raw)
         _give_up_chat(s, now)
+        _give_up_for_a_witness(s, now)
     attached = s.attachment
     if (s.chain is None or not attached.log_read or attached.dropped or attached.via_successor
             or s.is_host):
@@ -206,6 +210,20 @@ def _admissible(s: PlayerState, env: Envelope) -> bool:
     """Would our own fold take ``env`` as the log's next entry? A host that drops one it would
     not is right to: a seat that hands the others what no peer takes is not being censored."""
     return entry_refusal(s, env) is None and not deck_refuses(s, env)
+
+
+def _give_up_for_a_witness(s: PlayerState, now: float) -> None:
+    """We owe a witness, and what we have out is of a kind the log cannot take while the round
+    is open: the host refuses it at once, and its refusal has not come for ``RELAY_AFTER`` s (a
+    host that withholds refusals would keep our witness from ever being sealed, and have us
+    timed out for it). It is given up, so our witness can go; we take the step again later."""
+    pipe = s.outbox.pipe
+    if not pipe or not any(s.me in c.due and s.me not in c.heard for c in s.claims):
+        return
+    if any(sent.kind in DURING_ROUND for sent in pipe):
+        return
+    s.outbox.pipe = []
+    s.flush(now)
 
 
 def _give_up_chat(s: PlayerState, now: float) -> None:

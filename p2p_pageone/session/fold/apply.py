@@ -84,7 +84,7 @@ def check_common(s: PublicState, env: Envelope, seat: int) -> None:
         return
     if seat not in s.active:
         raise MustRefuse("that seat has left the game", kind, s.host_seat)
-    if seat in s.away and kind != "back":
+    if seat in s.away and kind not in ("back", "bye"):  # a seat away may also leave for good
         raise MustRefuse("that seat is away: its first message on its return is back", kind,
                          s.host_seat)
 
@@ -110,6 +110,7 @@ def apply_entry(s: PublicState, raw: bytes, now: float, env: Envelope | None = N
     check, effect = ENTRIES[env.kind]
     check_common(s, env, s.author)
     check(s, env, s.author)
+    witness.note_discharge(s, env, s.author)
     effect(s, env, s.author, now)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...crypto.envelope import Envelope
+from .duties import Duty
 
 
 @dataclass
@@ -16,12 +17,20 @@ class Claim:
     seat: int  # the seat it is about: the timed out, or the caught
     env: Envelope
     reveal: bool = False  # a timeout while the seat's seed reveal was due
-    owed: str = ""  # a timeout while the table waited for a step of that seat's: its kind
+    owed: Duty | None = None  # a timeout while the table waited for a step of that seat's
     due: set[int] = field(default_factory=set)  # the witnesses it waits for
     heard: dict[int, bytes] = field(default_factory=dict)  # witness seat -> what it holds
     # witness seat -> what in its ``heard`` disproves the claim, judged when the witness entry
     # was folded (the seat's unlogged step stops being its next once it signs anything else)
     disproved: dict[int, str] = field(default_factory=dict)
+    # the seat's chain when the claim was made: its next sequence number, and the earliest head
+    # its next envelope could extend. Its step sealed so could have been logged at the claim,
+    # though the seat may since have signed a witness of another claim at that number.
+    seq_then: int = -1
+    floor_then: int = 0
+    # the seat's own entry in the log after the claim that discharges it (its owed step; for a
+    # claim about a move, any entry of its): the log itself disproves the claim
+    discharged: int = -1
 
     @property
     def kind(self) -> str:

@@ -19,8 +19,10 @@ from ..common import Event, MustRefuse, TableClosed, TableEnded
 from . import witness
 from .claims import Claim
 from .dealing import in_hand
+from .duties import Duty
 from .lost import HANDOVER, may_hand_over
-from .queries import MOVE, STEP_KINDS, deck_of, reveal_due, waiting_for
+from .obligations import step_owed
+from .queries import deck_of, reveal_due
 from .rounds import game_over, heads_agree, start_hand
 from .state import PublicState
 
@@ -65,10 +67,9 @@ def check_timeout(s: PublicState, env: Envelope, seat: int) -> None:
 def on_timeout(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     silent = env.data["seat"]
     if witness.timeout_claim(s, env):  # another listening seat: the others witness it
-        owed = next((STEP_KINDS.get(what, what) for seat, what in waiting_for(s)
-                     if seat == silent and what != MOVE), "")
         reveal = reveal_due(s, silent)
-        claim = witness.open_claim(s, env, silent, reveal, owed="seed_reveal" if reveal else owed)
+        owed = Duty.SEED_REVEAL if reveal else step_owed(s, silent)
+        claim = witness.open_claim(s, env, silent, reveal, owed=owed)
         s._claimed(claim, now)
         close_round(s)
         return
@@ -243,12 +244,16 @@ def judge_timeout(s: PublicState, claim: Claim) -> None:
         return
     proof = next(((w, why) for w, why in sorted(claim.disproved.items()) if why), None)
     name = s.names[seat]
+    if proof is None and claim.discharged >= 0:  # the log shows it: no witness needed
+        proof = (seat, f"entry {claim.discharged}, in the log after the claim, is {name}'s "
+                 "own step")
     if proof is not None:
         by, why = proof
         s.refuted.append(seat)
         s.events.append(Event("refuted", f"the host timed {name} out at entry {claim.position} "
                               f"(waiting for {claim.env.data['waited_for']}), but "
-                              f"{s.names[by]} holds {name}'s {why}: the claim changes nothing "
+                              + (f"{why}" if by == seat else f"{s.names[by]} holds {name}'s {why}")
+                              + ": the claim changes nothing "
                               "and nobody is named",
                               {"seat": seat, "position": claim.position, "witness": by}))
         return

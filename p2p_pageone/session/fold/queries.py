@@ -10,13 +10,6 @@ from ...wire.codec import ProtocolError
 from ..hand import PUBLIC, HandDeck
 from .state import PublicState
 
-MOVE = "its move"  # what the table waits for on a player's turn
-# What the table waits for (``waiting_for``), as the kind of envelope that is that step.
-STEP_KINDS = {"its witness of the host's claim": "witness", "its signed log head": "head",
-              "its hand seed reveal": "seed_reveal", "its seed commitment": "seed_commit",
-              "its keys for dealt cards": "keys", "its shuffle pass": "shuffle",
-              "its lock pass": "lock"}
-
 
 def deck_of(s: PublicState) -> HandDeck:
     if s.crypto is None:
@@ -72,46 +65,6 @@ def lacks_keys(s: PublicState, seat: int) -> bool:
         return any(not deck.keys_complete(slot, but=seat) for slot in game.deal.hands[seat])
     except KeyError:
         return False  # not dealt: a move is refused as usual
-
-
-def waiting_for(s: PublicState) -> list[tuple[int, str]]:
-    """Seats the table is waiting on for a protocol step, and for what."""
-    if s.game is None:
-        return _lobby_waits(s)
-    crypto, game = s.crypto, s.game
-    if crypto is None or s.game_over:
-        return []
-    if s.claims:  # the round's witnesses first: nothing else moves meanwhile
-        return sorted({(w, "its witness of the host's claim") for c in s.claims
-                       for w in c.due - set(c.heard)})
-    seats = s.active
-    if s.hand_end is not None:
-        return [(p, "its signed log head") for p in seats if p not in s.heads]
-    if hand_over(s):
-        return [(p, "its hand seed reveal") for p in seats if p not in s.seed_reveals]
-    if len(crypto.logged_commits) < len(seats):
-        return [(p, "its seed commitment") for p in seats if p not in crypto.logged_commits]
-    if crypto.pending_round:
-        step, peer = crypto.pass_turn()
-        return [(peer, f"its {step} pass")]
-    owed = [(peer, "its keys for dealt cards") for peer in s.active if slots_owed_by(s, peer)]
-    if owed:
-        return owed
-    deal = game.deal
-    if game.chance is None and deal.turn >= 0:
-        return [(deal.turn, MOVE)]
-    return []
-
-
-def _lobby_waits(s: PublicState) -> list[tuple[int, str]]:
-    everyone = range(s.seat_count)
-    if len(s.keys) < s.seat_count:
-        return []
-    if len(s.ready) < s.seat_count:
-        return [(p, "ready") for p in everyone if p not in s.ready]
-    if len(s.coin_commits) < s.seat_count:
-        return [(p, "coin commitment") for p in everyone if p not in s.coin_commits]
-    return [(p, "coin reveal") for p in everyone if p not in s.coin_nonces]
 
 
 def expected_at_takeover(s: PublicState, old: int) -> set[bytes]:

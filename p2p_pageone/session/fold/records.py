@@ -22,6 +22,8 @@ class HandRecord:
     moves: tuple[Move, ...]
     positions: tuple[int, ...] = ()  # the log entry of each move
     number: int = 0  # the hand's number at the table
+    first_place: int = 1  # qdan: the best place still free when the hand began (places before
+    # it went to seats that finished a deal a leaver voided)
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ def check_hand(settings: Settings, seats: int, record: HandRecord) -> tuple[Deal
     if isinstance(settings, ClassicSettings):
         deal = ClassicDeal(settings, record.players, record.dealer, seats)
     else:
-        deal = QdanDeal(settings, record.players, record.dealer, seats)
+        deal = QdanDeal(settings, record.players, record.dealer, seats, record.first_place)
     size = settings.deck_size
     try:
         deal.deal(record.cards[:size])

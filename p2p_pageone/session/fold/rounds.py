@@ -175,7 +175,7 @@ def _finish_hand(s: PublicState) -> None:
             finished.reveal(first + offset, card)
     record = HandRecord(finished.dealer, finished.players, tuple(finished.known),
                         tuple(m for _, m in s.hand_moves), tuple(p for p, _ in s.hand_moves),
-                        s.hand)
+                        s.hand, getattr(finished, "first_place", 1))
     _check_full_information(s, record, finished)
     if game.to_reveal:
         game.reveal_hands([finished.known[slot] for slot in game.to_reveal])

@@ -30,6 +30,7 @@ from ...wire.codec import ProtocolError
 from ..common import MustRefuse
 from ..deckcheck import check_reveal
 from .claims import Claim
+from .duties import Duty
 from .state import PublicState
 
 DECK_STEPS = frozenset({"shuffle", "lock", "keys"})
@@ -52,7 +53,7 @@ def witnesses_for(s: PublicState, about: set[int]) -> set[int]:
 
 
 def open_claim(s: PublicState, env: Envelope, seat: int, reveal: bool,
-               also: frozenset[int] = frozenset(), owed: str = "") -> Claim:
+               also: frozenset[int] = frozenset(), owed: Duty | None = None) -> Claim:
     """A claim about ``seat`` enters the round (opened if none is). ``also``: other seats that
     may not witness it (the catcher of a catch); ``owed``: the kind of the step of ``seat``'s
     the table waited for, which only that step disproves."""
@@ -60,6 +61,9 @@ def open_claim(s: PublicState, env: Envelope, seat: int, reveal: bool,
     # seats a claim is about struck from the round, a host claiming the victim and every
     # witness at once would leave each claim with no witness, and every one would stand.
     claim = Claim(len(s.log) - 1, seat, env, reveal, owed, witnesses_for(s, {seat}) - also)
+    if s.chain is not None and 0 <= seat < len(s.keys):
+        claim.seq_then = s.chain.next_seq(s.keys[seat])
+        claim.floor_then = s.chain.last_prev(s.keys[seat])
     s.claims.append(claim)
     return claim
 
@@ -96,7 +100,7 @@ def disproof(s: PublicState, claim: Claim, raw: bytes) -> str:
                 and s.chain.position(alive.data["head"]) == index and not claim.owed):
             return f"signed sign of life from after it read that entry (at entry {index})"
         return ""
-    env = unlogged_envelope(s, raw, key)
+    env = unlogged_envelope(s, raw, key) or _step_at_the_claim(s, claim, raw, key)
     if env is None:
         return ""
     if claim.reveal:
@@ -104,7 +108,7 @@ def disproof(s: PublicState, claim: Claim, raw: bytes) -> str:
     # a seat the table waits for shows that step, and one every peer would take: another
     # message of its (a chat sent to the witnesses alone, a pass that does not check out)
     # would let a seat that withholds its step stall the table
-    if env.kind != (claim.owed or env.kind):
+    if claim.owed is not None and env.kind != claim.owed.kind:
         return ""
     if deck_refuses(s, env):
         return ""
@@ -165,17 +169,33 @@ def unlogged_envelope(s: PublicState, raw: bytes, key: bytes) -> Envelope | None
     return env
 
 
+def note_discharge(s: PublicState, env: Envelope, seat: int) -> None:
+    """``seat``'s entry, folded while a claim about it waits: it discharges the claim if it is
+    the step the claim says the seat did not take (for a claim about a move: any entry of it)."""
+    for claim in s.claims:
+        if (claim.seat == seat and claim.kind == "timeout" and claim.discharged < 0
+                and env.kind != "bye" and (claim.owed is None or env.kind == claim.owed.kind)):
+            claim.discharged = len(s.log) - 1
+
+
+def _step_at_the_claim(s: PublicState, claim: Claim, raw: bytes, key: bytes) -> Envelope | None:
+    """``raw`` as ``key``'s envelope at its next sequence number when the claim was made, sealed
+    against a head of this log it could extend then: one the host could have logged at the claim
+    (the seat may have signed a witness of another claim at that number since)."""
+    try:
+        env = open_envelope(raw)
+    except ProtocolError:
+        return None
+    if (env.sender != key or env.table != s.table_id or env.hand != s.hand
+            or s.chain is None or env.seq != claim.seq_then):
+        return None
+    at = s.chain.position(env.prev)
+    return env if at is not None and claim.floor_then <= at <= claim.position else None
+
+
 def is_call(s: PublicState, raw: bytes, key: bytes) -> bool:
     env = unlogged_envelope(s, raw, key)
     return env is not None and env.kind == "move" and env.data["kind"] == "call"
-
-
-def moves_nothing(s: PublicState, claims_before: int) -> bool:
-    """The entry folded last moves the table on by nobody's step clock: a chat in the game,
-    or an entry while a witness round stays open (``claims_before``: the round's claims before
-    it). So a seat that chats does not keep its own step, or its witness, from being timed out."""
-    return (s.folded_kind == "say" and s.game is not None) or (
-        claims_before > 0 and len(s.claims) == claims_before)
 
 
 def claimed_seats(s: PublicState) -> set[int]:

@@ -1,0 +1,72 @@
+"""What a seat may owe the table (``Duty``), one such debt (``Owed``) and the table's timing
+(``Bounds``): the types of ``fold/obligations.py``, which says who owes what."""
+
+from __future__ import annotations
+
+import enum
+import itertools
+from dataclasses import dataclass
+
+
+class Duty(enum.Enum):
+    """A step a seat may owe the table: its entry kind and how the table says it."""
+
+    READY = ("ready", "ready")
+    COIN_COMMIT = ("coin_commit", "coin commitment")
+    COIN_REVEAL = ("coin_reveal", "coin reveal")
+    SEED_COMMIT = ("seed_commit", "its seed commitment")
+    SHUFFLE = ("shuffle", "its shuffle pass")
+    LOCK = ("lock", "its lock pass")
+    KEYS = ("keys", "its keys for dealt cards")
+    MOVE = ("move", "its move")
+    SEED_REVEAL = ("seed_reveal", "its hand seed reveal")
+    HEAD = ("head", "its signed log head")
+    WITNESS = ("witness", "its witness of the host's claim")
+
+    @property
+    def kind(self) -> str:
+        """The entry kind that discharges it."""
+        return self.value[0]
+
+    @property
+    def text(self) -> str:
+        return self.value[1]
+
+    @property
+    def timed_by_step_clock(self) -> bool:
+        """A move is timed by the turn (and a person may think); every other step by the
+        table's step clock (``BOUNDS.step``)."""
+        return self is not Duty.MOVE
+
+
+@dataclass(frozen=True)
+class Owed:
+    seat: int
+    duty: Duty
+
+    @property
+    def text(self) -> str:
+        return self.duty.text
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """The table's timing, in seconds; their order is what makes the rules sound (a witness
+    waits longer than an envelope takes to cross the mesh, a step is timed out after its
+    witnesses could answer, a joiner gives up only on a host that failed to time it out)."""
+
+    alive_every: float = 1.0
+    relay_after: float = 5.0
+    witness_grace: float = 8.0
+    step: float = 30.0
+    give_up: float = 45.0
+
+    def __post_init__(self) -> None:
+        order = (self.alive_every, self.relay_after, self.witness_grace, self.step,
+                 self.give_up)
+        if any(a >= b for a, b in itertools.pairwise(order)):
+            raise ValueError("the bounds must grow: alive_every < relay_after < witness_grace "
+                             f"< step < give_up, not {order}")
+
+
+BOUNDS = Bounds()

@@ -1,0 +1,98 @@
+"""The table's duties, in one place (protocol/SPEC.md §7, "Who owes what").
+
+Every role asks this module, and only it, what the table waits for:
+
+- **who owes which step** (``owed``): a seat and a ``Duty``, an entry kind, never text;
+- **what discharges it**: that seat's envelope of the duty's kind (``discharges``);
+- **what disproves a claim about it**: for a step (anything but a move), only that step, sealed
+  at the seat's next place (``fold/witness.disproof``); for a move, a sign of life from after
+  the claim;
+- **what counts as progress** on every clock (``moves_on``): an entry that is neither a chat in
+  the game, nor a witness or claim while a round stays open, nor a claim the witnesses
+  disproved, nor a new claim about a seat they disproved;
+- **the witness round** is the explicit state ``PublicState.claims`` (``fold/witness``);
+- **the bounds**, in ``BOUNDS``, whose order is checked where they are made: a sign of life
+  every second; an envelope unlogged for ``relay_after`` goes over the mesh; a witness waits
+  ``witness_grace`` for what disproves a claim; the host times a step out after ``step``; a
+  joiner gives up on a host that has not after ``give_up``.
+
+The sequencer times a seat out from ``owed``, the joiner's clock judges the host from it, the
+peer's next step and a witness's owed kind come from it, and the terminal's "waiting for" line
+is ``Owed.text``.
+"""
+
+from __future__ import annotations
+
+from .duties import BOUNDS, Bounds, Duty, Owed
+from .queries import hand_over, slots_owed_by
+from .state import PublicState
+
+__all__ = ["BOUNDS", "Bounds", "Duty", "Owed", "discharges", "moves_on", "owed", "step_owed",
+           "waiting_for"]
+
+
+
+
+def owed(s: PublicState) -> list[Owed]:
+    """Seats the table waits on for a step, and which: the witnesses of an open round first
+    (nothing else moves meanwhile), then the hand's steps in the order the protocol takes them."""
+    if s.game is None:
+        return _lobby(s)
+    crypto, game = s.crypto, s.game
+    if crypto is None or s.game_over:
+        return []
+    if s.claims:
+        return [Owed(w, Duty.WITNESS) for w in sorted({w for c in s.claims
+                                                       for w in c.due - set(c.heard)})]
+    seats = s.active
+    if s.hand_end is not None:
+        return [Owed(p, Duty.HEAD) for p in seats if p not in s.heads]
+    if hand_over(s):
+        return [Owed(p, Duty.SEED_REVEAL) for p in seats if p not in s.seed_reveals]
+    if len(crypto.logged_commits) < len(seats):
+        return [Owed(p, Duty.SEED_COMMIT) for p in seats if p not in crypto.logged_commits]
+    if crypto.pending_round:
+        step, peer = crypto.pass_turn()
+        return [Owed(peer, Duty.SHUFFLE if step == "shuffle" else Duty.LOCK)]
+    keys = [Owed(peer, Duty.KEYS) for peer in s.active if slots_owed_by(s, peer)]
+    if keys:
+        return keys
+    deal = game.deal
+    if game.chance is None and deal.turn >= 0:
+        return [Owed(deal.turn, Duty.MOVE)]
+    return []
+
+
+def step_owed(s: PublicState, seat: int) -> Duty | None:
+    """The step (not a move) the table waits on ``seat`` for, if any."""
+    return next((o.duty for o in owed(s) if o.seat == seat and o.duty.timed_by_step_clock),
+                None)
+
+
+def discharges(o: Owed, kind: str) -> bool:
+    return o.duty.kind == kind
+
+
+def waiting_for(s: PublicState) -> list[tuple[int, str]]:
+    """``owed`` as the terminal says it: (seat, what)."""
+    return [(o.seat, o.text) for o in owed(s)]
+
+
+def moves_on(s: PublicState, claims_before: int) -> bool:
+    """Does the entry folded last move the table on, on every clock (the host's step clock and
+    each joiner's)? Not a chat in the game, nor any entry while a witness round stays open
+    (``claims_before``: the round's claims before it): so a seat that chats keeps no step of
+    its own from being timed out, nor does a witness that withholds its witness."""
+    return not ((s.folded_kind == "say" and s.game is not None)
+                or (claims_before > 0 and len(s.claims) == claims_before))
+
+
+def _lobby(s: PublicState) -> list[Owed]:
+    everyone = range(s.seat_count)
+    if len(s.keys) < s.seat_count:
+        return []
+    if len(s.ready) < s.seat_count:
+        return [Owed(p, Duty.READY) for p in everyone if p not in s.ready]
+    if len(s.coin_commits) < s.seat_count:
+        return [Owed(p, Duty.COIN_COMMIT) for p in everyone if p not in s.coin_commits]
+    return [Owed(p, Duty.COIN_REVEAL) for p in everyone if p not in s.coin_nonces]

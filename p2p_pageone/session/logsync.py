@@ -1,0 +1,133 @@
+"""The log over the mesh (protocol/SPEC.md §7, "The log from the others"): a seat the host
+stops sending the log to is still served by the listening seats.
+
+Every listening seat reads the others' signs of life (their log length and head). One whose
+length stays behind ours for ``SYNC_AFTER`` s gets our entries from there, as ``entry`` frames
+on the mesh, a few at a time. A seat takes such entries only as far as the host has receipted
+them: up to the head that a later entry of the host's own (in the same run) names as its
+``prev``. The host signed that order, so no peer can show it an order the host did not choose;
+an order the host signed two ways is the host's fork. The host's own stream, when it comes, is
+the same entries again: they are skipped.
+"""
+
+from __future__ import annotations
+
+from ..crypto.envelope import extend, open_envelope
+from ..crypto.statements import open_statement
+from ..wire.codec import ProtocolError, pack, unpack
+from ..wire.messages import validate_control
+from .fold.obligations import BOUNDS
+from .player import PlayerState
+
+SYNC_AFTER = 2.0  # a seat whose sign of life stays this long behind ours gets our entries
+BATCH = 24  # entries sent to one seat at a time (once per sign of life)
+OFFERED = 96  # entries a seat keeps ahead of its log, waiting for the host's receipt
+assert BOUNDS.relay_after > SYNC_AFTER
+
+
+def entry_frame(index: int, raw: bytes) -> bytes:
+    return pack({"control": "entry", "index": index, "raw": raw})
+
+
+def serve_laggards(s: PlayerState, now: float) -> None:
+    """Our entries to each listening seat whose sign of life lags ours for ``SYNC_AFTER`` s."""
+    mesh = s.mesh
+    if (s.chain is None or s.game is None or s.ended or s.is_host or not s.attachment.log_read
+            or not s.attachment.endpoint):
+        return
+    length = len(s.log)
+    for key, (index, _) in list(mesh.alive.items()):
+        seat = s.seat_of(key)
+        endpoint = s.endpoints.get(key, "")
+        if seat not in s.active or not endpoint or key == s.host_key or index >= length:
+            mesh.lag_since.pop(key, None)
+            continue
+        since = mesh.lag_since.setdefault(key, (index, now))
+        if since[0] != index:
+            mesh.lag_since[key] = (index, now)
+            continue
+        if now - since[1] < SYNC_AFTER or now - mesh.served_at.get(key, -1e9) < BOUNDS.alive_every:
+            continue
+        mesh.served_at[key] = now
+        s.outbox.direct_out += [(endpoint, entry_frame(i, s.log[i]))
+                                for i in range(index, min(length, index + BATCH))]
+
+
+def offered(s: PlayerState, index: int, raw: bytes) -> None:
+    """A peer's ``entry`` frame: kept if it lies ahead of our log, within reach."""
+    length = len(s.log)
+    if length <= index < length + OFFERED:
+        s.mesh.offered[index] = raw
+    for old in [i for i in s.mesh.offered if i < length]:
+        del s.mesh.offered[old]
+
+
+def receipted(s: PlayerState) -> list[bytes]:
+    """The run of offered entries from our log's end that the host's own entries receipt, or
+    that every other listening seat signed it holds (its sign of life: that length, that head)."""
+    if s.chain is None:
+        return []
+    run, heads, at = [], [s.chain.head], len(s.log)
+    while at in s.mesh.offered:
+        run.append(s.mesh.offered[at])
+        heads.append(extend(heads[-1], run[-1]))
+        at += 1
+    upto = 0
+    for position, raw in enumerate(run):
+        try:
+            env = open_envelope(raw)
+        except ProtocolError:
+            break
+        if env.sender == s.host_key and env.prev in heads[: position + 1]:
+            upto = max(upto, heads.index(env.prev))
+    return run[:max(upto, _attested(s, heads))]
+
+
+def _attested(s: PlayerState, heads: list[bytes]) -> int:
+    """How far into the run every other listening seat in the game (not the host) has signed,
+    in its newest sign of life, that its log reaches with the same head: the table waits at
+    the run's end (the host's receipt comes only after our own step). One seat that does not
+    agree, or has said nothing, and nothing is taken this way: a coalition seat alone cannot
+    show us an order."""
+    base, reach = len(s.log), len(heads) - 1
+    others = [seat for seat in s.active if seat != s.me and s.keys[seat] != s.host_key
+              and s.endpoints.get(s.keys[seat])]
+    if not others:
+        return 0
+    upto = reach
+    for seat in others:
+        index, raw = s.mesh.alive.get(s.keys[seat], (-1, b""))
+        if not base < index <= base + reach or heads[index - base] != _head_of(raw):
+            return 0
+        upto = min(upto, index - base)
+    return upto
+
+
+def _head_of(raw: bytes) -> bytes:
+    try:
+        head: bytes = open_statement(raw, "alive").data["head"]
+    except ProtocolError:
+        return b""
+    return head
+
+
+def taken_from_host(s: PlayerState, raw: bytes) -> bool:
+    """``raw`` from the host's stream is an entry we already took from the mesh: skip it."""
+    skip = s.mesh.skip
+    if not skip or raw not in skip:
+        return False
+    while skip and skip.pop(0) != raw:
+        pass
+    return True
+
+
+def entry_in(raw: bytes) -> tuple[int, bytes] | None:
+    """``raw`` as an ``entry`` frame of the mesh: (index, entry), or None if it is not one."""
+    try:
+        value = unpack(raw)
+        if not isinstance(value, dict):
+            return None
+        validate_control(value, ("entry",))
+    except ProtocolError:
+        return None
+    return value["index"], value["raw"]
