@@ -240,6 +240,8 @@ class Narrator:
                   and slot not in self.my_cards]
         if not opened:
             return []
+        if self.my_cards and self.draw is not None:
+            return []  # a draw still being counted: its cards are told with it
         new = [deal.known[slot] for slot in opened]
         if not self.my_cards:  # the deal: shown once every card of it is open
             if len(opened) < len(deal.hands[s.me]):
