@@ -2,7 +2,8 @@
 
 Exit codes: 0 every log OK (the game played to its end, every check holds) and the logs agree;
 1 a log FAILs (a fault, naming who the log proves at fault) or logs of one table fork (logs of
-several tables are grouped by table, each compared only with its own table's: that is no fault); 2 a usage error (no such file, not a pageone log, nothing to audit); 3 a log is
+several tables are grouped by table, each compared only with its own table's: that is no
+fault); 2 a usage error (no such file, not a pageone log, nothing to audit); 3 a log is
 INCOMPLETE (the table ended early or the log stops before the game's end: nobody at fault).
 """
 
@@ -36,7 +37,9 @@ def exit_code(audits: list[Audit], *comparisons: Comparison | None) -> int:
 
 def add_parsers(sub: Any) -> None:
     audit = sub.add_parser("audit", help="check a table's log: signatures, deck, every move")
-    audit.add_argument("logs", nargs="*", metavar="LOG", help="log files (of one table or several: logs are compared within each table)")
+    audit.add_argument("logs", nargs="*", metavar="LOG",
+                       help="log files, of one table or several (each log is compared with "
+                       "the others of its table)")
     audit.add_argument("--json", action="store_true", help="print one JSON document")
     audit.add_argument("--quiet", action="store_true", help="print only the verdict")
     audit.add_argument("--last", action="store_true", help="audit this user's latest table")

@@ -7,6 +7,8 @@ To add a subcommand: a function ``add_NAME(sub)`` that declares its arguments an
 from __future__ import annotations
 
 import argparse
+import difflib
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -253,8 +255,41 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+ALIASES = {"--family": "--rules", "--variant": "--rules", "--game": "--rules",
+           "--cpus": "--bots", "--cpu": "--bots", "--players": "--bots", "--nick": "--name"}
+
+
+def unknown_options(parser: argparse.ArgumentParser, command: str, extra: list[str]) -> str:
+    """What to say of arguments the command does not take: the option meant, where one is
+    close (``--family`` → ``--rules``), and where the list is."""
+    sub = _subparsers(parser).get(command, parser)
+    options = [o for action in sub._actions for o in action.option_strings]
+    said = []
+    aliases = {alias: option for alias, option in ALIASES.items() if option in options}
+    for word in [w for w in extra if w.startswith("-")] or extra[:1]:
+        name = word.split("=", 1)[0]
+        close = difflib.get_close_matches(name, [*options, *aliases], n=1, cutoff=0.6)
+        meant = aliases.get(close[0], close[0]) if close else ""
+        what = f"no option {name}" if name.startswith("-") else f"unexpected {word!r}"
+        said.append(f"{what}: did you mean {meant}?" if meant else what)
+    return (f"pageone {command}: {'; '.join(said)} (pageone {command} --help lists what it "
+            "takes)")
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    _wrap_back_on()
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        complain(unknown_options(parser, args.command, extra))
+        return 2
     try:
         return int(args.run(args))
     except KeyboardInterrupt:
@@ -263,6 +298,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
         sys.stderr.close()
         return 1
+
+
+def _wrap_back_on() -> None:
+    """Line wrap on again, on a terminal: a full-screen pageone killed with ``kill -9`` leaves
+    it off (the screen turns it off while it runs and back on when it ends, Ctrl-C and SIGTERM
+    included), so the next pageone started there restores it."""
+    if sys.stdout.isatty() and os.environ.get("TERM", "") != "dumb":
+        sys.stdout.write("\x1b[?7h")
+        sys.stdout.flush()
 
 
 def _with_settings(args: argparse.Namespace) -> Settings | None:

@@ -17,7 +17,7 @@ from ..session.peer import PeerSession
 from . import render
 from .draws import OwnDraw, ended_text, result_text
 from .echoes import without_echoes
-from .hints import playable_cards, refusal_text, typed_move, what_to_do
+from .hints import page_one_hint, playable_cards, refusal_text, what_to_do
 from .render import Line
 
 Sink = Callable[[list[Line]], None]
@@ -107,7 +107,7 @@ class Narrator:
         elif event.kind == "hand":
             self._new_hand(event)
         elif event.kind == "say":
-            self.say("  " + event.text, "italic")
+            self.say("  " + self._said(event.text), "italic")
         elif event.kind == "refused":
             self.say("  " + refusal_text(self.session, render.without_ruling_ids(event.text)))
         elif event.kind == "ended":
@@ -128,6 +128,13 @@ class Narrator:
             self.say(f"  you sit at seat {seat}{renamed}")
         else:
             self.say("  " + render.without_ruling_ids(event.text))
+
+    def _said(self, text: str) -> str:
+        """A chat line; mine as "you: …", as every other line says (names are unique at a
+        table, so a line that starts with my name and a colon is mine)."""
+        s = self.session
+        mine = f"{s.names[s.me]}: " if 0 <= s.me < len(s.names) else ""
+        return "you: " + text[len(mine):] if mine and text.startswith(mine) else text
 
     def _engine(self, event: tuple[object, ...]) -> None:
         recent, self.recent = self.recent, [*self.recent[-1:], event]
@@ -391,10 +398,6 @@ class Narrator:
         line += render.hand(view.hand(), family, playable, self.symbols)
         self.lines.append(line)
         self.lines.append([("bold", "  " + what_to_do(s, playable, legal))])
-        calls = [m for m in legal if m.call]
+        calls = page_one_hint(legal, len(view.hand()), family)
         if calls:
-            name = typed_move(calls[0], family)
-            left = len(view.hand()) - len(calls[0].cards)
-            self.lines.append([("bold", f"  a play that leaves you {left} card"
-                                        f"{'s' if left != 1 else ''} needs Page One: add !, "
-                                        f"e.g. play {name} !")])
+            self.lines.append([("bold", "  " + calls)])

@@ -104,7 +104,8 @@ class Terminal:
         if events and self.seated_note and not session.ended:
             note, self.seated_note = self.seated_note, ""
             if session.game is None:  # still in the lobby: say what can be typed meanwhile
-                self.say(note)
+                self.say(note if session.me < 0 else "  waiting for the game to start… (type "
+                         "help; quit to leave)")
         self.typed.tick()
         if self.table_screen is not None:
             if self._my_turn():
@@ -280,7 +281,8 @@ class Terminal:
             return
         verb, rest = words[0].lower(), (words[1] if len(words) > 1 else "")
         if verb in ("help", "?"):
-            self.say(help_text(rest))
+            settings = self.session.settings
+            self.say(help_text(rest, settings.family if settings else ""))
         elif verb == "say":
             self.session.say(rest) if rest else self.say("  say what? e.g. say good luck")
         elif verb in ("quit", "exit"):

@@ -110,8 +110,10 @@ class TypedMoves:
         try:
             self.session.request(move)
         except IllegalMove as error:
-            self._not_allowed(text, error)
+            self._not_allowed(text, error, move)
 
-    def _not_allowed(self, text: str, error: IllegalMove) -> None:
-        self.say(f"  {text.strip()}: not allowed: "
-                 f"{refusal_text(self.session, render.without_ruling_ids(str(error)))}")
+    def _not_allowed(self, text: str, error: IllegalMove, move: Move | None = None) -> None:
+        target = move.target if isinstance(move, Catch) else -1
+        said = refusal_text(self.session, render.without_ruling_ids(str(error)), target,
+                            self.catch_window)
+        self.say(f"  {text.strip()}: not allowed: {said}")

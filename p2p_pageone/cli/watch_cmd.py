@@ -12,7 +12,6 @@ import argparse
 import asyncio
 import json
 import os
-import shutil
 import sys
 import time
 from collections.abc import Callable, Coroutine
@@ -34,9 +33,10 @@ from .join_cmd import parse_connect
 from .narrator import Narrator
 from .playing import EXIT_ENDED, EXIT_FILES
 from .render import Line
+from .screen import Screen
 from .table_cmds import Refusal, _run, identity, log_place
 from .watch_screen import WatchScreen
-from .wrap import complain, wrap_text
+from .wrap import complain, labelled, printed
 
 
 def add_watch(sub: Any) -> None:
@@ -99,7 +99,14 @@ class Referee:
                 "check": self.live.fault_text() if failed else "ok"}
 
     def finished(self) -> bool:
-        return self.live.state.game_over or self.live.stopped or self.stopped
+        return self.live.state.game_over or self.live.stopped or self.stopped or bool(
+            self.closed())
+
+    def closed(self) -> str:
+        """Why the table ended before its game's end, once the log says so ("": it did not):
+        nothing more comes, so the watcher stops at once."""
+        early = self.live.audit.early
+        return early.text() if early is not None and early.table_closed else ""
 
     def candidates(self, first: Address) -> list[Address]:
         """Where the table may be now: its host, then the seats that would take it over."""
@@ -148,12 +155,15 @@ async def _on_screen(referee: Referee, watching: Coroutine[Any, Any, str]) -> st
     try:
         why = await watching
         if not referee.stopped:
-            screen.screen.text("the game is over: auditing the log as received…")
+            screen.screen.text(("the table ended" if referee.closed() else "the game is over")
+                               + ": auditing the log as received…")
             await asyncio.sleep(1.0)
     finally:
         if not app.done():
             screen.screen.app.exit(result="")
         await app
+    size = screen.screen.app.output.get_size()  # the story's end stays, as a player's does
+    Screen().lines(screen.screen.tail(size.columns, max(5, size.rows - 6)))
     return why
 
 
@@ -169,11 +179,10 @@ def _verdict(referee: Referee, path: Path | None, why: str, as_json: bool) -> in
         print(json.dumps({"verdict": audit.verdict, "log": where,
                           "fault": referee.live.fault_text() or None}), flush=True)
     else:
-        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
         for line in text_lines(where, audit, quiet=True):
-            print("\n".join(wrap_text(line, width, indent="  ")) if width else line, flush=True)
+            printed(line)
         if path is not None:
-            print(f"log: {path}", flush=True)
+            labelled("log:", str(path))
     return exit_code([audit])
 
 
@@ -185,7 +194,7 @@ async def _find(args: argparse.Namespace) -> Address | None:
             t for t in await browse(min(2.0, args.wait), args.interface)
             if (not args.table or t.matches(args.table)) and t.watch_text() != "no watchers"]
         if len(tables) == 1:
-            print(f"watching {tables[0].name!r} ({tables[0].watch_text() or 'watchers'})")
+            print(f"found {tables[0].name!r}, hosted by {tables[0].nick or 'its host'}")
             return tables[0].address, tables[0].port
         if tables:
             names = ", ".join(f"{t.name!r} at {t.address}:{t.port}" for t in tables)
