@@ -33,11 +33,11 @@ def table_lines(tables: list[TableAdvert], width: int) -> list[str]:
                           last]).rstrip()
 
     settings = [t.settings or "defaults" for t in tables]
-    inline = max(len(s) for s in settings) + 2 + sum(sizes) + 2 * (len(sizes) - 1)
-    if not width or inline <= width:
+    columns = sum(sizes) + 2 * (len(sizes) - 1)
+    if not width or columns + 2 + max(len(s) for s in settings) <= width:
         return [row(HEADERS, "SETTINGS"),
                 *(row(r, s) for r, s in zip(rows, settings, strict=True))]
-    if len(row(HEADERS)) <= width:
+    if columns <= width:
         out = [row(HEADERS)]
         for r, t in zip(rows, tables, strict=True):
             out.append(row(r))

@@ -63,6 +63,7 @@ class Referee:
     def __init__(self, as_json: bool, log: LogWriter) -> None:
         self.live, self.as_json, self.log = LiveAudit(), as_json, log
         self.stopped = False  # the person watching typed quit
+        self.told_closed = False
         self.watcher: Watcher | None = None
         self.sink: Callable[[list[Line]], None] = self._print
         # The narrator reads only the public fold when it gives no prompts (no seat of ours).
@@ -84,10 +85,24 @@ class Referee:
                 print(json.dumps(self._entry(position, raw, events)), flush=True)
             else:
                 self.narrator.show(events)
+                self._tell_closed()
         try:
             self.log.sync(self.live)
         except LocalFault as fault:
             raise Refusal(str(fault), EXIT_FILES) from None
+
+    def _tell_closed(self) -> None:
+        """The table's early end, said once as the players read it (the host closed it, or
+        why else it ended)."""
+        early = self.live.audit.early
+        if early is None or not early.table_closed or self.told_closed:
+            return
+        self.told_closed = True
+        state = self.live.state
+        name = state.names[early.seat] if 0 <= early.seat < len(state.names) else ""
+        host = bool(name) and early.seat == state.seat_of(state.host_key)
+        who = f"the host, {name}, " if host else f"{name} " if name else ""
+        self.sink([[("bold", f"the table ended: {who}{early.reason}")]])
 
     def _entry(self, position: int, raw: bytes, events: list[Event]) -> dict[str, Any]:
         env = open_envelope(raw)
@@ -155,8 +170,8 @@ async def _on_screen(referee: Referee, watching: Coroutine[Any, Any, str]) -> st
     try:
         why = await watching
         if not referee.stopped:
-            screen.screen.text(("the table ended" if referee.closed() else "the game is over")
-                               + ": auditing the log as received…")
+            screen.screen.text(("" if referee.closed() else "the game is over: ")
+                               + "auditing the log as received…")
             await asyncio.sleep(1.0)
     finally:
         if not app.done():
