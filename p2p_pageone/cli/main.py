@@ -163,7 +163,9 @@ def add_host(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                       help="how many may watch the table live with pageone watch (default 4; "
                       "0: none)")
     host.add_argument("--watcher-chat", action="store_true",
-                      help="let watchers chat (5 lines every 10 s each; never in the log)")
+                      help="let watchers chat with you (5 lines every 10 s each; never in the "
+                      "log; shown to you alone: relayed to the seats it would be no one's "
+                      "signed word)")
     _fairness(host)
     host.add_argument("--silent-after", type=_silence, default=10.0, metavar="S",
                       help="seconds a player's connection may stay silent before it counts as "
@@ -197,7 +199,8 @@ def add_join(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def add_tables(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    tables = sub.add_parser("tables", help="list the tables on the LAN")
+    tables = sub.add_parser("tables", help="list the tables on the LAN (one row each, fitted "
+                            "to the terminal's width)")
     tables.add_argument("--json", action="store_true", help="print one JSON list")
     tables.add_argument("--all", action="store_true", help="list full tables too")
     tables.add_argument("--timeout", type=_seconds, default=3.0, metavar="S",
@@ -247,7 +250,8 @@ SUBCOMMANDS = (add_host, add_join, add_tables, add_watch, add_play, add_sim, add
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pageone", description="Page One (classic and Qdan) on a LAN, with no trusted "
-        "dealer. Start with: pageone play (offline), pageone host, pageone join.")
+        "dealer. Start with: pageone play (offline), pageone host, pageone join. On the table "
+        "screen type help for the commands; PageUp/PageDown look back through the story.")
     parser.add_argument("--version", action="version", version=f"pageone {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in SUBCOMMANDS:

@@ -130,11 +130,10 @@ class Narrator:
             self.say("  " + render.without_ruling_ids(event.text))
 
     def _said(self, text: str) -> str:
-        """A chat line; mine as "you: …", as every other line says (names are unique at a
-        table, so a line that starts with my name and a colon is mine)."""
+        """A chat line; mine (names are unique at a table) as "you: …", as every line says."""
         s = self.session
-        mine = f"{s.names[s.me]}: " if 0 <= s.me < len(s.names) else ""
-        return "you: " + text[len(mine):] if mine and text.startswith(mine) else text
+        mine = f"{s.names[s.me]}: " if 0 <= s.me < len(s.names) else "?"
+        return "you: " + text[len(mine):] if text.startswith(mine) else text
 
     def _engine(self, event: tuple[object, ...]) -> None:
         recent, self.recent = self.recent, [*self.recent[-1:], event]
@@ -172,7 +171,8 @@ class Narrator:
             self.say(f"  {self._verb(catcher, 'catch')} {self._name(target)}: no Page One "
                      "call, penalty cards", "bold")
         elif kind == "eliminated":
-            self.eliminated.add((self._deal_id(), int(str(rest[0]))))
+            game = self.session.game
+            self.eliminated.add((id(game.deal) if game else 0, int(str(rest[0]))))
             self.say(f"  {self._verb(int(str(rest[0])), 'hold')} too many cards")
             self._places(int(str(rest[0])))
         elif kind == "skipped":
@@ -339,10 +339,6 @@ class Narrator:
             self.say(said, "bold")
 
     # --- what to do now -----------------------------------------------------------------------
-
-    def _deal_id(self) -> int:
-        game = self.session.game
-        return id(game.deal) if game is not None else 0
 
     def _family(self) -> str:
         settings = self.session.settings

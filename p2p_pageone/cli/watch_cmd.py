@@ -40,7 +40,8 @@ from .wrap import complain, labelled, printed
 
 
 def add_watch(sub: Any) -> None:
-    watch = sub.add_parser("watch", help="follow a table live as its referee (no seat)")
+    watch = sub.add_parser("watch", help="follow a table live as its referee (no seat); it "
+                           "ends with the game or as soon as the table closes, then audits")
     watch.add_argument("table", nargs="?", default="",
                        help="the table's name or its host's, any case (default: the one table "
                        "that takes watchers)")
