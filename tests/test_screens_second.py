@@ -299,3 +299,29 @@ def test_15_an_unknown_option_is_answered_with_the_one_meant(
     from p2p_pageone.cli.main import unknown_options
 
     assert "unexpected 'x'" in unknown_options(build_parser(), "play", ["x"])
+
+
+# --- 4/6: the story's end, printed when the screen closes, is not wrapped twice -------------
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_4_the_story_left_on_the_terminal_keeps_its_lines_whole(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The trial's "ann-cpu 42, you / 50": the story wrapped at 80, then again at 79 when
+    printed, broke a line in two. It is wrapped once, to the width it is printed at."""
+    from p2p_pageone.cli.tablescreen import Story
+
+    monkeypatch.setenv("COLUMNS", "80")
+    out = _Tty()
+    monkeypatch.setattr(sys, "stdout", out)
+    story = Story()
+    story.add([[("", "  hand 1 over: bob-cpu went out. Penalties: bob-cpu 0, cy-cpu 4, "
+                     "ann-cpu 42, you 50")]])
+    Screen(colour=False).lines(story.wrapped(Screen.width())[-5:])
+    assert out.getvalue().splitlines() == [
+        "  hand 1 over: bob-cpu went out. Penalties: bob-cpu 0, cy-cpu 4, ann-cpu 42,",
+        "    you 50"], out.getvalue()

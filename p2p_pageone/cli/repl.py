@@ -155,7 +155,7 @@ class Terminal:
                 screen.app.exit(result="")
             await asyncio.wait({app}, timeout=1.0)
         size = screen.app.output.get_size()
-        Screen().lines(screen.tail(size.columns, max(5, size.rows - 4)))
+        Screen().lines(screen.tail(Screen.width(), max(5, size.rows - 4)))
 
     def _prompt_text(self) -> str:
         return "quit? (y/n) " if self.confirming else "pageone> "

@@ -179,7 +179,7 @@ async def _on_screen(referee: Referee, watching: Coroutine[Any, Any, str]) -> st
             screen.screen.app.exit(result="")
         await app
     size = screen.screen.app.output.get_size()  # the story's end stays, as a player's does
-    Screen().lines(screen.screen.tail(size.columns, max(5, size.rows - 6)))
+    Screen().lines(screen.screen.tail(Screen.width(), max(5, size.rows - 6)))
     return why
 
 
