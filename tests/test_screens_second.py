@@ -212,7 +212,11 @@ def test_11_a_joiner_seated_reads_that_it_waits_for_the_game_not_for_a_seat() ->
     session.names, session.me = ["ann", "cy", "bob"], 2
     out = io.StringIO()
     terminal = Terminal(session, interactive=True, screen=Screen(colour=False))
-    terminal.seated_note = "waiting to be seated… (type help; quit to leave)"
+    terminal.seated_note = "  waiting for the game to start… (type help; quit to leave)"
+    session.me = -1  # the table and the seats taken before ours: nothing said yet
+    terminal.show(session, [Event("table", "table 'friday'")])
+    assert "waiting" not in out.getvalue(), out.getvalue()
+    session.me = 2
     terminal.say = lambda text, style="": out.write(text + "\n")  # type: ignore[method-assign]
     session.attachment.log_read = True
     terminal.narrator.sink = lambda lines: out.write("\n".join(map(plain, lines)) + "\n")
@@ -325,3 +329,24 @@ def test_4_the_story_left_on_the_terminal_keeps_its_lines_whole(
     assert out.getvalue().splitlines() == [
         "  hand 1 over: bob-cpu went out. Penalties: bob-cpu 0, cy-cpu 4, ann-cpu 42,",
         "    you 50"], out.getvalue()
+
+
+def test_1_a_draw_typed_twice_waits_for_the_first_card_and_is_refused_by_name() -> None:
+    """The LAN trial: two draws typed in a catch window; the second went out before the first
+    draw's card opened, was taken, then dropped as "that move is no longer possible" (no
+    command named, no reason). It waits for the card; then it is refused with the reason."""
+    game = rig(ClassicSettings(), ["8d 9d 2s 3s", "5h 6c 4h 7h"], stock="2d")
+    play(game, 0, "8d")
+    session = _session(game, ["ann", "root"], 1)
+    said: list[str] = []
+    typed = TypedMoves(session, 2.0, said.append, lambda: 0.0)
+    game.apply(Draw(1))  # the first draw is in; its card (2d) still to open
+    drawn = game.deal.hands[1][-1]
+    card, game.deal.known[drawn] = game.deal.known[drawn], -1
+    typed.queue.append("draw")
+    typed.tick()
+    assert typed.queue == ["draw"] and session.outbox.requested is None and not said
+    game.deal.known[drawn] = card  # open: 2d follows diamonds, so no second draw
+    typed.tick()
+    assert not typed.queue and session.outbox.requested is None
+    assert len(said) == 1 and said[0].startswith("  draw: not allowed: "), said

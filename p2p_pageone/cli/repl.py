@@ -85,7 +85,7 @@ class Terminal:
         self.quitting = False  # the player chose to leave: the bye is on its way
         self._prompt: PromptSession[str] | None = None
         self._last_event = 0.0
-        self.seated_note = ""  # said once, when the host first answers (never if it does not)
+        self.seated_note = ""  # said once, when seated in the lobby (never if not seated)
 
     # --- output -------------------------------------------------------------------------------
 
@@ -101,11 +101,10 @@ class Terminal:
         if events:
             self._last_event = _clock()
         self.narrator.show(events)
-        if events and self.seated_note and not session.ended:
+        if events and self.seated_note and not session.ended and session.me >= 0:
             note, self.seated_note = self.seated_note, ""
-            if session.game is None:  # still in the lobby: say what can be typed meanwhile
-                self.say(note if session.me < 0 else "  waiting for the game to start… (type "
-                         "help; quit to leave)")
+            if session.game is None:  # seated in the lobby: say what can be typed meanwhile
+                self.say(note)
         self.typed.tick()
         if self.table_screen is not None:
             if self._my_turn():

@@ -48,7 +48,9 @@ class TypedMoves:
         """Send what was held, in order, once it may go."""
         self._note_window()
         s = self.session
-        while self.queue and s.outbox.requested is None:
+        # the next waits for the last to be in and its cards open (a drawn card decides
+        # whether a draw typed after it is still allowed: checked then, with its reason)
+        while self.queue and s.outbox.requested is None and s.hand_known():
             text = self.queue[0]
             view = s.view()
             if view is None or s.game is None or s.game_over or s.ended:
