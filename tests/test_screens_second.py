@@ -208,22 +208,25 @@ def test_9_two_copies_are_both_playable_and_a_cc_on_top_names_its_colour() -> No
 
 
 def test_11_a_joiner_seated_reads_that_it_waits_for_the_game_not_for_a_seat() -> None:
+    """It was told "waiting to be seated…" once the host first answered, which came after
+    "you sit at seat 2", or in the middle of the seats taken before it. It is told that it
+    waits for the game, once, when it is seated."""
     session = PeerSession(Identity(os.urandom(32)), "bob", os.urandom)
-    session.names, session.me = ["ann", "cy", "bob"], 2
+    session.names, session.me = ["ann", "cy", "bob"], -1
+    session.attachment.log_read = True
     out = io.StringIO()
     terminal = Terminal(session, interactive=True, screen=Screen(colour=False))
     terminal.seated_note = "  waiting for the game to start… (type help; quit to leave)"
-    session.me = -1  # the table and the seats taken before ours: nothing said yet
-    terminal.show(session, [Event("table", "table 'friday'")])
-    assert "waiting" not in out.getvalue(), out.getvalue()
-    session.me = 2
     terminal.say = lambda text, style="": out.write(text + "\n")  # type: ignore[method-assign]
-    session.attachment.log_read = True
     terminal.narrator.sink = lambda lines: out.write("\n".join(map(plain, lines)) + "\n")
+    terminal.show(session, [Event("table", "table 'friday'"), Event("seat", "ann sits at seat 0")])
+    assert "waiting" not in out.getvalue(), out.getvalue()  # not seated yet: nothing said
+    session.me = 2
     terminal.show(session, [Event("seat", "bob sits at seat 2")])
+    terminal.show(session, [Event("seat", "cy sits at seat 1")])
     said = out.getvalue()
-    assert "you sit at seat 2" in said and "waiting to be seated" not in said, said
-    assert "waiting for the game to start" in said, said
+    assert said.count("waiting for the game to start") == 1, said
+    assert said.index("you sit at seat 2") < said.index("waiting for the game"), said
 
 
 # --- 12: pageone tables fits 80 columns; a watcher's first line has no "(0 watch)" ---------
