@@ -213,6 +213,7 @@ def test_11_a_joiner_seated_reads_that_it_waits_for_the_game_not_for_a_seat() ->
     waits for the game, once, when it is seated."""
     session = PeerSession(Identity(os.urandom(32)), "bob", os.urandom)
     session.names, session.me = ["ann", "cy", "bob"], -1
+    session.seat_count, session.keys = 4, [b"a" * 32, b"c" * 32, b"b" * 32]  # one seat free
     session.attachment.log_read = True
     out = io.StringIO()
     terminal = Terminal(session, interactive=True, screen=Screen(colour=False))

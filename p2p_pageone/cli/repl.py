@@ -103,8 +103,8 @@ class Terminal:
         self.narrator.show(events)
         if events and self.seated_note and not session.ended and session.me >= 0:
             note, self.seated_note = self.seated_note, ""
-            if session.game is None:  # seated in the lobby: say what can be typed meanwhile
-                self.say(note)
+            if session.game is None and len(session.keys) < session.seat_count:
+                self.say(note)  # seated, seats to fill: say what can be typed meanwhile
         self.typed.tick()
         if self.table_screen is not None:
             if self._my_turn():
