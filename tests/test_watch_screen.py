@@ -40,7 +40,7 @@ def test_watching_a_table_on_the_screen_at_80x24(tmp_path: Path) -> None:
             assert len(line) <= 80
         term.child.expect("verdict: OK", timeout=120)
         assert not SGR.search(term.raw), "NO_COLOR: no colour or attribute escapes"
-        term.child.expect(r"log: \S+", timeout=30)
+        term.child.expect(r"log:\s+/\S+", timeout=30)  # the path whole, on its line if long
         term.child.wait()
         assert term.child.exitstatus == 0
     finally:

@@ -1,8 +1,9 @@
 """`pageone audit`, `pageone replay`, `pageone log show` and `pageone ratings`.
 
 Exit codes: 0 every log OK (the game played to its end, every check holds) and the logs agree;
-1 a log FAILs (a fault, naming who the log proves at fault) or the logs fork or are of other
-tables; 2 a usage error (no such file, not a pageone log, nothing to audit); 3 a log is
+1 a log FAILs (a fault, naming who the log proves at fault) or logs of one table fork (logs of
+several tables are grouped by table, each compared only with its own table's: that is no
+fault); 2 a usage error (no such file, not a pageone log, nothing to audit); 3 a log is
 INCOMPLETE (the table ended early or the log stops before the game's end: nobody at fault).
 """
 
@@ -17,24 +18,28 @@ from typing import Any
 from ..audit.check import Audit, audit_bytes
 from ..audit.compare import Comparison, compare
 from ..audit.logfile import read_frames
-from ..audit.report import SCHEMA, document, text_lines
+from ..audit.report import SCHEMA, comparison_document, document, text_lines
 from .identity_store import config_dir, data_dir
 from .render import without_ruling_ids
 from .step_keys import step_wait
+from .wrap import printed
 
 EXIT_OK, EXIT_FAULT, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 
 
-def exit_code(audits: list[Audit], comparison: Comparison | None = None) -> int:
-    """FAIL (or logs that do not agree) before INCOMPLETE before OK."""
-    if any(a.verdict == "FAIL" for a in audits) or not (comparison is None or comparison.ok):
+def exit_code(audits: list[Audit], *comparisons: Comparison | None) -> int:
+    """FAIL (or logs of one table that do not agree) before INCOMPLETE before OK."""
+    if any(a.verdict == "FAIL" for a in audits) or not all(
+            c is None or c.ok for c in comparisons):
         return EXIT_FAULT
     return EXIT_INCOMPLETE if any(a.verdict == "INCOMPLETE" for a in audits) else EXIT_OK
 
 
 def add_parsers(sub: Any) -> None:
     audit = sub.add_parser("audit", help="check a table's log: signatures, deck, every move")
-    audit.add_argument("logs", nargs="*", metavar="LOG", help="log files (several: one table)")
+    audit.add_argument("logs", nargs="*", metavar="LOG",
+                       help="log files, of one table or several (each log is compared with "
+                       "the others of its table)")
     audit.add_argument("--json", action="store_true", help="print one JSON document")
     audit.add_argument("--quiet", action="store_true", help="print only the verdict")
     audit.add_argument("--last", action="store_true", help="audit this user's latest table")
@@ -124,20 +129,55 @@ def run_audit(args: argparse.Namespace) -> int:
         return _audit_usage(True, paths, why)
     if _not_logs(paths, audits, "audit"):
         return EXIT_USAGE
-    comparison: Comparison | None = None
-    if len(audits) > 1:
-        comparison = compare(paths, [read_frames(d).entries for d in contents], audits)
-    code = exit_code(audits, comparison)
+    groups = _by_table(paths, [read_frames(d).entries for d in contents], audits)
+    comparisons = [(group, compare(*group)) for group in groups if len(group[0]) > 1]
+    code = exit_code(audits, *(c for _, c in comparisons))
     if args.json:
-        print(json.dumps(document(paths, audits, comparison), indent=1, sort_keys=True))
+        print(json.dumps(_document(paths, audits, groups, comparisons), indent=1,
+                         sort_keys=True))
     else:
         for path, audit in zip(paths, audits, strict=True):
-            print(without_ruling_ids("\n".join(text_lines(path, audit, args.quiet))))
-        if comparison is not None:
-            print(f"comparison: {'OK' if comparison.ok else 'FAIL'} — {comparison.text}")
+            printed(without_ruling_ids("\n".join(text_lines(path, audit, args.quiet))))
+        for (group_paths, _, group_audits), comparison in comparisons:
+            which = "" if len(groups) == 1 else (
+                f" of table {group_audits[0].table_name!r} "
+                f"({', '.join(Path(p).name for p in group_paths)})")
+            printed(f"comparison{which}: {'OK' if comparison.ok else 'FAIL'} — "
+                    f"{comparison.text}")
+        if len(groups) > 1:
+            printed(f"{len(paths)} logs of {len(groups)} tables: each log is compared with the "
+                    "logs of its own table" + ("" if comparisons else " (one log each: "
+                                               "nothing to compare)"))
     if args.rate:
         _rate(audits if code == EXIT_OK else [], json_mode=args.json)
     return code
+
+
+Group = tuple[list[str], list[list[bytes]], list[Audit]]  # paths, their entries, their audits
+
+
+def _by_table(paths: list[str], logs: list[list[bytes]], audits: list[Audit]) -> list[Group]:
+    """The logs grouped by table (the same first entry, the table's signed description), in
+    the order each table first comes: only logs of one table are compared."""
+    groups: dict[bytes, Group] = {}
+    for path, log, audit in zip(paths, logs, audits, strict=True):
+        group = groups.setdefault(log[0] if log else path.encode(), ([], [], []))
+        group[0].append(path)
+        group[1].append(log)
+        group[2].append(audit)
+    return list(groups.values())
+
+
+def _document(paths: list[str], audits: list[Audit], groups: list[Group],
+              comparisons: list[tuple[Group, Comparison]]) -> dict[str, Any]:
+    """The JSON document: ``comparison`` when every log is of one table (null for one log);
+    ``comparisons``, one per table with several logs, each naming its logs."""
+    doc = document(paths, audits, comparisons[0][1] if len(groups) == 1 and comparisons
+                   else None)
+    doc["comparisons"] = [{"logs": group[0], **comparison_document(comparison)}
+                          for group, comparison in comparisons]
+    doc["ok"] = all(a.ok for a in audits) and all(c.ok for _, c in comparisons)
+    return doc
 
 
 def _audit_usage(as_json: bool, paths: list[str], error: str) -> int:

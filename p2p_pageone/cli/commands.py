@@ -49,16 +49,40 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 VERBS = tuple(COMMANDS)
 
 
-def help_text(topic: str = "") -> str:
+PLAY = {  # the play command's examples and card names in each family
+    "classic": ("play 7h | play jk | play qd !",
+                "cards by name (7h 10s qd ac, jk the joker); a final ! says Page One with the "
+                "play."),
+    "qdan": ("play 5r | play 5r 5b | play cc red | play 5r !",
+             "cards by name (5r d2b d3g revy skipr cc). Several cards of one rank go together, "
+             "in any order: one that matches goes first, the last typed on top when it can; a "
+             "colour after cc chooses it; a final ! says Page One with the play."),
+}
+
+
+def _entry(name: str, family: str) -> tuple[str, str, str]:
+    example, short, more = COMMANDS[name]
+    if name == "play" and family in PLAY:
+        example, more = PLAY[family]
+    return example, short, more
+
+
+def play_example(family: str) -> str:
+    """One card as typed in ``family`` (the other family's names are not cards of it)."""
+    return "play 5r" if family == "qdan" else "play 7h"
+
+
+def help_text(topic: str = "", family: str = "") -> str:
+    """The commands, or one; ``family``: the table's, so the examples are its cards."""
     topic = topic.strip().lower()
     if topic:
         if topic not in COMMANDS:
             return f"  no command {topic!r}: type help for the list"
-        example, short, more = COMMANDS[topic]
+        example, short, more = _entry(topic, family)
         more = more[:1].upper() + more[1:]  # a sentence of its own
         return f"  {topic}: {short}.{' ' + more if more else ''}\n  e.g. {example}"
     rows = [f"  {name:<8} {short:<36} e.g. {_unbroken(example)}"
-            for name, (example, short, _) in COMMANDS.items()]
+            for name, (example, short, _) in ((n, _entry(n, family)) for n in COMMANDS)]
     return "commands (help COMMAND for more):\n" + "\n".join(rows)
 
 
@@ -124,13 +148,15 @@ def _parse_play(args: list[str], view: SeatView) -> Play:
     if words and words[-1].endswith("!") and not call:
         call, words[-1] = True, words[-1][:-1]
     if any(word in ("!", "pageone", "") for word in words):
-        named = " ".join(w for w in words if w not in ("!", "pageone", "")) or "7h"
+        named = " ".join(w for w in words if w not in ("!", "pageone", "")) or (
+            play_example(view.family).split()[1])
         raise CommandError(f"say Page One once, after the cards: e.g. play {named} !")
     if view.family == "qdan" and len(words) >= 2:
         with contextlib.suppress(CardError):
             colour, words = parse_colour(words[-1]), words[:-1]
     if not words:
-        raise CommandError("play which card? e.g. play 7h (type hand to see yours)")
+        raise CommandError(f"play which card? e.g. {play_example(view.family)} (type hand to "
+                           "see yours)")
     parse = parse_classic if view.family == "classic" else parse_qdan
     slots = view.hand_slots()
     cards = view.hand()

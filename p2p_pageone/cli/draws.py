@@ -37,8 +37,9 @@ class OwnDraw:
         """The line, and the draw forgotten."""
         what = f"{self.count} card{'s' if self.count != 1 else ''}"
         line: Line = [("", f"  you draw {what}{self.reason}")]
-        if self.cards:
-            line += [("", ": "), *render.cards(self.cards, family, symbols)]
+        if self.cards:  # fewer when some left the hand before they could be seen (auto)
+            among = ", among them " if len(self.cards) < self.count else ": "
+            line += [("", among), *render.cards(self.cards, family, symbols)]
         self.count, self.reason, self.cards = 0, "", []
         return line
 

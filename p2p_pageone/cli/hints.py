@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..engine.cards import COLOUR_NAMES, JOKER, QDAN_COLOURED
+from ..engine.cards import COLOUR_NAMES, JOKER, QDAN_COLOURED, same_face
 from ..engine.classic import ClassicDeal
 from ..engine.deal import Deal
 from ..engine.moves import Draw, IllegalMove, Play
@@ -24,8 +24,13 @@ def as_played(deal: Deal, move: Play) -> Play:
 
 def playable_cards(deal: Deal, legal: list[Play]) -> set[int]:
     """Cards that may be played now: alone, or as the card that starts a legal group (a card
-    that can only follow another in a group is not marked; ``group_only`` says how)."""
-    return {as_played(deal, move).cards[0] for move in legal}
+    that can only follow another in a group is not marked; ``group_only`` says how). A qdan
+    card that is a copy of one of those may be played as well: typed, they are one card."""
+    firsts = {as_played(deal, move).cards[0] for move in legal}
+    if not isinstance(deal, QdanDeal):
+        return firsts
+    return firsts | {card for move in legal for card in move.cards
+                     if any(same_face(card, first) for first in firsts)}
 
 
 def group_only(deal: Deal, legal: list[Play], playable: set[int]) -> str:
@@ -86,29 +91,57 @@ def what_to_do(s: PeerSession, playable: set[int], legal: list[Play]) -> str:
                 return f"stack it (play {example}) or draw {deal.pending} (type draw)"
             return f"you must draw {deal.pending}: type draw"
         if playable:
-            top = render.plain([render.card(deal.known[deal.discard[-1]], "qdan")])
             cc = " (or a cc, naming a colour)" if any(c >= QDAN_COLOURED for c in playable) else ""
             grouped = group_only(deal, legal, playable)
-            return (f"match {top} by colour or number{cc}: e.g. play {example}; or draw"
+            return (f"{_match(deal)}{cc}: e.g. play {example}; or draw"
                     + (f" ({grouped})" if grouped else ""))
         return "nothing matches: type draw"
     return "type help"
 
 
-def refusal_text(s: PeerSession, text: str) -> str:
-    """A refusal in the player's words: a catch that lost its race says who caught first."""
+def page_one_hint(legal: list[Play], held: int, family: str) -> str:
+    """Under YOUR TURN when a play needs Page One: an example the game takes as typed (a cc
+    with its colour), the simplest of them ("": no play needs it)."""
+    calls = sorted((m for m in legal if m.call), key=lambda m: (len(m.cards), m.colour >= 0))
+    if not calls:
+        return ""
+    left = held - len(calls[0].cards)
+    return (f"a play that leaves you {left} card{'s' if left != 1 else ''} needs Page One: "
+            f"add !, e.g. play {typed_move(calls[0], family)} !")
+
+
+def _match(deal: QdanDeal) -> str:
+    """What a card must match: the top card, or the colour a cc on top chose."""
+    top = deal.known[deal.discard[-1]]
+    if top >= QDAN_COLOURED:
+        colour = COLOUR_NAMES[deal.top_colour]
+        return f"play a {colour} card, the colour the cc on top chose"
+    return f"match {render.plain([render.card(top, 'qdan')])} by colour or number"
+
+
+def refusal_text(s: PeerSession, text: str, target: int = -1, window: float = 0.0) -> str:
+    """A refusal in the player's words: a catch that lost its race says who caught first (or
+    that the call was made, or the window had closed, and how long a person may rely on)."""
     game = s.game
     late = "too late or too early"
     if late not in text or game is None:
         return text
+    head = text.partition(late)[0]
     for event in reversed(game.deal.events):
-        if event[0] == "play":
+        if event[0] == "play" and (target < 0 or int(str(event[1])) == target):
             break
-        if event[0] == "caught":
-            catcher, target = (int(str(seat)) for seat in event[1:3])
-            return (f"{text.partition(late)[0]}too late: {_who(s, catcher)} caught "
-                    f"{_who(s, target)} first")
-    return text
+        if event[0] == "caught" and target in (-1, int(str(event[2]))):
+            catcher, caught = (int(str(seat)) for seat in event[1:3])
+            return f"{head}too late: {_who(s, catcher)} caught {_who(s, caught)} first"
+        if event[0] == "call" and target >= 0 and int(str(event[1])) == target:
+            return f"{head}too late: {_who(s, target)} said Page One before your catch"
+    if target < 0:
+        return text
+    rely = f" (you may rely on {window:g} s after the play)" if window > 0 else ""
+    played = any(e[0] == "play" and int(str(e[1])) == target for e in game.deal.events)
+    return (f"{head}too late: {_who(s, target)}'s window to be caught had closed{rely}"
+            if played and game.deal.open_miss != target else
+            f"{head}{_who(s, target)} owes no Page One call right now")
 
 
 def _who(s: PeerSession, seat: int) -> str:

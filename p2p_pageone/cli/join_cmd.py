@@ -61,7 +61,7 @@ async def _join(args: argparse.Namespace) -> int:
     terminal = Terminal(session, interactive=interactive, log=log, catch_window=args.catch_window,
                         plain=args.plain)
     if interactive:
-        terminal.seated_note = "waiting to be seated… (type help; quit to leave)"
+        terminal.seated_note = "  waiting for the game to start… (type help; quit to leave)"
     # Found over mDNS: if this pageone takes the table over, it advertises it in turn.
     announcer = None if args.connect else TakeoverAdvert(args, session, me, terminal.say)
     table = run_joiner(session, address, port, terminal.show, log, args.silent_after,

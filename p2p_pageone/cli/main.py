@@ -7,6 +7,8 @@ To add a subcommand: a function ``add_NAME(sub)`` that declares its arguments an
 from __future__ import annotations
 
 import argparse
+import difflib
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -161,7 +163,9 @@ def add_host(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                       help="how many may watch the table live with pageone watch (default 4; "
                       "0: none)")
     host.add_argument("--watcher-chat", action="store_true",
-                      help="let watchers chat (5 lines every 10 s each; never in the log)")
+                      help="let watchers chat with you (5 lines every 10 s each; never in the "
+                      "log; shown to you alone: relayed to the seats it would be no one's "
+                      "signed word)")
     _fairness(host)
     host.add_argument("--silent-after", type=_silence, default=10.0, metavar="S",
                       help="seconds a player's connection may stay silent before it counts as "
@@ -195,7 +199,8 @@ def add_join(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def add_tables(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    tables = sub.add_parser("tables", help="list the tables on the LAN")
+    tables = sub.add_parser("tables", help="list the tables on the LAN (one row each, fitted "
+                            "to the terminal's width)")
     tables.add_argument("--json", action="store_true", help="print one JSON list")
     tables.add_argument("--all", action="store_true", help="list full tables too")
     tables.add_argument("--timeout", type=_seconds, default=3.0, metavar="S",
@@ -245,7 +250,8 @@ SUBCOMMANDS = (add_host, add_join, add_tables, add_watch, add_play, add_sim, add
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pageone", description="Page One (classic and Qdan) on a LAN, with no trusted "
-        "dealer. Start with: pageone play (offline), pageone host, pageone join.")
+        "dealer. Start with: pageone play (offline), pageone host, pageone join. On the table "
+        "screen type help for the commands; PageUp/PageDown look back through the story.")
     parser.add_argument("--version", action="version", version=f"pageone {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in SUBCOMMANDS:
@@ -253,8 +259,41 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+ALIASES = {"--family": "--rules", "--variant": "--rules", "--game": "--rules",
+           "--cpus": "--bots", "--cpu": "--bots", "--players": "--bots", "--nick": "--name"}
+
+
+def unknown_options(parser: argparse.ArgumentParser, command: str, extra: list[str]) -> str:
+    """What to say of arguments the command does not take: the option meant, where one is
+    close (``--family`` → ``--rules``), and where the list is."""
+    sub = _subparsers(parser).get(command, parser)
+    options = [o for action in sub._actions for o in action.option_strings]
+    said = []
+    aliases = {alias: option for alias, option in ALIASES.items() if option in options}
+    for word in [w for w in extra if w.startswith("-")] or extra[:1]:
+        name = word.split("=", 1)[0]
+        close = difflib.get_close_matches(name, [*options, *aliases], n=1, cutoff=0.6)
+        meant = aliases.get(close[0], close[0]) if close else ""
+        what = f"no option {name}" if name.startswith("-") else f"unexpected {word!r}"
+        said.append(f"{what}: did you mean {meant}?" if meant else what)
+    return (f"pageone {command}: {'; '.join(said)} (pageone {command} --help lists what it "
+            "takes)")
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    _wrap_back_on()
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        complain(unknown_options(parser, args.command, extra))
+        return 2
     try:
         return int(args.run(args))
     except KeyboardInterrupt:
@@ -263,6 +302,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
         sys.stderr.close()
         return 1
+
+
+def _wrap_back_on() -> None:
+    """Line wrap on again, on a terminal: a full-screen pageone killed with ``kill -9`` leaves
+    it off (the screen turns it off while it runs and back on when it ends, Ctrl-C and SIGTERM
+    included), so the next pageone started there restores it."""
+    if sys.stdout.isatty() and os.environ.get("TERM", "") != "dumb":
+        sys.stdout.write("\x1b[?7h")
+        sys.stdout.flush()
 
 
 def _with_settings(args: argparse.Namespace) -> Settings | None:

@@ -17,7 +17,7 @@ from ..session.peer import PeerSession
 from . import render
 from .draws import OwnDraw, ended_text, result_text
 from .echoes import without_echoes
-from .hints import playable_cards, refusal_text, typed_move, what_to_do
+from .hints import page_one_hint, playable_cards, refusal_text, what_to_do
 from .render import Line
 
 Sink = Callable[[list[Line]], None]
@@ -107,7 +107,7 @@ class Narrator:
         elif event.kind == "hand":
             self._new_hand(event)
         elif event.kind == "say":
-            self.say("  " + event.text, "italic")
+            self.say("  " + self._said(event.text), "italic")
         elif event.kind == "refused":
             self.say("  " + refusal_text(self.session, render.without_ruling_ids(event.text)))
         elif event.kind == "ended":
@@ -128,6 +128,12 @@ class Narrator:
             self.say(f"  you sit at seat {seat}{renamed}")
         else:
             self.say("  " + render.without_ruling_ids(event.text))
+
+    def _said(self, text: str) -> str:
+        """A chat line; mine (names are unique at a table) as "you: …", as every line says."""
+        s = self.session
+        mine = f"{s.names[s.me]}: " if 0 <= s.me < len(s.names) else "?"
+        return "you: " + text[len(mine):] if text.startswith(mine) else text
 
     def _engine(self, event: tuple[object, ...]) -> None:
         recent, self.recent = self.recent, [*self.recent[-1:], event]
@@ -165,7 +171,8 @@ class Narrator:
             self.say(f"  {self._verb(catcher, 'catch')} {self._name(target)}: no Page One "
                      "call, penalty cards", "bold")
         elif kind == "eliminated":
-            self.eliminated.add((self._deal_id(), int(str(rest[0]))))
+            game = self.session.game
+            self.eliminated.add((id(game.deal) if game else 0, int(str(rest[0]))))
             self.say(f"  {self._verb(int(str(rest[0])), 'hold')} too many cards")
             self._places(int(str(rest[0])))
         elif kind == "skipped":
@@ -240,6 +247,8 @@ class Narrator:
                   and slot not in self.my_cards]
         if not opened:
             return []
+        if self.my_cards and self.draw is not None:
+            return []  # a draw still being counted: its cards are told with it
         new = [deal.known[slot] for slot in opened]
         if not self.my_cards:  # the deal: shown once every card of it is open
             if len(opened) < len(deal.hands[s.me]):
@@ -331,10 +340,6 @@ class Narrator:
 
     # --- what to do now -----------------------------------------------------------------------
 
-    def _deal_id(self) -> int:
-        game = self.session.game
-        return id(game.deal) if game is not None else 0
-
     def _family(self) -> str:
         settings = self.session.settings
         return settings.family if settings else "classic"
@@ -389,10 +394,6 @@ class Narrator:
         line += render.hand(view.hand(), family, playable, self.symbols)
         self.lines.append(line)
         self.lines.append([("bold", "  " + what_to_do(s, playable, legal))])
-        calls = [m for m in legal if m.call]
+        calls = page_one_hint(legal, len(view.hand()), family)
         if calls:
-            name = typed_move(calls[0], family)
-            left = len(view.hand()) - len(calls[0].cards)
-            self.lines.append([("bold", f"  a play that leaves you {left} card"
-                                        f"{'s' if left != 1 else ''} needs Page One: add !, "
-                                        f"e.g. play {name} !")])
+            self.lines.append([("bold", "  " + calls)])

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
 import sys
 from collections.abc import Coroutine
@@ -24,7 +23,7 @@ from typing import Any
 from ..net.runner import LocalFault, LogWriter
 from ..session.peer import PeerSession
 from .repl import Terminal
-from .wrap import complain, wrap_text
+from .wrap import complain, labelled
 
 EXIT_OK, EXIT_FILES, EXIT_USAGE, EXIT_ENDED, EXIT_QUIT, EXIT_NETWORK = 0, 1, 2, 3, 4, 5
 
@@ -75,10 +74,8 @@ async def play_seat(session: PeerSession, terminal: Terminal,
 
 
 def finish(session: PeerSession, terminal: Terminal, log_path: Path | None) -> int:
-    for line in exit_lines(log_path):
-        if sys.stdout.isatty():  # a long path breaks after a /, never mid-word elsewhere
-            line = "\n".join(wrap_text(line, shutil.get_terminal_size().columns))
-        print(line, flush=True)
+    for label, value in exit_lines(log_path):  # each path and command whole, to copy
+        labelled(label, value)
     if session.local:  # this machine failed: say so last, where it is seen
         complain(f"pageone: {session.local}")
         return EXIT_NETWORK if session.local_network else EXIT_FILES
@@ -108,8 +105,8 @@ def _same_file(one: Any, other: Any) -> bool:
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
-def exit_lines(log_path: Path | None) -> list[str]:
-    """The log and the command that checks it."""
+def exit_lines(log_path: Path | None) -> list[tuple[str, str]]:
+    """The log and the command that checks it, as (label, value)."""
     if log_path is None or not log_path.exists():
         return []
-    return [f"log: {log_path}", f"check it with: pageone audit {log_path}"]
+    return [("log:", str(log_path)), ("check it with:", f"pageone audit {log_path}")]

@@ -85,7 +85,7 @@ class Terminal:
         self.quitting = False  # the player chose to leave: the bye is on its way
         self._prompt: PromptSession[str] | None = None
         self._last_event = 0.0
-        self.seated_note = ""  # said once, when the host first answers (never if it does not)
+        self.seated_note = ""  # said once, when seated in the lobby (never if not seated)
 
     # --- output -------------------------------------------------------------------------------
 
@@ -101,10 +101,10 @@ class Terminal:
         if events:
             self._last_event = _clock()
         self.narrator.show(events)
-        if events and self.seated_note and not session.ended:
+        if events and self.seated_note and not session.ended and session.me >= 0:
             note, self.seated_note = self.seated_note, ""
-            if session.game is None:  # still in the lobby: say what can be typed meanwhile
-                self.say(note)
+            if session.game is None and len(session.keys) < session.seat_count:
+                self.say(note)  # seated, seats to fill: say what can be typed meanwhile
         self.typed.tick()
         if self.table_screen is not None:
             if self._my_turn():
@@ -154,7 +154,7 @@ class Terminal:
                 screen.app.exit(result="")
             await asyncio.wait({app}, timeout=1.0)
         size = screen.app.output.get_size()
-        Screen().lines(screen.tail(size.columns, max(5, size.rows - 4)))
+        Screen().lines(screen.tail(Screen.width(), max(5, size.rows - 4)))
 
     def _prompt_text(self) -> str:
         return "quit? (y/n) " if self.confirming else "pageone> "
@@ -280,7 +280,8 @@ class Terminal:
             return
         verb, rest = words[0].lower(), (words[1] if len(words) > 1 else "")
         if verb in ("help", "?"):
-            self.say(help_text(rest))
+            settings = self.session.settings
+            self.say(help_text(rest, settings.family if settings else ""))
         elif verb == "say":
             self.session.say(rest) if rest else self.say("  say what? e.g. say good luck")
         elif verb in ("quit", "exit"):

@@ -21,12 +21,17 @@ class Screen:
     def __init__(self, colour: bool | None = None) -> None:
         self.colour = colour_wanted() if colour is None else colour
 
+    @staticmethod
+    def width() -> int:
+        """The width lines are wrapped to on a terminal: one column spare, as a line filling
+        the width makes some terminals wrap early (lines wrapped to it are not wrapped again)."""
+        return max(20, shutil.get_terminal_size().columns - 1)
+
     def lines(self, lines: list[Line]) -> None:
         if not lines:
             return
         if sys.stdout.isatty():  # a terminal: wrapped at word boundaries to its width
-            # one column spare: a line filling the width makes some terminals wrap early
-            lines = wrap(lines, max(20, shutil.get_terminal_size().columns - 1))
+            lines = wrap(lines, self.width())
         if self.colour:
             joined: Line = []
             for line in lines:

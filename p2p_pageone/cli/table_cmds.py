@@ -10,6 +10,8 @@ import getpass
 import json
 import os
 import random
+import shutil
+import sys
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -279,14 +281,10 @@ async def _tables(args: argparse.Namespace) -> int:
         print("no tables with a free seat" + (f" ({full} full or playing; --all lists them)" if full
                                                else "") + " — host one: pageone host")
         return EXIT_OK
-    seats_width = max(12, *(len(t.seats_text()) for t in tables))  # "playing (2 players)"
-    print(f"{'TABLE':24} {'HOST':12} {'RULES':8} {'SEATS':{seats_width}} {'WATCH':11} "
-          f"{'SETTINGS':24} ADDRESS")
-    for t in tables:
-        seats, watch = t.seats_text(), t.watch_text() or "?"
-        print(f"{t.name:24} {t.nick or t.fingerprint[:9]:12} {t.rules:8} {seats:{seats_width}} "
-              f"{watch:11} "
-              f"{t.settings or 'defaults':24} {t.address}:{t.port}")
+    from .tables_list import table_lines
+
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
+    print("\n".join(table_lines(tables, width)))
     return EXIT_OK
 
 

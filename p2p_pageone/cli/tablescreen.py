@@ -119,29 +119,46 @@ class TableScreen:
     def _root(self) -> FloatContainer:
         table = Window(FormattedTextControl(lambda: joined(self._table(self.width()))),
                        height=lambda: Dimension.exact(len(self._table(self.width()))))
-        story = Window(FormattedTextControl(self._story_text, get_cursor_position=self._end,
-                                            show_cursor=False), height=Dimension(weight=1))
+        story = self.story_window = Window(
+            FormattedTextControl(self._story_text, get_cursor_position=self._end,
+                                 show_cursor=False), height=Dimension(weight=1))
         hand = Window(FormattedTextControl(lambda: joined(self._hand(self.width()))),
                       height=lambda: Dimension.exact(len(self._hand(self.width()))))
         prompt = Window(FormattedTextControl(lambda: [("class:prompt", self._prompt())]),
                         dont_extend_width=True)
         entry = VSplit([prompt, Window(BufferControl(self.buffer))], height=1)
-        body = HSplit([table, rule(), story, rule(), hand, entry])
+        looking = Window(FormattedTextControl(self._looking_back), height=1, char="─",
+                         style="class:rule")
+        body = HSplit([table, rule(), story, looking, hand, entry])
         menu = Float(xcursor=True, ycursor=True,
                      content=CompletionsMenu(max_height=6, scroll_offset=1))
         return FloatContainer(content=body, floats=[menu])
 
     def _story_text(self) -> StyleAndTextTuples:
+        """The story up to where the reader is: its end, or ``back`` lines before it (the
+        window shows the last of the lines given, so looking back moves it at once)."""
         wrapped = self.story.wrapped(self.width())
-        self._shown = len(wrapped)
-        return joined(wrapped)
+        self.back = min(self.back, max(0, len(wrapped) - 1))
+        shown = wrapped[: len(wrapped) - self.back]
+        self._shown = len(shown)
+        return joined(shown)
+
+    def page(self) -> int:
+        """Lines PageUp and PageDown move: the story's height less two (for context)."""
+        info = self.story_window.render_info
+        return max(3, info.window_height - 2) if info is not None else 5
+
+    def _looking_back(self) -> StyleAndTextTuples:
+        """On the rule under the story, while it is scrolled back: that it is, and the way
+        back (the rule alone otherwise)."""
+        if self.back <= 0:
+            return []
+        return [("class:hint", " looking back: PageDown to return, End for the latest ")]
 
     def _end(self) -> Point:
         # The lines just drawn, not the story now: a resize between the two (the width read
         # again) must not put the cursor past the content prompt-toolkit holds.
-        count = self._shown
-        self.back = min(self.back, max(0, count - 1))
-        return Point(0, max(0, count - 1 - self.back))
+        return Point(0, max(0, self._shown - 1))
 
     def _accept(self, buffer: Buffer) -> bool:
         text = buffer.text
@@ -201,10 +218,14 @@ def _keys(screen: TableScreen, on_interrupt: Callable[[], None]) -> KeyBindings:
 
     @keys.add("pageup")
     def _back(event: KeyPressEvent) -> None:
-        screen.back += 5
+        screen.back += screen.page()
 
     @keys.add("pagedown")
     def _forward(event: KeyPressEvent) -> None:
-        screen.back = max(0, screen.back - 5)
+        screen.back = max(0, screen.back - screen.page())
+
+    @keys.add("end", filter=Condition(lambda: screen.back > 0))
+    def _latest(event: KeyPressEvent) -> None:
+        screen.back = 0
 
     return keys

@@ -11,7 +11,7 @@ from ..engine.moves import IllegalMove, Play
 from ..engine.qdan import QdanDeal
 from ..session.peer import PeerSession
 from . import render
-from .hints import playable_cards, what_to_do
+from .hints import page_one_hint, playable_cards, what_to_do
 from .render import Line
 from .wrap import wrap
 
@@ -107,13 +107,9 @@ def hand_area(s: PeerSession, width: int, held: list[str] | None = None) -> list
         playable = playable_cards(game.deal, legal)
         lines += wrap([[("class:turn", "YOUR TURN"), ("", "  "),
                         ("class:hint", what_to_do(s, playable, legal))]], width, indent="  ")
-        calls = [m for m in legal if m.call]
+        calls = page_one_hint(legal, len(cards), family)
         if calls:
-            name = render.typed_names(list(calls[0].cards), family)
-            left = len(cards) - len(calls[0].cards)
-            lines += wrap([[("class:hint", f"a play that leaves you {left} card"
-                             f"{'s' if left != 1 else ''} needs Page One: add !, "
-                             f"e.g. play {name} !")]], width, indent="  ")
+            lines += wrap([[("class:hint", calls)]], width, indent="  ")
     else:
         lines += wrap([[("", _waiting(s, game))]], width)
     count = f"you hold {len(cards)}:" if cards else "you hold no cards"

@@ -48,7 +48,9 @@ class TypedMoves:
         """Send what was held, in order, once it may go."""
         self._note_window()
         s = self.session
-        while self.queue and s.outbox.requested is None:
+        # the next waits for the last to be in and its cards open (a drawn card decides
+        # whether a draw typed after it is still allowed: checked then, with its reason)
+        while self.queue and s.outbox.requested is None and s.hand_known():
             text = self.queue[0]
             view = s.view()
             if view is None or s.game is None or s.game_over or s.ended:
@@ -110,8 +112,10 @@ class TypedMoves:
         try:
             self.session.request(move)
         except IllegalMove as error:
-            self._not_allowed(text, error)
+            self._not_allowed(text, error, move)
 
-    def _not_allowed(self, text: str, error: IllegalMove) -> None:
-        self.say(f"  {text.strip()}: not allowed: "
-                 f"{refusal_text(self.session, render.without_ruling_ids(str(error)))}")
+    def _not_allowed(self, text: str, error: IllegalMove, move: Move | None = None) -> None:
+        target = move.target if isinstance(move, Catch) else -1
+        said = refusal_text(self.session, render.without_ruling_ids(str(error)), target,
+                            self.catch_window)
+        self.say(f"  {text.strip()}: not allowed: {said}")

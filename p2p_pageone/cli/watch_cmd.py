@@ -12,7 +12,6 @@ import argparse
 import asyncio
 import json
 import os
-import shutil
 import sys
 import time
 from collections.abc import Callable, Coroutine
@@ -34,13 +33,15 @@ from .join_cmd import parse_connect
 from .narrator import Narrator
 from .playing import EXIT_ENDED, EXIT_FILES
 from .render import Line
+from .screen import Screen
 from .table_cmds import Refusal, _run, identity, log_place
 from .watch_screen import WatchScreen
-from .wrap import complain, wrap_text
+from .wrap import complain, labelled, printed
 
 
 def add_watch(sub: Any) -> None:
-    watch = sub.add_parser("watch", help="follow a table live as its referee (no seat)")
+    watch = sub.add_parser("watch", help="follow a table live as its referee (no seat); it "
+                           "ends with the game or as soon as the table closes, then audits")
     watch.add_argument("table", nargs="?", default="",
                        help="the table's name or its host's, any case (default: the one table "
                        "that takes watchers)")
@@ -63,6 +64,7 @@ class Referee:
     def __init__(self, as_json: bool, log: LogWriter) -> None:
         self.live, self.as_json, self.log = LiveAudit(), as_json, log
         self.stopped = False  # the person watching typed quit
+        self.told_closed = False
         self.watcher: Watcher | None = None
         self.sink: Callable[[list[Line]], None] = self._print
         # The narrator reads only the public fold when it gives no prompts (no seat of ours).
@@ -84,10 +86,24 @@ class Referee:
                 print(json.dumps(self._entry(position, raw, events)), flush=True)
             else:
                 self.narrator.show(events)
+                self._tell_closed()
         try:
             self.log.sync(self.live)
         except LocalFault as fault:
             raise Refusal(str(fault), EXIT_FILES) from None
+
+    def _tell_closed(self) -> None:
+        """The table's early end, said once as the players read it (the host closed it, or
+        why else it ended)."""
+        early = self.live.audit.early
+        if early is None or not early.table_closed or self.told_closed:
+            return
+        self.told_closed = True
+        state = self.live.state
+        name = state.names[early.seat] if 0 <= early.seat < len(state.names) else ""
+        host = bool(name) and early.seat == state.seat_of(state.host_key)
+        who = f"the host, {name}, " if host else f"{name} " if name else ""
+        self.sink([[("bold", f"the table ended: {who}{early.reason}")]])
 
     def _entry(self, position: int, raw: bytes, events: list[Event]) -> dict[str, Any]:
         env = open_envelope(raw)
@@ -99,7 +115,14 @@ class Referee:
                 "check": self.live.fault_text() if failed else "ok"}
 
     def finished(self) -> bool:
-        return self.live.state.game_over or self.live.stopped or self.stopped
+        return self.live.state.game_over or self.live.stopped or self.stopped or bool(
+            self.closed())
+
+    def closed(self) -> str:
+        """Why the table ended before its game's end, once the log says so ("": it did not):
+        nothing more comes, so the watcher stops at once."""
+        early = self.live.audit.early
+        return early.text() if early is not None and early.table_closed else ""
 
     def candidates(self, first: Address) -> list[Address]:
         """Where the table may be now: its host, then the seats that would take it over."""
@@ -148,12 +171,15 @@ async def _on_screen(referee: Referee, watching: Coroutine[Any, Any, str]) -> st
     try:
         why = await watching
         if not referee.stopped:
-            screen.screen.text("the game is over: auditing the log as received…")
+            screen.screen.text(("" if referee.closed() else "the game is over: ")
+                               + "auditing the log as received…")
             await asyncio.sleep(1.0)
     finally:
         if not app.done():
             screen.screen.app.exit(result="")
         await app
+    size = screen.screen.app.output.get_size()  # the story's end stays, as a player's does
+    Screen().lines(screen.screen.tail(Screen.width(), max(5, size.rows - 6)))
     return why
 
 
@@ -169,11 +195,10 @@ def _verdict(referee: Referee, path: Path | None, why: str, as_json: bool) -> in
         print(json.dumps({"verdict": audit.verdict, "log": where,
                           "fault": referee.live.fault_text() or None}), flush=True)
     else:
-        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
         for line in text_lines(where, audit, quiet=True):
-            print("\n".join(wrap_text(line, width, indent="  ")) if width else line, flush=True)
+            printed(line)
         if path is not None:
-            print(f"log: {path}", flush=True)
+            labelled("log:", str(path))
     return exit_code([audit])
 
 
@@ -185,7 +210,7 @@ async def _find(args: argparse.Namespace) -> Address | None:
             t for t in await browse(min(2.0, args.wait), args.interface)
             if (not args.table or t.matches(args.table)) and t.watch_text() != "no watchers"]
         if len(tables) == 1:
-            print(f"watching {tables[0].name!r} ({tables[0].watch_text() or 'watchers'})")
+            print(f"found {tables[0].name!r}, hosted by {tables[0].nick or 'its host'}")
             return tables[0].address, tables[0].port
         if tables:
             names = ", ".join(f"{t.name!r} at {t.address}:{t.port}" for t in tables)

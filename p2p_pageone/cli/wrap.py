@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from typing import TextIO
 
 from prompt_toolkit.utils import get_cwidth
 
@@ -82,9 +83,12 @@ def _cut(word: Word, room: int) -> tuple[Word, Word]:
     return head, []
 
 
-def wrap_one(line: Line, width: int, indent: str | None = None) -> list[Line]:
+def wrap_one(line: Line, width: int, indent: str | None = None,
+             whole: bool = False) -> list[Line]:
     """One line (no newlines) as lines at most ``width`` wide. Continuation lines start with
-    ``indent`` (default: the line's own leading blanks and two more)."""
+    ``indent`` (default: the line's own leading blanks and two more). ``whole``: a word wider
+    than the line (a path) is not cut but put whole on a line of its own, from its first
+    column, for the terminal to fold (printed output: it copies as one word)."""
     width = max(width, 8)
     words = _words(line)
     if not words:
@@ -93,10 +97,15 @@ def wrap_one(line: Line, width: int, indent: str | None = None) -> list[Line]:
     indent = " " * width_of(lead) + "  " if indent is None else indent
     indent = indent if len(indent) < width // 2 else ""
     lines: list[Line] = [list(lead)]
-    used = width_of(lead)
+    used, fresh = width_of(lead), False
     for position, (blanks, word) in enumerate(words):
-        gap = blanks if position else []
-        size = width_of(word)
+        gap = blanks if position and not fresh else []
+        size, fresh = width_of(word), False
+        if whole and size > width - len(indent):
+            lines.append(word) if position or used else lines[-1].extend(word)
+            lines.append([("", indent)] if indent else [])
+            used, fresh = len(indent), True
+            continue
         if position and used + width_of(gap) + size > width:
             lines.append([("", indent)] if indent else [])
             used, gap = len(indent), []
@@ -107,6 +116,8 @@ def wrap_one(line: Line, width: int, indent: str | None = None) -> list[Line]:
             used, gap, size = len(indent), [], width_of(word)
         lines[-1] += gap + word
         used += width_of(gap) + size
+    while len(lines) > 1 and not "".join(t for _, t in lines[-1]).strip():
+        lines.pop()  # the line after a whole word that ended it
     return [_merged(part) for part in lines]
 
 
@@ -121,23 +132,45 @@ def _merged(line: Line) -> Line:
     return out
 
 
-def wrap(lines: list[Line], width: int, indent: str | None = None) -> list[Line]:
+def wrap(lines: list[Line], width: int, indent: str | None = None,
+         whole: bool = False) -> list[Line]:
     """Every line of ``lines`` (newlines inside fragments included) wrapped to ``width``."""
     out: list[Line] = []
     for line in lines:
         for part in split_lines(line):
-            out += wrap_one(part, width, indent)
+            out += wrap_one(part, width, indent, whole)
     return out
 
 
-def wrap_text(text: str, width: int, indent: str | None = None) -> list[str]:
+def wrap_text(text: str, width: int, indent: str | None = None,
+              whole: bool = False) -> list[str]:
     """Plain text wrapped the same way."""
-    return ["".join(t for _, t in line) for line in wrap([[("", text)]], width, indent)]
+    return ["".join(t for _, t in line) for line in wrap([[("", text)]], width, indent, whole)]
+
+
+def printed(text: str, file: TextIO | None = None) -> None:
+    """Text printed to a terminal, every line wrapped at word boundaries to its width; a path
+    wider than a line is printed whole on a line of its own (the terminal folds it, and it
+    copies as one). To a pipe or file: as it is."""
+    out = file or sys.stdout
+    if out.isatty():
+        width = shutil.get_terminal_size().columns
+        text = "\n".join(row for line in text.split("\n")
+                         for row in wrap_text(line, width, whole=True))
+    print(text, file=out, flush=True)
 
 
 def complain(text: str) -> None:
     """A message on standard error, wrapped at word boundaries to the terminal's width when
     standard error is a terminal."""
-    if sys.stderr.isatty():
-        text = "\n".join(wrap_text(text, shutil.get_terminal_size().columns))
-    print(text, file=sys.stderr, flush=True)
+    printed(text, sys.stderr)
+
+
+def labelled(label: str, value: str, file: TextIO | None = None) -> None:
+    """``label value`` on one line if it fits the terminal, else the label and then the value
+    on a line of its own, never broken (a path, a command: copied as one line)."""
+    out = file or sys.stdout
+    line = f"{label} {value}"
+    if out.isatty() and get_cwidth(line) > shutil.get_terminal_size().columns:
+        line = f"{label}\n{value}"
+    print(line, file=out, flush=True)

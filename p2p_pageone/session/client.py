@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..crypto.envelope import open_envelope
-from ..crypto.identity import fingerprint
 from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .attachment import lost_frame
@@ -89,9 +88,8 @@ class Client:
                         self._hand_over_log()
                     elif kind == "done" and value["index"] == self.done_sent:
                         self.confirmed = True
-                    elif kind == "chat" and "from" in value:  # a watcher's line, the host's say
-                        self.session.events.append(Event("say", f"{fingerprint(value['from'])} "
-                                                         f"(watching): {value['text']}"))
+                    # a "chat" frame (a watcher's line, on the host's word only: no one
+                    # signed it) is not shown
         except ProtocolError as error:
             self.session.lost_host(f"the host sent malformed data ({error.reason})")
         self.collect()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..crypto.identity import Identity, fingerprint
+from ..crypto.identity import Identity
 from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .common import BUSY
@@ -39,7 +39,7 @@ class Watcher:
         self.answered = False
         self.table = b""  # the table's id, from the host's ``watching``
         self.known = self.checked = 0  # on a new connection: entries sent again, compared
-        self.chat: list[str] = []  # watchers' lines (if the host allows them) and refusals
+        self.chat: list[str] = []  # our lines the host took (if it allows them), refusals
 
     def _watch(self, value: dict[str, Any]) -> None:
         """Answer the host's challenge with our watch, proving our key (once a connection)."""
@@ -83,8 +83,8 @@ class Watcher:
             if self.table and value["table"] != self.table:
                 self.ended = "the host answered for another table"
             self.table, self.answered = value["table"], True
-        elif kind == "chat" and "from" in value:
-            self.chat.append(f"{fingerprint(value['from'])} (watching): {value['text']}")
+        elif kind == "chat" and value.get("from") == self.identity.public:  # ours, taken
+            self.chat.append(f"you (watching): {value['text']}")
         elif kind == "refused" and self.answered:  # our chat line, not our watching
             self.chat.append(f"not said: {value['reason']}")
         elif kind == "refused" and value["reason"] == BUSY:

@@ -23,8 +23,9 @@ class WatcherDesk(SeatKeeper):
         return sum(1 for link in self.links.values() if link.watcher)
 
     def _watcher_chat(self, conn: int, link: Link, text: str, now: float) -> None:
-        """A watcher's line, if the host allows it: shown to every seat and watcher (a control
-        frame, never in the log: it is no one's signed word)."""
+        """A watcher's line, if the host allows it: shown on the host's screen (the link proved
+        the watcher's key) and sent back to the watcher as taken. No one else is shown it: a
+        relayed line is no one's signed word (never in the log either)."""
         if not link.watcher or not link.follows:
             raise ProtocolError("only a watcher sends chat as a control frame")
         if not self.watcher_chat:
@@ -35,8 +36,7 @@ class WatcherDesk(SeatKeeper):
                       "moment and say it again")
         else:
             said = frame(pack({"control": "chat", "text": text, "from": link.watcher_key}))
-            self.out += [(c, said) for c, other in self.links.items()
-                         if other.key or other.follows]
+            self.out.append((conn, said))
             self.host.events.append(Event("say", f"{fingerprint(link.watcher_key)} (watching): "
                                           f"{text}"))
             return
