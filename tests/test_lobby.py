@@ -152,7 +152,7 @@ def test_a_late_joiner_is_told_the_game_is_under_way_at_once() -> None:
     t.sequencer.receive(conn, introduce(t.sequencer, conn, t.clients[-1], t.now), t.now)
     frames = [unpack(data[4:]) for c, data in t.sequencer.out if c == conn]
     assert frames == [{"control": "refused", "seq": -1,
-                       "reason": "the game is under way: it takes no new players"}]
+                       "reason": "the game is under way: it takes no new players", "code": 0}]
     assert conn in t.sequencer.to_close
     t.step()
     assert late.ended == (

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import statistics
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 
@@ -140,10 +141,11 @@ def test_nothing_goes_behind_what_the_sequencer_may_hold() -> None:
     for client in table.clients:
         refused = client.session.refused
 
-        def counted(reason: str, now: float, seq: int = -1, name: str = client.session.name,
-                    refused: Callable[[str, float, int], None] = refused) -> None:
+        def counted(reason: str, now: float, seq: int = -1, code: Any = None,
+                    name: str = client.session.name,
+                    refused: Callable[..., None] = refused) -> None:
             refusals[name] += 1
-            refused(reason, now, seq)
+            refused(reason, now, seq, code)
 
         client.session.refused = counted  # type: ignore[method-assign]
     table.run(limit=600, dt=0.1)

@@ -152,8 +152,8 @@ def test_chat_beyond_the_limit_is_refused_and_the_game_goes_on() -> None:
     talker = t.clients[1]
     refusals: list[str] = []
     receive = talker.session.refused
-    talker.session.refused = lambda reason, now, seq=-1: (  # type: ignore[method-assign]
-        refusals.append(reason), receive(reason, now, seq))[1]
+    talker.session.refused = lambda reason, now, seq=-1, code=None: (  # type: ignore
+        refusals.append(reason), receive(reason, now, seq, code))[1]
     for i in range(seq.CHAT_LINES + 2):
         talker.session.say(f"line {i}")
     while t.step():

@@ -290,15 +290,16 @@ def test_no_single_byte_change_to_an_envelope_is_accepted(where: int, flip: int)
 
 
 @given(st.sampled_from(["ping", "refused"]), st.dictionaries(
-    st.sampled_from(["seq", "reason", "extra"]),
+    st.sampled_from(["seq", "reason", "code", "extra"]),
     st.one_of(st.booleans(), st.integers(-5, 5), st.floats(allow_nan=False), st.text(max_size=3)),
-    max_size=3))
+    max_size=4))
 def test_control_frames_have_exact_fields_and_types(kind: str, fields: dict[str, Any]) -> None:
     from p2p_pageone.wire.messages import validate_control
 
     value = {"control": kind, **fields}
-    good = (fields == {} if kind == "ping" else set(fields) == {"seq", "reason"}
-            and type(fields["seq"]) is int and type(fields["reason"]) is str)
+    good = (fields == {} if kind == "ping" else set(fields) == {"seq", "reason", "code"}
+            and type(fields["seq"]) is int and type(fields["reason"]) is str
+            and type(fields["code"]) is int and fields["code"] >= 0)
     if good:
         assert validate_control(value, ("ping", "refused")) == kind
     else:

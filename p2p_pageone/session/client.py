@@ -15,7 +15,7 @@ from ..crypto.envelope import open_envelope
 from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .attachment import lost_frame
-from .common import Event
+from .common import Event, Refusal
 from .fold.obligations import BOUNDS, moves_on
 from .links import answer_challenge
 from .peer import PeerSession
@@ -82,7 +82,8 @@ class Client:
                     elif kind == "pong":
                         self.rtt.echoed(value["n"], now)
                     elif kind == "refused":
-                        self.session.refused(value["reason"], now, value["seq"])
+                        self.session.refused(value["reason"], now, value["seq"],
+                                             code=Refusal.parse(value["code"]))
                     elif kind == "welcome":
                         self.session.welcomed(value, now)
                         self._hand_over_log()

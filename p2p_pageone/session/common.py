@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..crypto.envelope import refused_as_broken_chain
 from ..crypto.kdf import label, tagged_hash
 
 # The sequencer's answer to a connection when too many wait to sit down (a flood of strangers):
@@ -12,6 +14,30 @@ from ..crypto.kdf import label, tagged_hash
 BUSY = "too many connections are waiting to sit down at this table; try again in a moment"
 # The sequencer's answer, in a running game, to the intro of a key whose seat left the game.
 SEAT_GONE = "the game is under way and you left it: your seat was given up"
+
+
+class Refusal(enum.IntEnum):
+    """What a ``refused`` frame means to its receiver, as a code (protocol 9): no peer reads
+    another's text to decide what to do. The text is for the player."""
+
+    OTHER = 0  # the envelope does not fit now (a race lost, a move the rules refuse, …)
+    BUSY = 1  # too many connections wait to sit down: try again in a moment
+    SEAT_GONE = 2  # the seat this key returns to was given up
+    BROKEN_CHAIN = 3  # it extends a head the host never sent: the host's log is not ours
+
+    @classmethod
+    def of(cls, reason: str) -> Refusal:
+        """The code of one of our own refusal texts (the sender's side)."""
+        if reason == BUSY:
+            return cls.BUSY
+        if reason == SEAT_GONE:
+            return cls.SEAT_GONE
+        return cls.BROKEN_CHAIN if refused_as_broken_chain(reason) else cls.OTHER
+
+    @classmethod
+    def parse(cls, code: int) -> Refusal:
+        """A code from the wire; one this pageone does not know is ``OTHER``."""
+        return cls(code) if code in cls._value2member_map_ else cls.OTHER
 
 PROTOCOL_VERSION = 9
 

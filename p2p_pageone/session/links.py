@@ -10,7 +10,7 @@ from typing import Any
 from ..crypto.identity import Identity, fingerprint
 from ..crypto.statements import check_proof, proof_of_key
 from ..wire.codec import FrameDecoder, ProtocolError, frame, pack
-from .common import PROTOCOL_VERSION
+from .common import PROTOCOL_VERSION, Refusal
 from .rtt import RoundTrip
 
 # Bounds on strangers and floods (protocol/SPEC.md §7, "Strangers and floods").
@@ -69,7 +69,9 @@ def answer_challenge(value: dict[str, Any], identity: Identity, claim: dict[str,
 
 
 def refusal(seq: int, reason: str) -> bytes:
-    return frame(pack({"control": "refused", "seq": seq, "reason": reason[:1000]}))
+    """The ``refused`` frame, with the code its receiver acts on (``Refusal``)."""
+    return frame(pack({"control": "refused", "seq": seq, "reason": reason[:1000],
+                       "code": int(Refusal.of(reason))}))
 
 
 @dataclass

@@ -16,7 +16,7 @@ import contextlib
 import math
 
 from ..crypto.deck import DeckError
-from ..crypto.envelope import Envelope, genesis, open_envelope, refused_as_broken_chain, seal
+from ..crypto.envelope import Envelope, genesis, open_envelope, seal
 from ..engine.deal import UNKNOWN
 from ..engine.game import Game
 from ..engine.moves import IllegalMove, Move
@@ -24,7 +24,7 @@ from ..engine.settings import QdanSettings
 from . import intents, logsync, pipeline, witnessing
 from .admission import admissible
 from .attachment import SEAT_GIVEN_UP, AttachedPlayer
-from .common import BUSY, DID_NOT_OPEN, PROTOCOL_VERSION, SEAT_GONE, Event, TableEnded
+from .common import DID_NOT_OPEN, PROTOCOL_VERSION, Event, Refusal, TableEnded
 from .fold.claims import Claim
 from .fold.obligations import Owed, owed, waiting_for
 from .fold.table import FOLD_ERRORS
@@ -250,14 +250,16 @@ class PeerSession(AttachedPlayer):
             self.events.append(Event("catchable", f"{self.names[miss]} did not say Page One: "
                                      f"type catch {self.names[miss]} before the next player acts"))
 
-    def refused(self, reason: str, now: float, seq: int = -1) -> None:
-        """The sequencer refused an envelope of ours (usually a race lost); ``seq`` says which
-        when moves went out behind the first (``pipeline.refused_behind``)."""
-        if pipeline.refused_behind(self, reason, seq, now):
+    def refused(self, reason: str, now: float, seq: int = -1,
+                code: Refusal | None = None) -> None:
+        """The sequencer refused an envelope of ours (``seq``: which, when moves went out behind
+        the first); ``code`` is what it means (None: our own sequencer's, from its text)."""
+        code = Refusal.of(reason) if code is None else code
+        if pipeline.refused_behind(self, reason, code, seq, now):
             return
         kind = open_envelope(self.in_flight).kind if self.in_flight else ""
         self.in_flight = b""
-        if reason == SEAT_GONE and seq < 0 and self.me >= 0 and self.game is not None:
+        if code is Refusal.SEAT_GONE and seq < 0 and self.me >= 0 and self.game is not None:
             # we come back to a seat the game no longer has (timed out while we were away)
             self._end("the game went on without this machine: the host turned it away, saying "
                       "its seat was given up (it was timed out, or left, while this machine "
@@ -266,7 +268,8 @@ class PeerSession(AttachedPlayer):
         if self.me < 0 and not self.is_host and kind == "bye":  # we left before we sat down
             self.ended = "left the table before sitting down"
             return
-        if self.me < 0 and not self.is_host and reason == BUSY and self.attachment.may_resume:
+        if (self.me < 0 and not self.is_host and code is Refusal.BUSY
+                and self.attachment.may_resume):
             # strangers crowd the lobby: a new connection, in a moment
             if not self.attachment.dropped:
                 self.events.append(Event("busy", "the table is busy: trying again…"))
@@ -282,7 +285,7 @@ class PeerSession(AttachedPlayer):
             else:
                 self._end(f"the host did not take us back: {reason}", -1)
             return
-        if refused_as_broken_chain(reason) and not self.is_host:
+        if code is Refusal.BROKEN_CHAIN and not self.is_host:
             # We sealed it against a head of the log the host sent us: the host's log is not
             # ours, so it showed the peers different tables (a fork). Retrying cannot help.
             self._end("refused our message for extending a log head it sent us itself: its "

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..crypto.envelope import refused_as_broken_chain, seal
+from ..crypto.envelope import seal
 from ..engine.deal import NOBODY
 from ..engine.game import Game
 from ..engine.moves import IllegalMove
-from .common import Event
+from .common import Event, Refusal
 from .fold.queries import lacks_keys, slots_owed_by
 from .intents import Intent, move_intent
 from .moves import move_from
@@ -51,14 +51,14 @@ def fill(s: PlayerState, now: float) -> None:
         to_mesh(s, raw, kind, data)
 
 
-def refused_behind(s: PlayerState, reason: str, seq: int, now: float) -> bool:
+def refused_behind(s: PlayerState, reason: str, code: Refusal, seq: int, now: float) -> bool:
     """A refusal with several envelopes out, or refusals still due (True: handled here; False:
     the usual handling of one envelope in flight). The refused one's followers are doomed; a
     lost race is chosen again once nothing is out."""
     if len(s.outbox.pipe) < 2 and not any(sent.doomed for sent in s.outbox.pipe):
         return False
     index = next((i for i, sent in enumerate(s.outbox.pipe) if sent.seq == seq), -1)
-    if index < 0 or refused_as_broken_chain(reason):  # a fork: the usual handling ends the table
+    if index < 0 or code is Refusal.BROKEN_CHAIN:  # a fork: the usual handling ends the table
         return False
     refused = s.outbox.pipe.pop(index)
     for later in s.outbox.pipe[index:]:

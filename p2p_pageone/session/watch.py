@@ -15,7 +15,7 @@ from typing import Any
 from ..crypto.identity import Identity
 from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
-from .common import BUSY
+from .common import Refusal
 from .links import answer_challenge
 from .rtt import ping, pong
 
@@ -87,7 +87,7 @@ class Watcher:
             self.chat.append(f"you (watching): {value['text']}")
         elif kind == "refused" and self.answered:  # our chat line, not our watching
             self.chat.append(f"not said: {value['reason']}")
-        elif kind == "refused" and value["reason"] == BUSY:
+        elif kind == "refused" and Refusal.parse(value["code"]) is Refusal.BUSY:
             self.lost = "the table is busy with connections: trying again"
         elif kind == "refused":
             self.ended = f"the host would not let us watch: {value['reason']}"

@@ -198,7 +198,8 @@ CONTROLS: dict[str, dict[str, Check]] = {
     "relay": {"raw": blob_upto(MAX_EVIDENCE)},  # another seat's envelope a peer hands the host
     "done": {"index": integer(0, 2**32 - 1)},
     "refused": {"seq": integer(-1, 2**32 - 1), "reason": Check(
-        lambda v: type(v) is str and len(v) <= 1000, "text of at most 1000 characters")},
+        lambda v: type(v) is str and len(v) <= 1000, "text of at most 1000 characters"),
+        "code": integer(0, 255)},  # what it means to its receiver (session.common.Refusal)
 }
 # Signed statements that are never logged (protocol/SPEC.md §7, "Statements"; crypto/statements):
 # the answer to a listener's challenge, a seat's sign of life on the mesh, a seat's word that it
