@@ -62,7 +62,7 @@ def offered(s: PlayerState, index: int, raw: bytes) -> None:
         del s.mesh.offered[old]
 
 
-def receipted(s: PlayerState) -> list[bytes]:
+def receipted(s: PlayerState, now: float) -> list[bytes]:
     """The run of offered entries from our log's end that the host's own entries receipt, or
     that every other listening seat signed it holds (its sign of life: that length, that head)."""
     if s.chain is None:
@@ -80,27 +80,27 @@ def receipted(s: PlayerState) -> list[bytes]:
             break
         if env.sender == s.host_key and env.prev in heads[: position + 1]:
             upto = max(upto, heads.index(env.prev))
-    return run[:max(upto, _attested(s, heads))]
+    return run[:max(upto, _attested(s, heads, now))]
 
 
-def _attested(s: PlayerState, heads: list[bytes]) -> int:
-    """How far into the run every other listening seat in the game (not the host) has signed,
-    in its newest sign of life, that its log reaches with the same head: the table waits at
-    the run's end (the host's receipt comes only after our own step). One seat that does not
-    agree, or has said nothing, and nothing is taken this way: a coalition seat alone cannot
-    show us an order."""
+def _attested(s: PlayerState, heads: list[bytes], now: float) -> int:
+    """How far into the run more than half of the other listening seats in the game (not the
+    host) have signed, in their newest sign of life, that their log reaches with the same head:
+    the table waits at the run's end (the host's receipt comes only after our own step). Only
+    once the host has sent us no entry for ``BOUNDS.relay_after`` s. With the host dishonest, a
+    coalition of at most half the table holds no such majority: it cannot show us an order."""
+    if now - s.mesh.host_entry_at < BOUNDS.relay_after:
+        return 0
     base, reach = len(s.log), len(heads) - 1
     others = [seat for seat in s.active if seat != s.me and s.keys[seat] != s.host_key
               and s.endpoints.get(s.keys[seat])]
-    if not others:
-        return 0
-    upto = reach
+    agree = []
     for seat in others:
         index, raw = s.mesh.alive.get(s.keys[seat], (-1, b""))
-        if not base < index <= base + reach or heads[index - base] != _head_of(raw):
-            return 0
-        upto = min(upto, index - base)
-    return upto
+        if base < index <= base + reach and heads[index - base] == _head_of(raw):
+            agree.append(index - base)
+    needed = len(others) // 2 + 1
+    return sorted(agree, reverse=True)[needed - 1] if others and len(agree) >= needed else 0
 
 
 def _head_of(raw: bytes) -> bytes:
@@ -111,8 +111,9 @@ def _head_of(raw: bytes) -> bytes:
     return head
 
 
-def taken_from_host(s: PlayerState, raw: bytes) -> bool:
+def taken_from_host(s: PlayerState, raw: bytes, now: float) -> bool:
     """``raw`` from the host's stream is an entry we already took from the mesh: skip it."""
+    s.mesh.host_entry_at = now
     skip = s.mesh.skip
     if not skip or raw not in skip:
         return False

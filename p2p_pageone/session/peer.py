@@ -40,7 +40,7 @@ class PeerSession(AttachedPlayer):
     def on_log(self, raw: bytes, now: float, env: Envelope | None = None,
                from_mesh: bool = False) -> None:
         """The sequencer's next log entry. Anything wrong ends the table, naming the culprit."""
-        if self.ended or (not from_mesh and logsync.taken_from_host(self, raw)):
+        if self.ended or (not from_mesh and logsync.taken_from_host(self, raw, now)):
             return
         # a new connection: the log again, from the start
         if self.attachment.checked < self.attachment.known:
@@ -179,7 +179,7 @@ class PeerSession(AttachedPlayer):
 
     def _take_from_mesh(self, entry: tuple[int, bytes], now: float) -> None:
         logsync.offered(self, *entry)
-        taken = logsync.receipted(self)
+        taken = logsync.receipted(self, now)
         for raw in taken:
             if self.ended:
                 return

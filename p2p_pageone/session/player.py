@@ -134,6 +134,7 @@ class MeshMemory:
     offered: dict[int, bytes] = field(default_factory=dict)
     skip: list[bytes] = field(default_factory=list)
     synced_at: float = -1e9
+    host_entry_at: float = -1e9  # when the host's own stream last brought us an entry
     table_moved_at: float = -1e9  # when a sign of life last showed a log longer than any before
     longest: int = 0  # the longest log a sign of life showed
 

@@ -84,7 +84,9 @@ def check_common(s: PublicState, env: Envelope, seat: int) -> None:
         return
     if seat not in s.active:
         raise MustRefuse("that seat has left the game", kind, s.host_seat)
-    if seat in s.away and kind not in ("back", "bye"):  # a seat away may also leave for good
+    if seat in s.away and kind not in ("back", "bye", "witness"):  # a seat the host says is
+        # away may also leave for good, or answer as a witness (the host's word removes no
+        # witness from a round)
         raise MustRefuse("that seat is away: its first message on its return is back", kind,
                          s.host_seat)
 

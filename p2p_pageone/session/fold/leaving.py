@@ -62,6 +62,8 @@ def check_timeout(s: PublicState, env: Envelope, seat: int) -> None:
     if env.data["seat"] in witness.claimed_seats(s):
         raise MustRefuse("that seat's timeout already waits for its witnesses",
                                  "timeout", s.host_seat)
+    if s.game is not None and env.data["seat"] not in s.active:  # the host's slip, not the seat's
+        raise MustRefuse("that seat is no longer in the game", "timeout", s.host_seat)
 
 
 def on_timeout(s: PublicState, env: Envelope, seat: int, now: float) -> None:
