@@ -34,7 +34,7 @@ class Budget:
     """What one decision may spend: ``playouts`` in all (shared among the candidates), each at
     most ``horizon`` moves long; ``seconds`` (0: none) caps it on the clock passed in."""
 
-    playouts: int = 240
+    playouts: int = 120
     horizon: int = 60
     seconds: float = 0.0
 
