@@ -118,6 +118,11 @@ def test_expert_is_repeatable_and_spends_its_playouts(family: str) -> None:
     assert searched >= 2
 
 
+def _tick(now: list[float]) -> float:
+    now[0] += 0.001
+    return now[0]
+
+
 def test_the_time_cap_holds_on_the_clock_passed_in() -> None:
     """A clock that moves 1 ms per reading, a cap of 5 ms: the search stops after the world
     under way when the cap is reached, whatever its playout budget."""
@@ -127,12 +132,8 @@ def test_the_time_cap_holds_on_the_clock_passed_in() -> None:
             continue
         view = SeatView(game, game.deal.turn)
         now = [0.0]
-
-        def clock() -> float:
-            now[0] += 0.001
-            return now[0]
-
-        expert = ExpertBot(Budget(playouts=100_000, horizon=20, seconds=0.005), clock)
+        expert = ExpertBot(Budget(playouts=100_000, horizon=20, seconds=0.005),
+                           lambda now=now: _tick(now))
         expert.choose(view, random.Random(seed))
         if expert.playouts_used:
             worlds_done = now[0] / 0.001 - 1  # one reading per world after the first

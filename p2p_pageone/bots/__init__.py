@@ -61,5 +61,5 @@ def parse_bot_levels(spec: str, level: str = "normal") -> list[str]:
     return names
 
 
-__all__ = ["BOTS", "LEVELS", "Bot", "Budget", "EasyBot", "ExpertBot", "HardBot", "NormalBot", "RandomBot", "make_bot",
-           "parse_bot_levels"]
+__all__ = ["BOTS", "LEVELS", "Bot", "Budget", "EasyBot", "ExpertBot", "HardBot", "NormalBot",
+           "RandomBot", "make_bot", "parse_bot_levels"]

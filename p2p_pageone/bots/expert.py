@@ -20,13 +20,14 @@ from dataclasses import dataclass
 
 from ..engine.classic import ClassicDeal
 from ..engine.deal import Deal
-from ..engine.moves import Move, ReshuffleRequest
+from ..engine.moves import Draw, Move, ReshuffleRequest
 from ..engine.qdan import QdanDeal
 from ..engine.view import SeatView
 from .hard import SharpBot, _candidates, _classic_voids, _fast_move, _fitting_world, _same_move
 from .infer import read_record
 from .infer_classic import classic_guesses
-from .normal import NormalBot
+from .normal import NormalBot, _preferred_plays
+from .rollout import classic_habit
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,13 @@ class ExpertBot(SharpBot):
     def __init__(self, budget: Budget | None = None,
                  clock: Callable[[], float] | None = None, tries: int = 12,
                  prior: float = 0.02, softness: float = 0.6, spread: float = 20.0,
-                 guess_classic: bool = True) -> None:
+                 guess_classic: bool = True, tricks: int = 0, card_weight: float = 0.8,
+                 every_colour: bool = False, exact_classic: bool = True) -> None:
+        self.exact_classic = exact_classic  # classic playouts by normal's and sharp's own rules
         self.guess_classic = guess_classic
+        self.every_colour = every_colour  # qdan: try a change-colour card with every colour
+        self.tricks = tricks  # classic: tricks played on before scoring (0: to the deal's end)
+        self.card_weight = card_weight
         self.budget = budget or Budget()
         self.clock = clock  # only read when the budget has a time cap
         self.tries = tries  # qdan: fresh hands tried for a player whose plays do not fit
@@ -65,7 +71,7 @@ class ExpertBot(SharpBot):
 
     def decide(self, view: SeatView, moves: list[Move], rng: random.Random) -> Move:
         usual = super().decide(view, moves, rng)
-        candidates = _candidates(view, moves)
+        candidates = self._candidates(view, moves)
         self.playouts_used = 0
         if len(candidates) <= 1:
             return candidates[0] if candidates else usual
@@ -89,6 +95,12 @@ class ExpertBot(SharpBot):
         best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
         return candidates[best]
 
+    def _candidates(self, view: SeatView, moves: list[Move]) -> list[Move]:
+        if view.family == "classic" or not self.every_colour:
+            return _candidates(view, moves)
+        plays: list[Move] = list(_preferred_plays(moves))
+        return plays or [m for m in moves if isinstance(m, Draw)]
+
     def _sampler(self, view: SeatView) -> Callable[[random.Random], Deal]:
         if view.family == "qdan":
             record = read_record(view)
@@ -100,12 +112,13 @@ class ExpertBot(SharpBot):
         return lambda rng: view.determinize(rng, voids)
 
     def _play_on(self, deal: Deal, me: int, horizon: int, rng: random.Random) -> None:
-        """Play ``deal`` on: to its end (classic), until someone goes out (qdan), or
-        ``horizon`` moves."""
-        qdan = isinstance(deal, QdanDeal)
+        """Play ``deal`` on: until someone goes out or is eliminated (qdan), to the deal's end
+        or after ``tricks`` more tricks (classic), or for ``horizon`` moves."""
         others, mine = self.habits
+        finished = _finish_line(deal, self.tricks)
+        exact = isinstance(deal, ClassicDeal) and self.exact_classic
         for _ in range(horizon):
-            if deal.over or (qdan and len(deal.active) < len(deal.players)):
+            if finished():
                 return
             chance = deal.chance
             if isinstance(chance, ReshuffleRequest):
@@ -113,14 +126,29 @@ class ExpertBot(SharpBot):
                 rng.shuffle(cards)
                 deal.reshuffle(cards)
                 continue
-            deal.apply(_fast_move(deal, rng, mine if deal.turn == me else others))
+            habits = mine if deal.turn == me else others
+            if exact:
+                assert isinstance(deal, ClassicDeal)
+                deal.apply(classic_habit(deal, deal.turn, habits, deal.legal_moves(deal.turn)))
+            else:
+                deal.apply(_fast_move(deal, rng, habits))
 
     def _scorer(self, view: SeatView) -> Callable[[Deal], float]:
         me = view.seat
         if view.family == "qdan":
             return lambda deal: _qdan_value(deal, me, self.softness)
         totals = view.totals()
-        return lambda deal: _classic_value(deal, me, totals, self.spread)
+        return lambda deal: _classic_value(deal, me, totals, self.spread, self.card_weight)
+
+
+def _finish_line(deal: Deal, tricks: int) -> Callable[[], bool]:
+    """When a playout of ``deal`` stops (besides its horizon)."""
+    if isinstance(deal, QdanDeal):
+        qdan, seats = deal, len(deal.players)
+        return lambda: qdan.over or len(qdan.active) < seats
+    assert isinstance(deal, ClassicDeal)
+    classic, stop = deal, deal.tricks + tricks if tricks else 1 << 30
+    return lambda: classic.over or classic.tricks >= stop
 
 
 def _qdan_value(deal: Deal, me: int, softness: float) -> float:
@@ -136,14 +164,20 @@ def _qdan_value(deal: Deal, me: int, softness: float) -> float:
     return weights.get(me, 0.0) / sum(weights.values())
 
 
-def _classic_value(deal: Deal, me: int, totals: list[int], spread: float) -> float:
+def _classic_value(deal: Deal, me: int, totals: list[int], spread: float,
+                   card_weight: float) -> float:
     """How the game stands for ``me`` after this deal: its total against the best other
-    total, squashed so that a clear lead counts about as much as a huge one."""
+    total, squashed so that a clear lead counts about as much as a huge one. A deal not over
+    scores each hand's points times the chance someone else goes out first (fewer cards, likelier
+    to go out)."""
     assert isinstance(deal, ClassicDeal)
     if deal.over:
-        scores = deal.scores()
+        scores: dict[int, float] = {p: float(v) for p, v in deal.scores().items()}
     else:
-        scores = {p: deal.hand_points(p) for p in deal.players}
+        hands = deal.hands
+        weights = {p: math.exp(-card_weight * len(hands[p])) for p in deal.players}
+        whole = sum(weights.values())
+        scores = {p: deal.hand_points(p) * (1 - weights[p] / whole) for p in deal.players}
     after = {p: totals[p] + scores[p] for p in deal.players}
     best_other = min(after[p] for p in deal.players if p != me)
     return math.tanh((best_other - after[me]) / spread)
