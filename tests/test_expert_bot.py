@@ -204,3 +204,16 @@ def test_a_cpu_catches_after_the_window_and_a_reaction_time_of_its_level() -> No
     assert bot.choose(view, random.Random(0)) is None  # a person has had the window and more
     clock[0] = 2.0 + high + 0.01
     assert isinstance(bot.choose(view, random.Random(0)), Catch)
+
+
+def test_sim_reports_the_expert_with_its_interval_and_decision_times() -> None:
+    import time
+
+    from p2p_pageone.sim.report import simulate
+
+    report = simulate(make_settings("qdan", {"start_cards": 4}), 4, 2, 1,
+                      ["expert", "normal"], "sample", time.perf_counter)
+    row = report.as_dict()["levels"]["expert"]
+    assert row["games"] == 2 and len(row["ci95"]) == 2
+    assert 0 < row["ms_per_decision"] <= row["max_ms"]
+    assert "max ms" in report.render()

@@ -20,13 +20,13 @@ from dataclasses import dataclass
 
 from ..engine.classic import ClassicDeal
 from ..engine.deal import Deal
-from ..engine.moves import Draw, Move, ReshuffleRequest
+from ..engine.moves import Move, ReshuffleRequest
 from ..engine.qdan import QdanDeal
 from ..engine.view import SeatView
 from .hard import SharpBot, _candidates, _classic_voids, _fast_move, _fitting_world, _same_move
 from .infer import read_record
 from .infer_classic import classic_guesses
-from .normal import NormalBot, _preferred_plays
+from .normal import NormalBot
 from .rollout import classic_habit
 
 
@@ -48,11 +48,10 @@ class ExpertBot(SharpBot):
     def __init__(self, budget: Budget | None = None,
                  clock: Callable[[], float] | None = None, tries: int = 12,
                  prior: float = 0.02, softness: float = 0.6, spread: float = 20.0,
-                 guess_classic: bool = True, tricks: int = 0, card_weight: float = 0.8,
-                 every_colour: bool = False, exact_classic: bool = True) -> None:
+                 guess_classic: bool = True, tricks: int = 1, card_weight: float = 0.8,
+                 exact_classic: bool = True) -> None:
         self.exact_classic = exact_classic  # classic playouts by normal's and sharp's own rules
         self.guess_classic = guess_classic
-        self.every_colour = every_colour  # qdan: try a change-colour card with every colour
         self.tricks = tricks  # classic: tricks played on before scoring (0: to the deal's end)
         self.card_weight = card_weight
         self.budget = budget or Budget()
@@ -71,7 +70,7 @@ class ExpertBot(SharpBot):
 
     def decide(self, view: SeatView, moves: list[Move], rng: random.Random) -> Move:
         usual = super().decide(view, moves, rng)
-        candidates = self._candidates(view, moves)
+        candidates = _candidates(view, moves)
         self.playouts_used = 0
         if len(candidates) <= 1:
             return candidates[0] if candidates else usual
@@ -94,12 +93,6 @@ class ExpertBot(SharpBot):
                 self.playouts_used += 1
         best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
         return candidates[best]
-
-    def _candidates(self, view: SeatView, moves: list[Move]) -> list[Move]:
-        if view.family == "classic" or not self.every_colour:
-            return _candidates(view, moves)
-        plays: list[Move] = list(_preferred_plays(moves))
-        return plays or [m for m in moves if isinstance(m, Draw)]
 
     def _sampler(self, view: SeatView) -> Callable[[random.Random], Deal]:
         if view.family == "qdan":
