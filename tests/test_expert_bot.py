@@ -217,3 +217,17 @@ def test_sim_reports_the_expert_with_its_interval_and_decision_times() -> None:
     assert row["games"] == 2 and len(row["ci95"]) == 2
     assert 0 < row["ms_per_decision"] <= row["max_ms"]
     assert "max ms" in report.render()
+
+
+def test_an_expert_at_a_table_stops_searching_on_the_tables_clock() -> None:
+    """``pageone play``/``host``: the expert CPU gets a time cap on the clock the CLI passes."""
+    from p2p_pageone.cli.cpu import EXPERT_CAP, ThinkingBot, cpu_bot
+
+    def clock() -> float:
+        return 0.0
+
+    bot = cpu_bot("expert", clock, 1.0, 2.0, random.Random(0))
+    assert isinstance(bot, ThinkingBot) and isinstance(bot.bot, ExpertBot)
+    assert bot.bot.budget.seconds == EXPERT_CAP <= 0.25 and bot.bot.clock is clock
+    bare = cpu_bot("expert", clock, 0.0, 0.0, random.Random(0))
+    assert isinstance(bare, ExpertBot) and bare.budget.seconds == EXPERT_CAP

@@ -47,7 +47,8 @@ class ExpertBot(SharpBot):
 
     def __init__(self, budget: Budget | None = None,
                  clock: Callable[[], float] | None = None, tries: int = 12,
-                 prior: float = 0.02, softness: float = 0.6, spread: float = 20.0,
+                 prior: tuple[float, float] = (0.3, 0.02), softness: float = 0.6,
+                 spread: float = 20.0,
                  guess_classic: bool = True, tricks: int = 1, card_weight: float = 0.8,
                  exact_classic: bool = True) -> None:
         self.exact_classic = exact_classic  # classic playouts by normal's and sharp's own rules
@@ -57,7 +58,9 @@ class ExpertBot(SharpBot):
         self.budget = budget or Budget()
         self.clock = clock  # only read when the budget has a time cap
         self.tries = tries  # qdan: fresh hands tried for a player whose plays do not fit
-        self.prior = prior  # the habit's head start, in wins per playout
+        # the habit's head start per playout (classic, qdan): in classic the search alone did
+        # no better than the habits, so only a clear gain overrides them
+        self.prior = prior
         self.softness = softness  # qdan: how a cut-off playout's hand sizes turn into a chance
         self.spread = spread  # classic: penalty points that make a clear lead
         self.habits = (NormalBot(), SharpBot())  # the others', its own
@@ -78,7 +81,8 @@ class ExpertBot(SharpBot):
         budget, clock = self.budget, self.clock
         deadline = clock() + budget.seconds if clock is not None and budget.seconds > 0 else 0.0
         worlds = max(1, budget.playouts // len(candidates))
-        totals = [self.prior * worlds if move == usual else 0.0 for move in candidates]
+        prior = self.prior[view.family == "qdan"] * worlds
+        totals = [prior if move == usual else 0.0 for move in candidates]
         score = self._scorer(view)
         for done in range(worlds):
             if deadline and done and clock is not None and clock() >= deadline:
