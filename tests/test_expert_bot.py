@@ -176,8 +176,19 @@ def test_classic_guesses_never_rule_out_a_card_normal_holds() -> None:
 
 
 def test_easy_forgets_calls_and_plays_carelessly() -> None:
+    from p2p_pageone.engine import Call, Play, QdanSettings
+
+    from .helpers import rig
+
+    def forgets(level: str, seed: int) -> bool:
+        game = rig(QdanSettings(), ["5r 5b 9g", "1g 2y 3y"], stock="3r")  # 0 owes a call
+        move = make_bot(level, 0.5).choose(SeatView(game, 0), random.Random(seed))
+        return not isinstance(move, Call) and not (isinstance(move, Play) and move.call)
+
     bot = make_bot("easy")
     assert isinstance(bot, EasyBot) and bot.forget > 0
+    assert not any(forgets("expert", seed) for seed in range(30))
+    assert 3 < sum(forgets("easy", seed) for seed in range(30)) < 20
     record = play_game(make_settings("qdan"), [bot, NormalBot(), NormalBot()],
                        random.Random(3), "all")
     assert not record.violations
