@@ -2,8 +2,9 @@
 
 A bot answers ``choose(view, rng)`` with a move for its seat, or ``None`` to wait. The driver (the
 simulator, or later the peer's client) asks every bot that may act: out of turn a bot may call or
-catch; on its turn it must return a move. The search player (``hard``) fits the same interface: it
-samples hidden hands consistent with its view and plays them out on copies of the same engine.
+catch; on its turn it must return a move. The search players (``hard``, ``expert``) fit the same
+interface: they sample hidden hands consistent with their view and play them out on copies of the
+same engine. ``easy`` is ``normal`` made careless, for a gentle game.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import Protocol
 
 from ..engine.moves import Move
 from ..engine.view import SeatView
+from .easy import EasyBot
+from .expert import Budget, ExpertBot
 from .hard import HardBot
 from .normal import NormalBot
 from .random_bot import RandomBot
@@ -24,15 +27,16 @@ class Bot(Protocol):
     def choose(self, view: SeatView, rng: random.Random) -> Move | None: ...
 
 
-BOTS: dict[str, type[RandomBot] | type[NormalBot] | type[HardBot]] = {
-    "random": RandomBot, "normal": NormalBot, "hard": HardBot,
+BOTS: dict[str, type[RandomBot] | type[NormalBot] | type[HardBot] | type[ExpertBot]] = {
+    "random": RandomBot, "easy": EasyBot, "normal": NormalBot, "hard": HardBot,
+    "expert": ExpertBot,
 }
 LEVELS = tuple(BOTS)
 
 
 def make_bot(level: str, forget: float = 0.0) -> Bot:
     """A bot of ``level``; a ``normal`` one forgets a Page One call owed with chance
-    ``forget`` (the others never do)."""
+    ``forget`` (``easy`` forgets one in three anyway; the others never do)."""
     try:
         bot = BOTS[level]()
     except KeyError:
@@ -57,5 +61,5 @@ def parse_bot_levels(spec: str, level: str = "normal") -> list[str]:
     return names
 
 
-__all__ = ["BOTS", "LEVELS", "Bot", "HardBot", "NormalBot", "RandomBot", "make_bot",
-           "parse_bot_levels"]
+__all__ = ["BOTS", "LEVELS", "Bot", "Budget", "EasyBot", "ExpertBot", "HardBot", "NormalBot",
+           "RandomBot", "make_bot", "parse_bot_levels"]

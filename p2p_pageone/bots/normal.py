@@ -149,15 +149,14 @@ def qdan_score(habits: NormalBot, play: Play, colours: list[int], next_count: in
         score += habits.draw_card_keep
     if kind == KIND_CHANGE:
         return score - 25 + 2 * colours[play.colour]
-    last = play.cards[-1] // 26
-    return score + 2 * (colours[last] - sum(1 for c in play.cards if c // 26 == last))
+    cards = play.cards
+    last = cards[-1] // 26
+    same = 1 if len(cards) == 1 else sum(1 for c in cards if c // 26 == last)
+    return score + 2 * (colours[last] - same)
 
 
 def _preferred_plays(moves: list[Move]) -> list[Play]:
     """The plays, each with the Page One call attached wherever the rules allow it."""
-    return [m for m in moves if isinstance(m, Play) and (m.call or not _has_call_twin(m, moves))]
+    called = {m.slots for m in moves if isinstance(m, Play) and m.call}
+    return [m for m in moves if isinstance(m, Play) and (m.call or m.slots not in called)]
 
-
-def _has_call_twin(play: Play, moves: list[Move]) -> bool:
-    """True when the same play also appears with the call attached (then prefer calling)."""
-    return any(isinstance(m, Play) and m.call and m.slots == play.slots for m in moves)

@@ -121,10 +121,12 @@ SAMPLE_EVERY = 64  # "sample": the full cross-checks on one step in 64 on averag
 
 @dataclass
 class SeatClock:
-    """What a seat's bot spent deciding: calls that returned a move, and seconds in total."""
+    """What a seat's bot spent deciding: calls that returned a move, seconds in total, and the
+    longest single call."""
 
     decisions: int = 0
     seconds: float = 0.0
+    longest: float = 0.0
 
 
 def play_game(
@@ -196,7 +198,9 @@ class _Asker:
         start = clock()
         move = self.bots[seat].choose(self.views[seat], self.rngs[seat])
         used = self.clocks[seat]
-        used.seconds += clock() - start
+        spent = clock() - start
+        used.seconds += spent
+        used.longest = max(used.longest, spent)
         used.decisions += move is not None
         return move
 

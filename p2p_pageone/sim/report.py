@@ -42,6 +42,7 @@ class Tally:
     place_sum: int = 0
     decisions: int = 0
     seconds: float = 0.0
+    longest: float = 0.0
 
     def add(self, place: int) -> None:
         self.games += 1
@@ -82,6 +83,7 @@ class SimReport:
             if self.timed:
                 row["decisions"] = tally.decisions
                 row["ms_per_decision"] = round(1000 * tally.seconds / max(1, tally.decisions), 3)
+                row["max_ms"] = round(1000 * tally.longest, 1)
             out.append(row)
         return out
 
@@ -99,10 +101,12 @@ class SimReport:
                     merged.place_sum += tally.place_sum
                     merged.decisions += tally.decisions
                     merged.seconds += tally.seconds
+                    merged.longest = max(merged.longest, tally.longest)
             row = {"copies": copies, "parity": round(1 / self.players, 4), **merged.figures()}
             if self.timed:
                 row["ms_per_decision"] = round(1000 * merged.seconds / max(1, merged.decisions),
                                                3)
+                row["max_ms"] = round(1000 * merged.longest, 1)
             out[name] = row
         return out
 
@@ -137,7 +141,7 @@ class SimReport:
             "bots move one seat on each game; parity "
             f"{1 / self.players:.3f}",
             "bot  level    wins   win rate  95% interval      mean place"
-            + ("  ms/decision" if self.timed else ""),
+            + ("  ms/decision  max ms" if self.timed else ""),
         ]
         for row in data["bots"]:
             lines.append(_row(f"{row['bot']:>3}  {row['name']:<7}", row, self.timed))
@@ -156,7 +160,7 @@ def _row(head: str, row: dict[str, Any], timed: bool) -> str:
     lo, hi = row["ci95"]
     text = (f"{head} {row['wins']:>5}   {row['win_rate']:.3f}     [{lo:.3f}, {hi:.3f}]    "
             f"{row['mean_place']:.2f}")
-    return text + (f"  {row['ms_per_decision']:>10.2f}" if timed else "")
+    return text + (f"  {row['ms_per_decision']:>10.2f}  {row['max_ms']:>6.1f}" if timed else "")
 
 
 def seat_bots(names: list[str], players: int) -> list[str]:
@@ -197,6 +201,8 @@ def simulate(
             if record.clocks:
                 report.lineup[bot].decisions += record.clocks[seat].decisions
                 report.lineup[bot].seconds += record.clocks[seat].seconds
+                report.lineup[bot].longest = max(report.lineup[bot].longest,
+                                                 record.clocks[seat].longest)
         if progress is not None:
             progress(index + 1, games)
     return report
