@@ -248,21 +248,9 @@ def _step(error: Exception) -> Step:
         return "seed commitment" if "commitment" in text else "deck round"
     if isinstance(error, DeckError):
         return "card shown" if "not the card" in text or "not theirs" in text else "deck round"
-    if isinstance(error, TableEnded):
-        for words, step in STEP_WORDS:
-            if words in text:
-                return step
-        return "table"
+    if isinstance(error, TableEnded):  # the fold says which step, never in words
+        return next((step for step in STEPS if step == error.step), "table")
     return "message"
-
-
-# A table fault's step, from the words of the fold's reason (the first that matches).
-STEP_WORDS: tuple[tuple[str, Step], ...] = (
-    ("every card known", "move, with every card known"), ("rules refuse", "move"),
-    ("no move is possible", "move"), ("not the card", "card shown"),
-    ("not in its hand", "card shown"), ("refused to reveal", "seed reveal"),
-    ("before the hand was over", "seed reveal"), ("log head", "log head"), ("coin", "coin toss"),
-    ("card appears twice", "deck round"))
 
 
 def host_seat(state: TableState) -> int:

@@ -76,14 +76,16 @@ class Event:
 class TableEnded(Exception):
     """The table cannot go on; ``culprit`` is the seat to blame, or -1; ``position`` is the log
     entry that proves it, or -1 for the entry being applied. ``refusal``: what a sequencer whose
-    check raised this tells the entry's author instead (the reason, if not given)."""
+    check raised this tells the entry's author instead (the reason, if not given). ``step``: the
+    protocol step at fault, as ``pageone audit`` labels it ("": the table's own rules)."""
 
     def __init__(self, reason: str, culprit: int = -1, position: int = -1,
-                 refusal: str = "") -> None:
+                 refusal: str = "", step: str = "") -> None:
         super().__init__(reason)
         self.culprit = culprit
         self.position = position
         self.refusal = refusal or reason
+        self.step = step
 
 
 class MustRefuse(TableEnded):

@@ -80,7 +80,7 @@ def check_move_now(s: PublicState, env: Envelope, seat: int) -> None:
     game = s.game
     if game is None or game.over or game.to_reveal or s.crypto is None or hand_over(s):
         raise TableEnded("made a move while no move is possible", seat, len(s.log) - 1,
-                         refusal="no move is possible now")
+                         refusal="no move is possible now", step="move")
 
 
 def check_move(s: PublicState, env: Envelope, seat: int) -> None:
@@ -92,7 +92,7 @@ def check_move(s: PublicState, env: Envelope, seat: int) -> None:
         game_of(s).deal.verify(move_from(seat, env.data))
     except IllegalMove as error:
         raise TableEnded(f"made a move the rules refuse: {error}", seat, len(s.log) - 1,
-                         refusal=str(error)) from None
+                         refusal=str(error), step="move") from None
 
 
 def on_move(s: PublicState, env: Envelope, seat: int, now: float) -> None:
@@ -107,11 +107,12 @@ def on_move(s: PublicState, env: Envelope, seat: int, now: float) -> None:
                 defer_keys(s, crypto, crypto.locate(slot)[0], seat, checked)
             except KeyError:
                 raise TableEnded(f"played position {slot}, which is not in its hand",
-                                 seat, len(s.log) - 1) from None
+                                 seat, len(s.log) - 1, step="card shown") from None
     try:
         s._apply_move(game, move)
     except IllegalMove as error:
-        raise TableEnded(f"made a move the rules refuse: {error}", seat, len(s.log) - 1) from None
+        raise TableEnded(f"made a move the rules refuse: {error}", seat, len(s.log) - 1,
+                         step="move") from None
     if isinstance(move, Play):
         crypto.shown.update(move.slots)
     s.hand_moves.append((len(s.log) - 1, move))
@@ -124,7 +125,8 @@ def check_seed_reveal(s: PublicState, env: Envelope, seat: int) -> None:
     if not hand_over(s):  # every value is proven on receipt: nothing honest stops a hand
         raise TableEnded(f"relayed a seed reveal from {s.names[seat]} before the hand was over: "
                          "the sequencer must refuse it", s.host_seat,
-                         refusal="a hand seed is revealed only once the hand is over")
+                         refusal="a hand seed is revealed only once the hand is over",
+                         step="seed reveal")
     in_hand(s, seat, env)
 
 

@@ -45,10 +45,11 @@ def check_head(s: PublicState, env: Envelope, seat: int) -> None:
     if seen is not None and seen < index:
         raise TableEnded(f"showed {s.names[seat]} another table: at the end of hand {s.hand} "
                          f"it signed the log head as {claim}, this log's is {mine}; only the "
-                         "sequencer orders the log", s.host_seat, refusal=NOT_THE_HEAD)
+                         "sequencer orders the log", s.host_seat, refusal=NOT_THE_HEAD,
+                         step="log head")
     raise TableEnded(f"signed a log head it never reached at the end of hand {s.hand} "
                      f"({claim}; it had seen this log up to entry {seen}, whose head at the end "
-                     f"of the hand is {mine})", seat, refusal=NOT_THE_HEAD)
+                     f"of the hand is {mine})", seat, refusal=NOT_THE_HEAD, step="log head")
 
 
 def on_head(s: PublicState, env: Envelope, seat: int, now: float) -> None:
@@ -119,7 +120,7 @@ def on_expel(s: PublicState, env: Envelope, seat: int, now: float) -> None:
 
 def on_bye(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     if reveal_due(s, seat):  # leaving instead of revealing hides the cards that check its moves
-        raise TableEnded(refused_reveal(s, seat), seat)
+        raise TableEnded(refused_reveal(s, seat), seat, step="seed reveal")
     if (env.sender == s.host_key and env.data["reason"] == HANDOVER and may_hand_over(s)
             and seat != s.me):
         s.handed_over = len(s.log) - 1  # its own signed word that it is gone: the successor
@@ -266,7 +267,7 @@ def judge_timeout(s: PublicState, claim: Claim) -> None:
             own = s._own_disproof(claim)
             if own:
                 raise TableEnded(own, s.host_seat)
-            raise TableEnded(refused_reveal(s, seat), seat)
+            raise TableEnded(refused_reveal(s, seat), seat, step="seed reveal")
         leave(s, seat, unconfirmed_reveal(s))
         return
     leave(s, seat, f"went silent while the table waited for {claim.env.data['waited_for']}")

@@ -131,7 +131,8 @@ def on_coin_commit(s: PublicState, env: Envelope, seat: int, now: float) -> None
 def on_coin_reveal(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     nonce = env.data["nonce"]
     if coin_commitment(s.table_id, env.sender, nonce) != s.coin_commits[seat]:
-        raise TableEnded("revealed a coin nonce that does not match its commitment", seat)
+        raise TableEnded("revealed a coin nonce that does not match its commitment", seat,
+                         step="coin toss")
     s.coin_nonces[seat] = nonce
     if len(s.coin_nonces) == s.seat_count and s.settings is not None:
         dealer = coin_result([s.coin_nonces[i] for i in range(s.seat_count)], s.seat_count)

@@ -197,11 +197,12 @@ def _check_full_information(s: PublicState, record: HandRecord, live: Deal) -> N
     game = game_of(s)
     replayed, fault = check_hand(game.settings, game.seats, record)
     if fault is not None and fault.move < 0:
-        raise TableEnded(f"hand {s.hand}: {fault.reason}")
+        raise TableEnded(f"hand {s.hand}: {fault.reason}", step="deck round")
     if fault is not None:
         at = record.positions[fault.move]
         raise TableEnded(f"made a move the rules refuse with every card known (entry {at}, "
-                         f"hand {s.hand}): {fault.reason}", fault.seat, at)
+                         f"hand {s.hand}): {fault.reason}", fault.seat, at,
+                         step="move, with every card known")
     if live.over and replayed.scores() != live.scores():
         raise TableEnded(f"hand {s.hand}: the replay with every card scores "
                          f"{replayed.scores()}, the table {live.scores()}")
