@@ -81,11 +81,20 @@ def test_scenarios_keep_the_coalition_to_half_the_table() -> None:
         assert scenario.victim not in scenario.corrupt
 
 
-def test_a_small_batch_reports_its_figures_as_json() -> None:
-    figures = run_seeds(range(4), jobs=1, shrink_budget=0).as_json()
-    assert figures["runs"] == 4 and set(figures["families"]) == {"classic", "qdan"}
-    assert sum(figures["coalitions"].values()) == 4
+def test_a_small_batch_finds_nothing_and_reports_its_figures_as_json() -> None:
+    figures = run_seeds(range(10), jobs=1, shrink_budget=0).as_json()
+    assert figures["violations"] == []
+    assert figures["runs"] == 10 and set(figures["families"]) == {"classic", "qdan"}
+    assert sum(figures["coalitions"].values()) == 10 and len(figures["actions"]) >= 8
     json.dumps(figures)
+
+
+def test_the_planted_stale_sign_of_life_is_found() -> None:
+    # seed 31 keeps every invariant; with a sign of life counted whatever entry it was made at,
+    # a staller's old sign of life disproves its timeout and the run breaks one
+    assert run(make(31)).verdicts == []
+    with planted("alive-any-position"):
+        assert run(make(31)).verdicts != []
 
 
 def test_a_host_that_stops_sending_a_seat_the_log_cannot_remove_it() -> None:
