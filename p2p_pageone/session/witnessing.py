@@ -17,7 +17,7 @@ from ..wire.codec import ProtocolError, unpack
 from .common import Event
 from .fold.apply import entry_refusal
 from .fold.claims import Claim
-from .fold.obligations import BOUNDS
+from .fold.obligations import BOUNDS, discharges, owed
 from .fold.witness import DURING_ROUND, HELD_FOR, deck_refuses, disproof, is_call, listening
 from .player import MeshMemory, PlayerState
 
@@ -172,7 +172,7 @@ def hand_over(s: PlayerState, now: float) -> None:
             mesh.shared = raw
             tell_all(s, raw)
         _give_up_chat(s, now)
-        _give_up_for_a_witness(s, now)
+        _give_up_for_what_we_owe(s, now)
     attached = s.attachment
     if (s.chain is None or not attached.log_read or attached.dropped or attached.via_successor
             or s.is_host):
@@ -212,15 +212,19 @@ def _admissible(s: PlayerState, env: Envelope) -> bool:
     return entry_refusal(s, env) is None and not deck_refuses(s, env)
 
 
-def _give_up_for_a_witness(s: PlayerState, now: float) -> None:
-    """We owe a witness, and what we have out is of a kind the log cannot take while the round
-    is open: the host refuses it at once, and its refusal has not come for ``RELAY_AFTER`` s (a
-    host that withholds refusals would keep our witness from ever being sealed, and have us
-    timed out for it). It is given up, so our witness can go; we take the step again later."""
-    pipe = s.outbox.pipe
-    if not pipe or not any(s.me in c.due and s.me not in c.heard for c in s.claims):
+def _give_up_for_what_we_owe(s: PlayerState, now: float) -> None:
+    """The table waits for a step of ours, and nothing we have out takes it (a catch that lost
+    its race while our turn is owed; a move while our witness is owed, which the log cannot
+    take while the round is open): an honest host refuses such an envelope at once, and its
+    refusal has not come for ``RELAY_AFTER`` s. A host that withholds refusals would keep our
+    step from ever being sealed, and have us timed out for it: what is out is given up (taken
+    as refused), so our step can go; anything else we take again later."""
+    pipe, ours = s.outbox.pipe, [o for o in owed(s) if o.seat == s.me]
+    if not pipe or not ours or s.game is None or s.attachment.dropped:
         return
-    if any(sent.kind in DURING_ROUND for sent in pipe):
+    if any(discharges(o, sent.kind, sent.data) for o in ours for sent in pipe):
+        return
+    if s.claims and any(sent.kind in DURING_ROUND for sent in pipe):
         return
     s.outbox.pipe = []
     s.flush(now)

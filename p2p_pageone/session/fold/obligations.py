@@ -23,6 +23,9 @@ is ``Owed.text``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from .duties import BOUNDS, Bounds, Duty, Owed
 from .queries import hand_over, slots_owed_by
 from .state import PublicState
@@ -69,7 +72,11 @@ def step_owed(s: PublicState, seat: int) -> Duty | None:
                 None)
 
 
-def discharges(o: Owed, kind: str) -> bool:
+def discharges(o: Owed, kind: str, data: Mapping[str, Any] | None = None) -> bool:
+    """Would an envelope of ``kind`` (with ``data``) discharge ``o``? A move discharges a turn
+    only if it plays or draws (a call or a catch leaves the turn owed)."""
+    if o.duty is Duty.MOVE:
+        return kind == "move" and (data or {}).get("kind") in ("play", "draw")
     return o.duty.kind == kind
 
 
