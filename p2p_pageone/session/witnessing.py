@@ -18,7 +18,7 @@ from .common import Event
 from .fold.apply import entry_refusal
 from .fold.claims import Claim
 from .fold.obligations import BOUNDS, discharges, owed
-from .fold.witness import DURING_ROUND, HELD_FOR, deck_refuses, disproof, is_call, listening
+from .fold.witness import HELD_FOR, deck_refuses, disproof, is_call, listening
 from .player import MeshMemory, PlayerState
 
 ALIVE_EVERY = BOUNDS.alive_every  # seconds between two signs of life on the mesh
@@ -213,18 +213,19 @@ def _admissible(s: PlayerState, env: Envelope) -> bool:
 
 
 def _give_up_for_what_we_owe(s: PlayerState, now: float) -> None:
-    """The table waits for a step of ours, and nothing we have out takes it (a catch that lost
-    its race while our turn is owed; a move while our witness is owed, which the log cannot
-    take while the round is open): an honest host refuses such an envelope at once, and its
-    refusal has not come for ``RELAY_AFTER`` s. A host that withholds refusals would keep our
-    step from ever being sealed, and have us timed out for it: what is out is given up (taken
-    as refused), so our step can go; anything else we take again later."""
+    """The table waits for a step of ours, and nothing we have out takes it, nor can the log
+    take it any more (our own fold refuses it now: a catch that lost its race while our turn
+    is owed, a move while our witness is owed and the round is open): an honest host refuses
+    such an envelope at once, and its refusal has not come for ``RELAY_AFTER`` s. A host that
+    withholds refusals would keep our step from ever being sealed, and have us timed out for
+    it: what is out is given up (taken as refused), so our step can go. What the log could
+    still take (another seat may yet hand it to the host) is kept."""
     pipe, ours = s.outbox.pipe, [o for o in owed(s) if o.seat == s.me]
     if not pipe or not ours or s.game is None or s.attachment.dropped:
         return
     if any(discharges(o, sent.kind, sent.data) for o in ours for sent in pipe):
         return
-    if s.claims and any(sent.kind in DURING_ROUND for sent in pipe):
+    if any(entry_refusal(s, open_envelope(sent.raw, own=True)) is None for sent in pipe):
         return
     s.outbox.pipe = []
     s.flush(now)
