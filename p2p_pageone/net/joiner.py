@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..crypto.statements import proof_of_key
 from ..session.attachment import MINORITY, lost_frame
@@ -36,7 +36,7 @@ from .runner import (
 )
 from .standby import Relay, Standby
 
-__all__ = ["RETRY_FOR", "run_joiner"]
+__all__ = ["RETRY_FOR", "run_joiner", "start_cpu_peers"]
 
 RETRY_FOR = 60.0  # a joiner whose connection drops mid-game tries again for this long
 RETRY_EVERY = 1.0
@@ -102,6 +102,20 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
         mesh.close()
         if standby is not None:
             standby.close()
+
+
+def start_cpu_peers(runner: HostRunner, peers: Sequence[PeerSession], host: str, port: int,
+                    logs: Sequence[LogWriter | None], silent_after: float = 10.0,
+                    listen: bool = False, relay: Relay | None = None) -> list[asyncio.Task[None]]:
+    """The CPU players a host starts (``pageone host --bots``, ``scripts/bench_table.py``): each
+    a peer with its own identity and connection to ``host``:``port``, all at once (a door that
+    closes one at accept, its address busy, sees it back a second later). The sequencer knows
+    them: their moves too wait out a catch window, and a dropped one is not kept."""
+    assert runner.sequencer is not None
+    runner.sequencer.cpu_keys = {peer.identity.public for peer in peers}
+    return [asyncio.create_task(run_joiner(peer, host, port, lambda s, e: None, log,
+                                           silent_after, listen=listen, relay=relay))
+            for peer, log in zip(peers, logs, strict=True)]
 
 
 def _failed(session: PeerSession, to_host: bool, outcome: str) -> str:

@@ -16,7 +16,7 @@ from ..crypto.identity import fingerprint
 from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .attachment import lost_frame
-from .common import Event
+from .common import BUSY, Event
 from .fold.queries import MOVE
 from .fold.witness import moves_nothing
 from .links import answer_challenge
@@ -149,6 +149,12 @@ class Client:
 
     def closed(self) -> None:
         self.gone = True
+        if not self.introduced and self.session.me < 0:
+            # closed before its challenge: the host's door closes a connection at accept while
+            # our address holds as many unproven ones as it takes at once (SPEC §7, "Strangers
+            # and floods"; several CPU peers of one machine connect together): busy, try again
+            self.session.refused(BUSY, self.last_seen)
+            return
         self.session.lost_host("the connection to the host closed")
 
     def _acknowledge(self, now: float) -> None:
