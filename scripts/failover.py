@@ -19,8 +19,9 @@ joiner has made a move. Then:
   transmissions (TCP's retransmission modelled). The table plays IMPAIRED_SECONDS; the figure is
   the takeovers (target 0 in every run) and the seats taken for gone.
 
-Traffic stays inside the namespaces made. Prints a table, or one JSON object with --json; exit 0
-only if every run met its target.
+Traffic stays inside the namespaces made. Prints a table, or one JSON object with --json
+("targets_met": the times within target); exit 0 only if every run was correct (the game
+finished, every log audits OK, nobody named; no takeover over the impaired link).
 """
 
 from __future__ import annotations
@@ -250,24 +251,29 @@ def main() -> int:
 
 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The figures; ``ok``: every run correct (a finished game, every log audits OK, nobody
+    named, no takeover over the impaired link); ``targets_met``: the times within target."""
     summary: dict[str, Any] = {}
-    ok = True
+    ok = met = True
     for seats in sorted({r["seats"] for r in rows if r["mode"] == "crash"}):
         times = [r["new_host_s"] for r in rows if r["mode"] == "crash" and r["seats"] == seats]
         summary[f"crash_{seats}_seats_median_s"] = statistics.median(times)
-        ok &= statistics.median(times) <= CRASH_TARGET
+        summary[f"crash_{seats}_seats_max_s"] = max(times)
+        met &= statistics.median(times) <= CRASH_TARGET
     silent = [r["new_host_s"] for r in rows if r["mode"] == "silent"]
     if silent:
         summary["silent_max_s"] = max(silent)
-        ok &= max(silent) <= SILENT_TARGET
+        met &= max(silent) <= SILENT_TARGET
     impaired_rows = [r for r in rows if r["mode"] == "impaired"]
     if impaired_rows:
+        summary["impaired_runs"] = len(impaired_rows)
         summary["impaired_takeovers"] = sum(r["takeovers"] for r in impaired_rows)
         summary["impaired_drops"] = sum(r["drops"] for r in impaired_rows)
         ok &= summary["impaired_takeovers"] == 0
     for row in rows:
         if row["mode"] != "impaired":
             ok &= row["audit_ok"] and row["nobody_named"] and not any(row["exits"])
+    summary["targets_met"] = bool(met)
     summary["ok"] = bool(ok)
     return summary
 

@@ -33,6 +33,8 @@ SMOKE: dict[str, tuple[list[str], float, bool]] = {
     "bench_watchers.py": (["--watchers", "2", "--deals", "1", "--rounds", "1", "--json"], 90,
                           False),
     "code_shape.py": (["--json"], 60, False),
+    "failover.py": (["--runs", "1", "--seats", "4", "--silent-runs", "0", "--impaired-runs",
+                     "0", "--json"], 240, True),
     "make_vectors.py": (["--check"], 60, False),
     "silence_sim.py": (["--games", "1", "--factor", "16", "--json"], 90, False),
     "soak.py": (["--hands", "1", "--peers", "2", "--timeout", "60", "--json"], 90, False),
