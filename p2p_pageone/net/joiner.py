@@ -68,7 +68,7 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
     round_trip = RoundTrip()  # kept across connections: a drop does not reset what we learnt
     route, deadline = Route((host, port)), -1.0
     reach = DropReach()  # whom this drop's attempts reached: none at all is our own network
-    telling = _Telling()
+    telling, was_up = _Telling(), False
     try:
         while True:
             listening = standby is not None and standby.listener is not None
@@ -87,8 +87,7 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
             reach.note(target, outcome)
             if not session.attachment.dropped or finished(session):
                 return
-            up = session.attachment.log_read  # it got back in: this drop has its own retry_for
-            if up:
+            if up := session.attachment.log_read:  # it got in: this drop has its retry_for
                 deadline = -1.0
                 route.failed.clear()
                 session.attachment.lost.clear()  # the host answered: old news
@@ -98,8 +97,8 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
                 _stop(session, route, reach, retry_for)
                 on_events(session, session.take_events())
                 return
-            # one that worked is tried again at once (a crashed host's machine refuses at once)
-            await asyncio.sleep(0.0 if up else RETRY_IN_GAME if session.game else RETRY_EVERY)
+            now_up, was_up = up and not was_up, up  # one that worked: again at once, not twice
+            await asyncio.sleep(0.0 if now_up else RETRY_IN_GAME if session.game else RETRY_EVERY)
             session.resume()
     finally:
         mesh.close()
