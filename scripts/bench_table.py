@@ -24,7 +24,7 @@ With --delay/--loss every joiner's connection goes through an in-process proxy (
 and so does every connection to a joiner's own listener (keys sent to their owner directly),
 that delays each direction by MS milliseconds and models TCP retransmission of lost segments; the
 figure to watch is then round trips per move: the hands' time (the table's, less its lobby)
-over their moves, in units of the link's round trip (target at 50 ms: at most 1.5; "+lobby" is
+over their moves, in units of the link's round trip (target at 50 ms: at most 1.10; "+lobby" is
 the same with the lobby counted in). Every peer keeps the default silence floor
 (10 s) and step timeout (30 s); a slow or lossy link widens its silence threshold by itself
 (session/rtt.py). "drops" counts the seats taken for gone meanwhile (each `away` and `timeout`
@@ -261,7 +261,7 @@ def main() -> None:
         print("target: under 0.8 s per 4-peer classic hand (idle 2-core machine)")
     else:
         print(f"link: {args.delay:g} ms one way, loss {args.loss:g}; "
-              "target at 50 ms: at most 1.5 round trips per move; drops: 0")
+              "target at 50 ms: at most 1.10 round trips per move (1.15 with loss); drops: 0")
 
 
 if __name__ == "__main__":
