@@ -7,22 +7,24 @@ engine-only time of the very same deals (replayed from the revealed cards and th
 
 A 4-peer classic table of --deals deals, and --tables 6-peer qdan tables (a qdan game is one
 hand), one after another. Every peer (the host and its CPU peers) runs in this one process on one
-event loop, each with its own identity, secrets and TCP connection, as `pageone host --bots N
---autoplay` does; with --processes each CPU peer runs in a process of its own, as each player
-has a machine of their own (their work then runs side by side on this machine's cores instead of
-taking turns on one loop). Beside the wall time per hand (the table's, lobby included, over its
-hands), the process time per hand (comparable on a shared machine: all the table's work) and
-the lobby's time per table (seating, ready and the coin toss, before the first deal). The deals
-are random: hands with more reshuffles cost more (a 4-peer classic hand holds 2 to 6 deck
-rounds), so compare runs over many deals or with one --seed (--processes seats the peers in the
-order they connect, so its deals differ from run to run).
+event loop, each with its own identity, secrets and TCP connection, started by the code that
+starts `pageone host --bots N --autoplay`'s CPU players (net/joiner.start_cpu_peers; here each
+also listens, as a `pageone join` does, so keys and signs of life go over the mesh too); with
+--processes each CPU peer runs in a process of its own, as each player has a machine of their
+own (their work then runs side by side on this machine's cores instead of taking turns on one
+loop). Beside the wall time per hand (the table's, lobby included, over its hands), the process
+time per hand (comparable on a shared machine: all the table's work) and the lobby's time per
+table (seating, ready and the coin toss, before the first deal). The deals are random: hands
+with more reshuffles cost more (a 4-peer classic hand holds 2 to 6 deck rounds), so compare runs
+over many deals or with one --seed (--processes seats the peers in the order they connect, so its
+deals differ from run to run).
 Target: under 0.8 s per 4-peer classic hand on an idle 2-core machine.
 
 With --delay/--loss every joiner's connection goes through an in-process proxy (net/proxy.py),
 and so does every connection to a joiner's own listener (keys sent to their owner directly),
 that delays each direction by MS milliseconds and models TCP retransmission of lost segments; the
 figure to watch is then round trips per move: the hands' time (the table's, less its lobby)
-over their moves, in units of the link's round trip (target at 50 ms: at most 1.5; "+lobby" is
+over their moves, in units of the link's round trip (target at 50 ms: at most 1.10; "+lobby" is
 the same with the lobby counted in). Every peer keeps the default silence floor
 (10 s) and step timeout (30 s); a slow or lossy link widens its silence threshold by itself
 (session/rtt.py). "drops" counts the seats taken for gone meanwhile (each `away` and `timeout`
@@ -47,9 +49,10 @@ from p2p_pageone.crypto.envelope import Envelope, open_envelope
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import make_settings
 from p2p_pageone.engine.settings import Settings
-from p2p_pageone.net.joiner import run_joiner
+from p2p_pageone.net.joiner import run_joiner, start_cpu_peers
 from p2p_pageone.net.proxy import DelayProxy, Link
 from p2p_pageone.net.runner import HostRunner
+from p2p_pageone.net.standby import Relay
 from p2p_pageone.session import rtt
 from p2p_pageone.session.fold.records import replay_hand
 from p2p_pageone.session.peer import PeerSession
@@ -70,17 +73,24 @@ def peer(name: str, host_table: tuple[str, Settings, int] | None = None) -> Peer
                        rng=random.Random(name), autoplay=True, host_table=host_table)
 
 
-async def joiner(name: str, port: int, link: Link) -> None:
-    """One CPU peer. With a delay, its own listener (other joiners send it keys directly) is
+def relaying(link: Link, relays: list[DelayProxy]) -> Relay | None:
+    """With a delay, every joiner's own listener (other joiners send it keys directly) is
     behind a delaying proxy too, so every link between two machines has the same delay."""
-    relays: list[DelayProxy] = []
+    if link == NO_DELAY:
+        return None
 
     async def relay(address: str, listening: int) -> int:
         relays.append(DelayProxy((address, listening), link, seed=len(relays) + 2))
         return await relays[-1].start()
 
+    return relay
+
+
+async def joiner(name: str, port: int, link: Link) -> None:
+    """One CPU peer in a process of its own (--processes)."""
+    relays: list[DelayProxy] = []
     await run_joiner(peer(name), "127.0.0.1", port, lambda s, e: None, None, listen=True,
-                     relay=relay if link != NO_DELAY else None)
+                     relay=relaying(link, relays))
     for relayed in relays:
         await relayed.close()
 
@@ -119,11 +129,15 @@ async def table(settings: Settings, peers: int, link: Link, spread: bool) -> Run
         port = await proxy.start()
     for _ in children:
         ports.put(port)
-    joiners = [] if spread else [asyncio.create_task(joiner(f"cpu{i}", port, link))
-                                 for i in range(1, peers)]
+    relays: list[DelayProxy] = []
+    cpus = [] if spread else [peer(f"cpu{i}") for i in range(1, peers)]
+    joiners = start_cpu_peers(runner, cpus, "127.0.0.1", port, [None] * len(cpus),
+                              listen=True, relay=relaying(link, relays))
     await runner.run()
     end = time.perf_counter()
     await asyncio.gather(*joiners)
+    for relayed in relays:
+        await relayed.close()
     for child in children:
         await asyncio.to_thread(child.join, 60)
     await proxy.close()
@@ -247,7 +261,7 @@ def main() -> None:
         print("target: under 0.8 s per 4-peer classic hand (idle 2-core machine)")
     else:
         print(f"link: {args.delay:g} ms one way, loss {args.loss:g}; "
-              "target at 50 ms: at most 1.5 round trips per move; drops: 0")
+              "target at 50 ms: at most 1.10 round trips per move (1.15 with loss); drops: 0")
 
 
 if __name__ == "__main__":

@@ -54,6 +54,7 @@ def sample(pid: int) -> tuple[int, float] | None:  # (descriptors, MiB)
 
 def start(home: Path, args: list[str], out: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / "data"),
+           "XDG_CONFIG_HOME": str(home / "config"),  # each peer its own identity
            "NO_COLOR": "1"}
     home.mkdir(parents=True, exist_ok=True)
     return subprocess.Popen(command(*args), env=env, stdin=subprocess.DEVNULL,

@@ -38,17 +38,26 @@ def test_the_first_successor_takes_over_only_with_a_majority_and_listening() -> 
     route.note(("127.0.0.2", 7002), "")  # it is there
     assert route.next(s, listening=True, majority=False) == HOST
     assert route.next(s, listening=False, majority=True) == ("127.0.0.2", 7002)  # no listener
-    assert route.next(s, listening=True, majority=True) == HOST  # the host again between
+    # the host failed us and a majority lost it: no other try of the host first
     assert route.next(s, listening=True, majority=True) is None
 
 
 def test_a_later_seat_takes_over_once_every_successor_before_it_failed() -> None:
     route, s = Route(HOST), table(me=3)
-    for target in (HOST, ("127.0.0.1", 7001), HOST, ("127.0.0.2", 7002), HOST):
+    for target in (HOST, ("127.0.0.1", 7001), HOST, ("127.0.0.2", 7002)):
         assert route.next(s, True, True) == target
         route.note(target, "refused")
     assert route.next(s, True, False) == HOST  # no majority: no takeover
+    assert route.next(s, True, True) is None  # every successor before us failed: at once
+
+
+def test_a_successor_with_a_majority_takes_over_without_trying_the_host_again() -> None:
+    route, s = Route(HOST), table(me=1)
+    assert route.next(s, True, False) == HOST
+    route.note(HOST, "unanswered")  # a stopped host: each try costs the challenge's wait
     assert route.next(s, True, True) is None
+    route.note(HOST, "")  # it answered after all: the host it is
+    assert route.next(s, True, True) == HOST
 
 
 def test_nobody_left_once_the_host_and_every_other_listening_seat_refused() -> None:

@@ -21,7 +21,7 @@ from ..bots import parse_bot_levels
 from ..crypto.identity import Identity, fingerprint
 from ..engine.settings import SettingError, Settings
 from ..net.discovery import SERVICE, Advertiser, browse, host_addresses, instance_name
-from ..net.joiner import run_joiner
+from ..net.joiner import start_cpu_peers
 from ..net.logwriter import check_writable
 from ..net.runner import HostRunner, LocalFault, LogWriter
 from ..session.peer import PeerSession
@@ -143,12 +143,9 @@ async def _host(args: argparse.Namespace, settings: Settings) -> int:
     _how_to_join(args.interface, table_name, port, advertised=advertiser is not None)
     forget = 0.0 if all_cpu else args.cpu_forgets / 100
     bots = [cpu_session(i, level, think, window, forget) for i, level in enumerate(levels)]
-    runner.sequencer.cpu_keys = {bot.identity.public for bot in bots}
     bot_logs = [LogWriter(LogWriterPath(f"cpu{i + 1}")) for i in range(len(levels))]
     here = args.interface or "127.0.0.1"  # where the server listens
-    tasks = [asyncio.create_task(run_joiner(bot, here, port, lambda s, e: None,
-                                            bot_log, args.silent_after))
-             for bot, bot_log in zip(bots, bot_logs, strict=True)]
+    tasks = start_cpu_peers(runner, bots, here, port, bot_logs, args.silent_after)
     terminal.resume()
     waiting = seats - 1 - len(levels)
     if waiting and not args.autoplay:

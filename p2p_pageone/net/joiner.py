@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..crypto.statements import proof_of_key
 from ..session.attachment import MINORITY, lost_frame
@@ -36,10 +36,13 @@ from .runner import (
 )
 from .standby import Relay, Standby
 
-__all__ = ["RETRY_FOR", "run_joiner"]
+__all__ = ["RETRY_FOR", "run_joiner", "start_cpu_peers"]
 
 RETRY_FOR = 60.0  # a joiner whose connection drops mid-game tries again for this long
-RETRY_EVERY = 1.0
+RETRY_EVERY = 1.0  # between two tries in the lobby (a busy door)
+RETRY_IN_GAME = 0.25  # between two tries mid-game: the host again, the successor once it serves
+LOST_ANSWER = 0.5  # how long a lost statement's answer is waited for (it decides nothing)
+HOST_AGAIN = 5.0  # a host the successor lost too is tried again no sooner than this
 
 
 async def run_joiner(session: PeerSession, host: str, port: int, on_events: EventSink,
@@ -65,6 +68,7 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
     round_trip = RoundTrip()  # kept across connections: a drop does not reset what we learnt
     route, deadline = Route((host, port)), -1.0
     reach = DropReach()  # whom this drop's attempts reached: none at all is our own network
+    telling, was_up = _Telling(), False
     try:
         while True:
             listening = standby is not None and standby.listener is not None
@@ -74,10 +78,8 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
                                  reconnect_window, announcer)
                 return
             address = route.host(session)
-            session.attachment.via_successor = target != address
+            target = await telling.aim(session, route, target, address, loop.time())
             expect = _key_at(session, target) or (session.host_key if target == address else b"")
-            if target != address:  # our signed word that we lost the host goes first
-                route.note(target, await tell_lost(session, *target, expect))
             outcome = await _take_part(session, *target, on_events, log, silent_after,
                                        standby, mesh, round_trip, expect)
             outcome = _failed(session, target == address, outcome)
@@ -85,8 +87,7 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
             reach.note(target, outcome)
             if not session.attachment.dropped or finished(session):
                 return
-            # that connection got back in: this drop has its own retry_for
-            if session.attachment.log_read:
+            if up := session.attachment.log_read:  # it got in: this drop has its retry_for
                 deadline = -1.0
                 route.failed.clear()
                 session.attachment.lost.clear()  # the host answered: old news
@@ -96,12 +97,66 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
                 _stop(session, route, reach, retry_for)
                 on_events(session, session.take_events())
                 return
-            await asyncio.sleep(RETRY_EVERY)
+            now_up, was_up = up and not was_up, up  # one that worked: again at once, not twice
+            await asyncio.sleep(0.0 if now_up else RETRY_IN_GAME if session.game else RETRY_EVERY)
             session.resume()
     finally:
         mesh.close()
         if standby is not None:
             standby.close()
+
+
+def start_cpu_peers(runner: HostRunner, peers: Sequence[PeerSession], host: str, port: int,
+                    logs: Sequence[LogWriter | None], silent_after: float = 10.0,
+                    listen: bool = False, relay: Relay | None = None) -> list[asyncio.Task[None]]:
+    """The CPU players a host starts (``pageone host --bots``, ``scripts/bench_table.py``): each
+    a peer with its own identity and connection to ``host``:``port``, all at once (a door that
+    closes one at accept, its address busy, sees it back a second later). The sequencer knows
+    them: their moves too wait out a catch window, and a dropped one is not kept."""
+    assert runner.sequencer is not None
+    runner.sequencer.cpu_keys = {peer.identity.public for peer in peers}
+    return [asyncio.create_task(run_joiner(peer, host, port, lambda s, e: None, log,
+                                           silent_after, listen=listen, relay=relay))
+            for peer, log in zip(peers, logs, strict=True)]
+
+
+class _Telling:
+    """Where our signed word that we lost the host went (each successor gets it once), and
+    when we last tried the host's address."""
+
+    def __init__(self) -> None:
+        self.told: dict[tuple[str, int], bytes] = {}  # the lost statement a successor took
+        self.host_tried = -HOST_AGAIN
+
+    async def aim(self, session: PeerSession, route: Route, target: tuple[str, int],
+                  address: tuple[str, int], now: float) -> tuple[str, int]:
+        """Where to connect now (``target``, or the successor instead of a failed host); our
+        lost statement goes first to a successor that does not have it yet."""
+        lost = session.attachment.lost.get(session.identity.public, b"")
+        if now - self.host_tried < HOST_AGAIN:
+            target = _past_host(session, route, target, address, self.told, lost)
+        if target == address:
+            self.host_tried = now
+        session.attachment.via_successor = target != address
+        if target != address and self.told.get(target) != lost:
+            outcome = await tell_lost(session, *target, _key_at(session, target))
+            self.told[target] = lost if outcome == "taken" else b""
+            route.note(target, "" if outcome == "taken" else outcome)
+        return target
+
+
+def _past_host(session: PeerSession, route: Route, target: tuple[str, int],
+               address: tuple[str, int], told: dict[tuple[str, int], bytes],
+               lost: bytes) -> tuple[str, int]:
+    """The host failed us and the successor standing next took our lost statement (it lost the
+    host too): we try it, not the host between (a stopped host's machine costs a challenge's
+    wait each time; a successor that still had the host would have refused the statement),
+    the host again only ``HOST_AGAIN`` after the last try (it may have come back)."""
+    if target != address or not route.failed.get(address) or not lost:
+        return target
+    seat = route.next_standing(session)
+    endpoint = parse_endpoint(session.endpoints.get(session.keys[seat], "")) if seat >= 0 else None
+    return endpoint if endpoint is not None and told.get(endpoint) == lost else target
 
 
 def _failed(session: PeerSession, to_host: bool, outcome: str) -> str:
@@ -143,8 +198,8 @@ def _key_at(session: PeerSession, where: tuple[str, int] | None) -> bytes:
 async def tell_lost(session: PeerSession, host: str, port: int, expect: bytes = b"") -> str:
     """Our ``lost`` statement to the successor listening at ``host``:``port``, over a
     connection that proves our key (its challenge signed, if ``expect``, the key that announced
-    that endpoint, sent it). "refused"/"unreachable" if that address failed us, else "" (it
-    took the statement, or said why not: then we go on)."""
+    that endpoint, sent it). "refused"/"unreachable" if that address failed us, "taken" if it
+    took the statement without a word, else "" (it said why not: then we go on)."""
     raw = session.attachment.lost.get(session.identity.public, b"")
     if not raw:
         return ""
@@ -160,9 +215,14 @@ async def tell_lost(session: PeerSession, host: str, port: int, expect: bytes = 
                 and (not expect or value["from"] == expect)):  # never signed for a relay
             proof = proof_of_key(session.identity, value["nonce"], value["from"], "lost")
             writer.write(lost_frame(session, raw, proof))
-            answer = await asyncio.wait_for(_answer(reader, decoder), 2.0)
-            if answer:  # a refusal (the host still answers there, or it does not count)
-                return ""
+            # a listener answers at once (or closes); a successor that took over already says
+            # nothing: the answer changes nothing we do, so it is not waited for long
+            try:
+                answer = await asyncio.wait_for(_answer(reader, decoder), LOST_ANSWER)
+            except TimeoutError:
+                answer = []
+            return "" if answer else "taken"  # a refusal: the host still answers there, or
+            # it does not count; none: the listener took it (or took the table over already)
     except (OSError, TimeoutError, ProtocolError, EOFError, IndexError):
         pass
     finally:
@@ -233,7 +293,7 @@ async def _take_part(session: PeerSession, host: str, port: int, on_events: Even
         client.rtt = round_trip
     link = _Connection(session, client, writer, on_events, log, mesh)
     woken = Waker(client.next_wake, loop.time)
-    session.on_wake, link.nudge = woken.now, woken.nudge
+    session.on_wake, link.nudge, link.ended = woken.now, woken.nudge, woken.now
     reading = asyncio.create_task(link.read(reader))
     if standby is not None:
         standby.wake = link.wake
@@ -268,6 +328,7 @@ class _Connection:
         self.session, self.client, self.writer = session, client, writer
         self.on_events, self.log, self.mesh = on_events, log, mesh
         self.nudge: Callable[[], None] = lambda: None  # a frame may bring the next tick forward
+        self.ended: Callable[[], None] = lambda: None  # the connection closed: tick at once
 
     def flush(self) -> None:
         session, client = self.session, self.client
@@ -301,3 +362,4 @@ class _Connection:
         if not finished(session) and not session.attachment.dropped:
             client.closed()
             self.flush()
+        self.ended()  # the connection's loop ends now, not at its next tick

@@ -33,7 +33,8 @@ class Link:
 
 
 class DelayProxy:
-    """Listens on loopback and forwards each connection to ``target`` through ``link``."""
+    """Listens (on loopback by default) and forwards each connection to ``target`` through
+    ``link``."""
 
     def __init__(self, target: tuple[str, int], link: Link, seed: int = 0) -> None:
         self.target, self.link = target, link
@@ -42,9 +43,10 @@ class DelayProxy:
         self._tasks: set[asyncio.Task[None]] = set()
         self.chunks = 0
 
-    async def start(self) -> int:
-        """Starts listening on 127.0.0.1 and returns the port to connect to instead."""
-        self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
+    async def start(self, bind: str = "127.0.0.1") -> int:
+        """Starts listening on ``bind`` (loopback, or an address of a test's own network
+        namespace) and returns the port to connect to instead."""
+        self._server = await asyncio.start_server(self._accept, bind, 0)
         port: int = self._server.sockets[0].getsockname()[1]
         return port
 

@@ -15,7 +15,7 @@ from ..crypto.envelope import open_envelope
 from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .attachment import lost_frame
-from .common import Event, Refusal
+from .common import BUSY, Event, Refusal
 from .fold.obligations import BOUNDS, moves_on
 from .links import answer_challenge
 from .peer import PeerSession
@@ -26,6 +26,9 @@ from .witnessing import censored
 STALL = 2.0  # seconds between two ticks (at least one every heartbeat) only a stall explains
 NOTICE_STALL = 5.0  # a stall this long is told to the player
 WELCOME_WITHIN = 10.0  # the host answers an intro at once; the host seats within 10 s too
+# Back to a seat mid-game, the challenge (sent at accept) is waited for this long only: a stopped
+# host's machine accepts the connection and says nothing (SPEC §7, "Failover")
+CHALLENGE_AGAIN_WITHIN = 2.0
 STEP_LIMIT = BOUNDS.give_up  # the host times a step out before; a table still waiting is
 # not served
 DONE_WAIT = 30.0  # after the game, how long a joiner waits for the host to confirm its ``done``
@@ -36,6 +39,8 @@ class Client:
                  heartbeat: float = 1.0, step_limit: float = STEP_LIMIT,
                  expect: bytes = b"") -> None:
         self.session = session
+        seated = session.game is not None and session.me in session.active
+        self.challenge_within = CHALLENGE_AGAIN_WITHIN if seated else WELCOME_WITHIN
         self.silent_after, self.heartbeat, self.step_limit = silent_after, heartbeat, step_limit
         self.rtt = RoundTrip()  # the link to the host: its silence threshold adapts to it
         self.decoder = FrameDecoder()
@@ -125,8 +130,10 @@ class Client:
             self.session.lost_host(f"the host sent nothing for {silent_after:.0f} s: it, "
                                    "or the network between us (this machine's included), is "
                                    "down")
-        if not self.introduced and now - self.opened > WELCOME_WITHIN:
-            self.session.lost_host(f"the host sent no challenge in {WELCOME_WITHIN:.0f} s: it "
+        # on a reconnect, a slow link (its round trips measured before) waits as long as before
+        within = min(WELCOME_WITHIN, max(self.challenge_within, self.rtt.silent_after(0.0)))
+        if not self.introduced and now - self.opened > within:
+            self.session.lost_host(f"the host sent no challenge in {within:.0f} s: it "
                                    "is stuck, runs an older pageone than this one (use the same "
                                    "pageone version), or is not a pageone table")
         elif not self.session.attachment.answered and now - self.opened > WELCOME_WITHIN:
@@ -156,6 +163,12 @@ class Client:
 
     def closed(self) -> None:
         self.gone = True
+        if not self.introduced and self.session.me < 0:
+            # closed before its challenge: the host's door closes a connection at accept while
+            # our address holds as many unproven ones as it takes at once (SPEC §7, "Strangers
+            # and floods"; several CPU peers of one machine connect together): busy, try again
+            self.session.refused(BUSY, self.last_seen)
+            return
         self.session.lost_host("the connection to the host closed")
 
     def _acknowledge(self, now: float) -> None:

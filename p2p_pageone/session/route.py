@@ -40,6 +40,9 @@ class Route:
         current = self.host(s)
         host = self.failed.get(current, "")
         handed = s.handed_over >= 0
+        if (host and majority and listening and s.game is not None and s.me in s.active
+                and self.next_standing(s) == s.me):
+            return None  # the host failed us too: no other try of it first
         if (not (host or handed) or (self.last != current and not handed) or s.game is None
                 or s.me not in s.active):
             self.last = current
@@ -55,6 +58,14 @@ class Route:
                 return endpoint
         self.last = current
         return current
+
+    def next_standing(self, s: PublicState) -> int:
+        """The first successor that is us or one that has not failed us (-1: none)."""
+        for seat in s.successors():
+            endpoint = parse_endpoint(s.endpoints[s.keys[seat]])
+            if seat == s.me or (endpoint is not None and endpoint not in self.failed):
+                return seat
+        return -1
 
     def nobody_left(self, s: PublicState) -> bool:
         """The host and every other seat that listens refused us (nothing listens there any

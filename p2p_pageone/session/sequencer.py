@@ -144,8 +144,8 @@ class Sequencer(Doors):
         due = [self._last_ping + self.heartbeat, self.host.next_wake(now)]
         if self.window is not None:
             due.append(self.window[1] + self.catch_window)
-        if self.gather_until >= 0:
-            due.append(self.gather_until)
+        if self.gather_until >= 0:  # at once when every seat expected has come back
+            due.append(now if self._all_gathered() else self.gather_until)
         if self.min_players and self.host.game is None:
             due.append(self.lobby_changed + self.start_after)
         if self.final is not None and not self.end_told:
@@ -362,13 +362,15 @@ class Sequencer(Doors):
         self.gathered[conn] = env
         return True
 
+    def _all_gathered(self) -> bool:
+        came = {env.sender for conn, env in self.gathered.items() if conn in self.links}
+        return not came < expected_at_takeover(self.host, self.host.attachment.taking_over)
+
     def _gathering(self, now: float) -> bool:
         """Still waiting for the others to hand over their logs (True), or the takeover done."""
         if self.gather_until < 0:
             return False
-        came = {env.sender for conn, env in self.gathered.items() if conn in self.links}
-        expected = expected_at_takeover(self.host, self.host.attachment.taking_over)
-        if now < self.gather_until and came < expected and not self.host.ended:
+        if now < self.gather_until and not self._all_gathered() and not self.host.ended:
             return True
         self.gather_until = -1.0
         host = self.host
