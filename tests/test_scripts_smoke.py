@@ -23,6 +23,8 @@ PY = [sys.executable]
 # script -> (arguments, seconds allowed, needs network namespaces)
 SMOKE: dict[str, tuple[list[str], float, bool]] = {
     "bench_audit.py": (["--deals", "1", "--json"], 120, False),
+    "bench_expert.py": (["--games", "2", "--json"], 90, False),
+    "byzantine.py": (["--seeds", "2", "--jobs", "1", "--shrink", "0", "--json"], 120, False),
     "bench_deal.py": (["--repeat", "1", "--json"], 60, False),
     "bench_direct_flood.py": (["--seconds", "0.3", "--json"], 60, False),
     "bench_engine.py": (["--seconds", "0.05", "--json"], 60, False),
