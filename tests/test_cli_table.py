@@ -58,7 +58,7 @@ def test_human_at_the_prompt_can_hand_over_to_the_cpu(tmp_path: Path) -> None:
 def test_bad_flags_are_errors_not_tracebacks(tmp_path: Path) -> None:
     cases = [
         (("host", "--bots", "6", "--no-mdns"), "at most 5 CPU players"),
-        (("host", "--bots", "normal,expert", "--no-mdns"), "unknown bot level 'expert'"),
+        (("host", "--bots", "normal,grandmaster", "--no-mdns"), "unknown bot level 'grandmaster'"),
         (("host", "--port", "99999", "--no-mdns"), "is not a TCP port"),
         (("host", "--interface", "1.2.3.4", "--no-mdns"), "cannot listen on 1.2.3.4"),
         (("host", "--seats", "2", "--bots", "2", "--no-mdns"), "leaves no seat for you"),
