@@ -61,6 +61,14 @@ def test_a_qdan_hand_after_a_leaver_replays_with_its_places() -> None:
     assert result.verdicts == [], [v.text for v in result.verdicts]
 
 
+def test_a_host_that_drops_keys_from_its_stream_names_no_player() -> None:
+    # seed 2252 (a soak found it): the host sends nobody its log's keys entries; a play whose
+    # card's keys are not in a peer's log named its player, where only the host can have
+    # logged it so (a sequencer holds such a play until the keys are in)
+    result = run(make(2252), (Action("withhold", 96, 0, -1, "entry:keys", 40.0, 35.0),))
+    assert not any(v.invariant == "I1" for v in result.verdicts), [v.text for v in result.verdicts]
+
+
 def test_every_plant_has_a_name_and_a_text() -> None:
     assert {"away-closes-round", "alive-any-position"} <= set(PLANTS)
     with pytest.raises(KeyError, match="no plant named"), planted("nonsense"):

@@ -10,7 +10,7 @@ from ...crypto.envelope import Envelope
 from ...crypto.identity import fingerprint
 from ...engine.moves import Catch, IllegalMove, Play
 from ...wire.codec import ProtocolError
-from ..common import TableEnded
+from ..common import MustRefuse, TableEnded
 from ..deckcheck import Unproven, check_reveal
 from ..hand import HandDeck
 from ..moves import move_from
@@ -103,6 +103,11 @@ def on_move(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     if isinstance(move, Play):
         for slot, card, key in zip(move.slots, move.cards, env.data["keys"], strict=True):
             try:
+                if not crypto.keys_complete(slot, but=seat):  # its player may have opened it
+                    # from keys sent to it directly: a sequencer holds the play until they are
+                    # logged, so a log that holds it first is the host's doing
+                    raise MustRefuse("a play whose card's keys are not all in the log yet",
+                                     "move", s.host_seat)
                 checked = crypto.check_shown(slot, seat, key, card, verify=not s.defer_proofs)
                 defer_keys(s, crypto, crypto.locate(slot)[0], seat, checked)
             except KeyError:
