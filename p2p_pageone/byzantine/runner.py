@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 
 from ..crypto.envelope import open_envelope, seal
 from ..engine.moves import Call, IllegalMove
+from ..session.peer import PeerSession
 from ..wire.codec import FrameDecoder, ProtocolError, frame
 from . import memo
 from .adversary import FRAME_RULES, Action, Adversary, Rule
@@ -52,11 +53,10 @@ def _lying_witness(table: SimTable) -> object:
     return rewrite
 
 
-def _stale(session: object, seat: int) -> bytes:
-    log = list(session.log)  # type: ignore[attr-defined]
-    keys = session.keys  # type: ignore[attr-defined]
-    key = keys[seat] if 0 <= seat < len(keys) else b""
-    return next((raw for raw in log if open_envelope(raw).sender == key), b"")
+def _stale(session: PeerSession, seat: int) -> bytes:
+    """The seat's oldest entry in the log: a statement of it, long out of date."""
+    key = session.keys[seat] if 0 <= seat < len(session.keys) else b""
+    return next((raw for raw in session.log if open_envelope(raw).sender == key), b"")
 
 
 def run(scenario: Scenario, plan: tuple[Action, ...] | None = None) -> Result:

@@ -146,7 +146,10 @@ class SimTable(MemoryTable):
         """Dead, fallen over, or a corrupt party whose session ended (its process exits, as
         pageone does when its table ends)."""
         return (index in self.dead or index in self.crashed
-                or (index in self.corrupt and bool(self.sessions[index].ended)))
+                or (index in self.corrupt and bool(self._session(index).ended)))
+
+    def _session(self, index: int) -> PeerSession:
+        return self.sequencer.host if index == HOST else self.clients[index - 1].session
 
     def _collect(self) -> None:
         out, self.sequencer.out = self.sequencer.out, []

@@ -16,9 +16,9 @@ Every role asks this module, and only it, what the table waits for:
   ``witness_grace`` for what disproves a claim; the host times a step out after ``step``; a
   joiner gives up on a host that has not after ``give_up``.
 
-The sequencer times a seat out from ``owed``, the joiner's clock judges the host from it, the
-peer's next step and a witness's owed kind come from it, and the terminal's "waiting for" line
-is ``Owed.text``.
+The sequencer times a seat out from ``owed``, the joiner's clock judges the host from it, a
+claim's owed step (``Claim.owed``) and a peer's giving up what no longer fits come from it, and
+the terminal's "waiting for" line is ``Owed.text``.
 """
 
 from __future__ import annotations
@@ -32,8 +32,6 @@ from .state import PublicState
 
 __all__ = ["BOUNDS", "Bounds", "Duty", "Owed", "discharges", "moves_on", "owed", "step_owed",
            "waiting_for"]
-
-
 
 
 def owed(s: PublicState) -> list[Owed]:

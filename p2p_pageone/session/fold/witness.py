@@ -152,15 +152,24 @@ def knew_reveal_due(s: PublicState, claim: Claim, raw: bytes) -> bool:
             and s.chain.position(alive.data["head"]) == index)
 
 
-def unlogged_envelope(s: PublicState, raw: bytes, key: bytes) -> Envelope | None:
-    """``raw`` as ``key``'s envelope for this table and hand at its next sequence number (so
-    the host never logged it), or None."""
+def _envelope_of(s: PublicState, raw: bytes, key: bytes, seq: int) -> Envelope | None:
+    """``raw`` as ``key``'s envelope for this table and hand at sequence number ``seq``."""
     try:
         env = open_envelope(raw)
     except ProtocolError:
         return None
-    if (env.sender != key or env.table != s.table_id or env.hand != s.hand
-            or s.chain is None or env.seq != s.chain.next_seq(key)):
+    if env.sender != key or env.table != s.table_id or env.hand != s.hand or env.seq != seq:
+        return None
+    return env
+
+
+def unlogged_envelope(s: PublicState, raw: bytes, key: bytes) -> Envelope | None:
+    """``raw`` as ``key``'s envelope for this table and hand at its next sequence number (so
+    the host never logged it), or None."""
+    if s.chain is None:
+        return None
+    env = _envelope_of(s, raw, key, s.chain.next_seq(key))
+    if env is None:
         return None
     try:  # sealed against a head of this log: one the host could have logged next
         s.chain.check(env.raw, env)
@@ -182,12 +191,8 @@ def _step_at_the_claim(s: PublicState, claim: Claim, raw: bytes, key: bytes) -> 
     """``raw`` as ``key``'s envelope at its next sequence number when the claim was made, sealed
     against a head of this log it could extend then: one the host could have logged at the claim
     (the seat may have signed a witness of another claim at that number since)."""
-    try:
-        env = open_envelope(raw)
-    except ProtocolError:
-        return None
-    if (env.sender != key or env.table != s.table_id or env.hand != s.hand
-            or s.chain is None or env.seq != claim.seq_then):
+    env = _envelope_of(s, raw, key, claim.seq_then)
+    if env is None or s.chain is None:
         return None
     at = s.chain.position(env.prev)
     return env if at is not None and claim.floor_then <= at <= claim.position else None
