@@ -69,6 +69,15 @@ def test_a_host_that_drops_keys_from_its_stream_names_no_player() -> None:
     assert not any(v.invariant == "I1" for v in result.verdicts), [v.text for v in result.verdicts]
 
 
+def test_a_stale_refusal_drops_no_envelope_out_of_a_seat_a_flooder_left_alone() -> None:
+    # seed 1328 (a soak found it): a seat that flooded is dropped, and a move of an honest
+    # seat the host held for its keys is refused after that seat sealed its deck step with the
+    # same number. The refusal of the old move dropped the step out, which went again: each
+    # duplicate's refusal dropped the next envelope, until the host took it for a flood
+    result = run(make(1328), (Action("flood", 8, 2, 1, "entry:move", 1e9, 9.0),))
+    assert result.verdicts == [], [v.text for v in result.verdicts]
+
+
 def test_every_plant_has_a_name_and_a_text() -> None:
     assert {"away-closes-round", "alive-any-position"} <= set(PLANTS)
     with pytest.raises(KeyError, match="no plant named"), planted("nonsense"):

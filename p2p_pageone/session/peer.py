@@ -255,6 +255,8 @@ class PeerSession(AttachedPlayer):
         """The sequencer refused an envelope of ours (``seq``: which, when moves went out behind
         the first); ``code`` is what it means (None: our own sequencer's, from its text)."""
         code = Refusal.of(reason) if code is None else code
+        if pipeline.stale_refusal(self, seq):
+            return
         if pipeline.refused_behind(self, reason, code, seq, now):
             return
         kind = open_envelope(self.in_flight).kind if self.in_flight else ""

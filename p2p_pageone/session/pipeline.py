@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..crypto.envelope import seal
+from ..crypto.envelope import open_envelope, seal
 from ..engine.deal import NOBODY
 from ..engine.game import Game
 from ..engine.moves import IllegalMove
@@ -49,6 +49,16 @@ def fill(s: PlayerState, now: float) -> None:
         s.outbox.pipe.append(Sent(raw, kind, data, seq))
         s.outbox.outgoing.append(raw)
         to_mesh(s, raw, kind, data)
+
+
+def stale_refusal(s: PlayerState, seq: int) -> bool:
+    """A refusal of an envelope of ours that is no longer out: one logged since (its duplicate
+    was refused), or one given up and sealed again. Taking it for the envelope out now would
+    drop that one and seal it again: a duplicate, whose own refusal would drop the next."""
+    if seq < 0 or not s.outbox.pipe:
+        return False
+    return all((sent.seq if sent.seq >= 0 else open_envelope(sent.raw, own=True).seq) != seq
+               for sent in s.outbox.pipe)
 
 
 def refused_behind(s: PlayerState, reason: str, code: Refusal, seq: int, now: float) -> bool:
