@@ -12,6 +12,8 @@ from p2p_pageone.byzantine.batch import run_seeds
 from p2p_pageone.byzantine.plants import PLANTS, planted
 from p2p_pageone.byzantine.runner import run, shrink
 from p2p_pageone.byzantine.scenario import Scenario, make
+from p2p_pageone.crypto.envelope import Envelope
+from p2p_pageone.session.fold.claims import Claim, awaited
 
 VICTIM = 2
 
@@ -78,6 +80,48 @@ def test_a_stale_refusal_drops_no_envelope_out_of_a_seat_a_flooder_left_alone() 
     assert result.verdicts == [], [v.text for v in result.verdicts]
 
 
+def _from_plan(seed: int, *picked: tuple[str, int]) -> tuple[Action, ...]:
+    return tuple(a for a in make(seed).plan if (a.kind, a.at) in picked)
+
+
+# found by a soak (seeds 1000-3040), each with its shrunk plan
+SOAKED = {
+    # the host withheld three entries from one seat's stream and sent it the next: the seat
+    # folded it out of place, waited for keys it held in no order, and left the host
+    "gap": (2403, (("false_timeout", 32), ("withhold", 32))),
+    # two corrupt seats gone together, each due to witness the claim about the other: the
+    # round waited for good and the honest seats left an honest host
+    "two-gone": (1031, (("flood", 96), ("stall", 96))),
+    # a fork shown to one seat, and then nothing more: the seat left the host; comparing the
+    # honest logs names the host as the fork's signer
+    "fork-then-nothing": (2905, (("withhold", 12), ("fork", 12))),
+    # a host that delays everything 35 s where the honest seats are half: all of them leave it
+    "every-honest-seat-leaves": (1881, (("delay", 16),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SOAKED))
+def test_what_a_soak_found_keeps_every_invariant(name: str) -> None:
+    seed, picked = SOAKED[name]
+    plan = _from_plan(seed, *picked)
+    assert len(plan) == len(picked)
+    result = run(make(seed), plan)
+    assert result.fired and result.verdicts == [], [v.text for v in result.verdicts]
+
+
+def test_a_seat_another_claim_is_about_stands_aside_only_while_half_the_table_answers() -> None:
+    def claim(position: int, seat: int, due: set[int]) -> Claim:
+        env = Envelope(b"", b"", b"", 1, position, b"", "timeout", {"seat": seat})
+        return Claim(position, seat, env, due=set(due))
+
+    gone_a, gone_b = claim(10, 4, {1, 2, 3}), claim(11, 1, {2, 3, 4})
+    assert awaited([gone_a, gone_b], gone_a, 5) == {2, 3}  # 1 stands aside: 2 and 3 remain
+    every = [claim(10, 1, {2, 3}), claim(11, 2, {1, 3}), claim(12, 3, {1, 2})]
+    assert awaited(every, every[0], 4) == {2, 3}  # nobody left without the accused: all answer
+    gone_a.heard[2] = gone_a.heard[3] = b""
+    assert awaited([gone_a, gone_b], gone_a, 5) == set()
+
+
 def test_every_plant_has_a_name_and_a_text() -> None:
     assert {"away-closes-round", "alive-any-position"} <= set(PLANTS)
     with pytest.raises(KeyError, match="no plant named"), planted("nonsense"):
@@ -107,11 +151,11 @@ def test_a_small_batch_finds_nothing_and_reports_its_figures_as_json() -> None:
 
 
 def test_the_planted_stale_sign_of_life_is_found() -> None:
-    # seed 31 keeps every invariant; with a sign of life counted whatever entry it was made at,
-    # a staller's old sign of life disproves its timeout and the run breaks one
-    assert run(make(31)).verdicts == []
+    # seed 68 keeps every invariant; with a sign of life counted whatever entry it was made at,
+    # a staller's old sign of life disproves its timeout, and the table waits for its step
+    assert run(make(68)).verdicts == []
     with planted("alive-any-position"):
-        assert run(make(31)).verdicts != []
+        assert run(make(68)).verdicts != []
 
 
 def test_a_host_that_stops_sending_a_seat_the_log_cannot_remove_it() -> None:

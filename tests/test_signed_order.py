@@ -16,6 +16,7 @@ from p2p_pageone.audit.logfile import read_frames
 from p2p_pageone.cli.main import main
 from p2p_pageone.crypto.envelope import Envelope, extend, genesis, open_envelope, seal
 from p2p_pageone.engine import make_settings
+from p2p_pageone.session.logsync import entry_frame
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.wire.codec import frame
 
@@ -104,8 +105,13 @@ def test_a_host_showing_two_orders_is_named_at_the_hands_end_with_its_receipts(
     other = extend(extend(head, r2.raw), r1.raw)
     forged = seal(host.identity, host.table_id, own.hand, own.seq, other, "head",
                   {"index": at + 2, "head": other})
-    swap = {frame(r1.raw): frame(r2.raw), frame(r2.raw): frame(r1.raw),
-            frame(own.raw): frame(forged)}
+    last = len(host.log) - 1
+
+    def entry(index: int, raw: bytes) -> bytes:
+        return frame(entry_frame(index, raw))
+
+    swap = {entry(at, r1.raw): entry(at, r2.raw), entry(at + 1, r2.raw): entry(at + 1, r1.raw),
+            entry(last, own.raw): entry(last, forged)}
     table.sequencer.out = [(conn, swap.get(data, data) if conn == 2 else data)
                            for conn, data in table.sequencer.out]
     table.run(limit=table.now + 3000)

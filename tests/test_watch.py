@@ -17,6 +17,7 @@ from p2p_pageone.crypto.envelope import seal
 from p2p_pageone.engine import make_settings
 from p2p_pageone.session.common import Event
 from p2p_pageone.session.fold.table import TableState
+from p2p_pageone.session.logsync import entry_frame
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.watch import Watcher
 from p2p_pageone.wire.codec import FrameDecoder, frame, unpack
@@ -65,11 +66,12 @@ def assert_only_the_public_log(watcher: Watcher, frames: list[Any], host: TableS
     that carries nothing of a seat's (no welcome, no refusal, no keys sent to a seat)."""
     entries = 0
     for value in frames:
-        if isinstance(value, dict):
-            assert value["control"] in CONTROLS_TO_A_WATCHER, value
-        else:
-            assert isinstance(value, list)
+        assert isinstance(value, dict)
+        if value["control"] == "entry":
+            assert value["index"] == entries and value["raw"] == host.log[entries]
             entries += 1
+        else:
+            assert value["control"] in CONTROLS_TO_A_WATCHER, value
     assert entries == len(host.log) and watcher.log == list(host.log)
 
 
@@ -155,11 +157,11 @@ def test_a_watcher_on_a_new_connection_checks_the_log_sent_again() -> None:
     held = len(watcher.log)
     assert held > 3
     watcher.reconnect(t.now)
-    for raw in list(t.sessions[0].log)[:held]:
-        watcher.receive(frame(raw), t.now)
+    for index, raw in enumerate(list(t.sessions[0].log)[:held]):
+        watcher.receive(frame(entry_frame(index, raw)), t.now)
     assert watcher.checked == held and not watcher.ended
     watcher.reconnect(t.now)
-    watcher.receive(frame(t.sessions[0].log[1]), t.now)  # not the first entry: another log
+    watcher.receive(frame(entry_frame(0, t.sessions[0].log[1])), t.now)  # another log
     assert "differs" in watcher.ended
 
 
@@ -177,9 +179,10 @@ def test_a_host_that_shows_its_watcher_another_history_is_named_by_the_compariso
     host.say("for the seats")
     host.flush(t.now)
     t.sequencer._pump(t.now)
-    said = frame(host.log[position])
+    said = frame(entry_frame(position, host.log[position]))
+    instead = frame(entry_frame(position, other))
     conn = next(iter(t.watchers))
-    t.sequencer.out = [(c, frame(other) if c == conn and data == said else data)
+    t.sequencer.out = [(c, instead if c == conn and data == said else data)
                        for c, data in t.sequencer.out]
     live, shown = watch_live(t, watcher, t.now + 3600)
     # live: the seats' next entries extend a head the watcher never saw: the host is named

@@ -12,6 +12,7 @@ from typing import Any
 from ..crypto.envelope import Envelope, open_envelope, seal
 from ..crypto.statements import seal_statement
 from ..session.client import PING
+from ..session.logsync import entry_frame
 from ..session.peer import PeerSession
 from ..wire.codec import ProtocolError, frame, pack
 from .adversary import Action
@@ -67,7 +68,8 @@ def _fork(table: SimTable, victim: int) -> bool:
     env = sealed_by(table.sequencer.host, "say", {"text": "only you see this"})
     if env is None or victim <= 0:
         return False
-    table._enqueue("down", HOST, victim, frame(env.raw), 0.0)
+    at = len(table.sequencer.log)  # the place the host's next real entry takes
+    table._enqueue("down", HOST, victim, frame(entry_frame(at, env.raw)), 0.0)
     return True
 
 

@@ -24,6 +24,18 @@ def envelope_in(payload: bytes) -> Envelope | None:
         return None
 
 
+def logged(payload: bytes) -> bytes:
+    """The envelope a host's ``entry`` frame carries (b"" if it is no such frame)."""
+    try:
+        value = unpack(payload)
+    except ProtocolError:
+        return b""
+    if isinstance(value, dict) and value.get("control") == "entry":
+        raw = value.get("raw", b"")
+        return raw if isinstance(raw, bytes) else b""
+    return b""
+
+
 def classify(data: bytes, channel: str) -> str:
     """The class of the first payload in ``data`` ("?" if it reads as nothing)."""
     for payload in payloads(data, channel):
@@ -31,6 +43,8 @@ def classify(data: bytes, channel: str) -> str:
             value = unpack(payload)
         except ProtocolError:
             return "?"
+        if channel == "down" and logged(payload):  # the host's log entry, numbered
+            return _envelope_class(envelope_in(logged(payload)), "entry")
         if isinstance(value, dict):
             control = value.get("control", "?")
             if control == "relay":
@@ -39,13 +53,15 @@ def classify(data: bytes, channel: str) -> str:
             return f"control:{control}"
         if isinstance(value, list) and len(value) == 4:
             return "alive"
-        env = envelope_in(payload)
-        if env is None:
-            return "?"
-        detail = env.data.get("kind", "") if env.kind == "move" else ""
-        prefix = "mesh" if channel == "mesh" else "entry"
-        return f"{prefix}:{env.kind}" + (f"/{detail}" if detail else "")
+        return _envelope_class(envelope_in(payload), "mesh" if channel == "mesh" else "entry")
     return "?"
+
+
+def _envelope_class(env: Envelope | None, prefix: str) -> str:
+    if env is None:
+        return "?"
+    detail = env.data.get("kind", "") if env.kind == "move" else ""
+    return f"{prefix}:{env.kind}" + (f"/{detail}" if detail else "")
 
 
 def matches(cls: str, pattern: str) -> bool:

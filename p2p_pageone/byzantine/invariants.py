@@ -83,6 +83,7 @@ class Outcome:
     host: int = 0
     host_gone: bool = False  # a dishonest host's pageone ended or fell over: the table is over
     audits: dict[int, Audit] = field(default_factory=dict)
+    splits: dict[tuple[int, int], int | None] = field(default_factory=dict)
     # party -> (sent at, (hand, moves)) of its calls; (logged at, target seat, (hand, moves))
     calls: dict[int, list[tuple[float, tuple[int, int]]]] = field(default_factory=dict)
     catches: list[tuple[float, int, tuple[int, int]]] = field(default_factory=list)
@@ -145,6 +146,10 @@ def caught_for_a_call_made(o: Outcome) -> list[Verdict]:
 
 
 def named_dishonest(o: Outcome) -> bool:
+    """A corrupt seat named live or by an audit of an honest log, or as the signer of a fork
+    that comparing two honest logs shows (I3's naming)."""
+    if any(_split(o, a, b) in o.corrupt_seats for a, b in combinations(o.honest, 2)):
+        return True
     for party in o.honest:
         if any(seat in o.corrupt_seats for seat, _ in o.notes[party].named):
             return True
@@ -161,8 +166,15 @@ def host_replaced(o: Outcome) -> bool:
     return len(leavers) >= len(o.sessions) // 2 + 1
 
 
+def host_abandoned(o: Outcome) -> bool:
+    """A dishonest host every honest seat left: it stopped serving them all, which any host
+    can do (a table it ends); no honest seat was singled out."""
+    leavers = [p for p in o.honest if p != o.host and o.notes[p].left_host]
+    return o.host not in o.honest and bool(leavers) and len(leavers) == len(o.honest)
+
+
 def removed_honest(o: Outcome) -> list[Verdict]:
-    if named_dishonest(o) or host_replaced(o) or o.host_gone:
+    if named_dishonest(o) or host_replaced(o) or o.host_gone or host_abandoned(o):
         return []
     found = []
     for party in o.honest:
@@ -186,19 +198,27 @@ def _said_bye(viewer: PeerSession, leaver: PeerSession) -> bool:
                for raw in list(viewer.log)[-40:]) and not leaver.ended
 
 
+def _split(o: Outcome, a: int, b: int) -> int | None:
+    """None if the logs of parties ``a`` and ``b`` are prefixes of one history; else the seat
+    their comparison names as the fork's signer (-1: none)."""
+    if (a, b) not in o.splits:
+        la, lb = list(o.sessions[a].log), list(o.sessions[b].log)
+        short, long_ = (la, lb) if len(la) <= len(lb) else (lb, la)
+        named: int | None = None
+        if long_[:len(short)] != short:
+            result = compare([f"p{a}", f"p{b}"], [la, lb], [o.audit(a), o.audit(b)])
+            named = None if result.ok else result.host_seat
+        o.splits[(a, b)] = named
+    return o.splits[(a, b)]
+
+
 def forked(o: Outcome) -> list[Verdict]:
     found = []
     for a, b in combinations(o.honest, 2):
-        la, lb = list(o.sessions[a].log), list(o.sessions[b].log)
-        short, long_ = (la, lb) if len(la) <= len(lb) else (lb, la)
-        if long_[:len(short)] == short:
-            continue
-        result = compare([f"p{a}", f"p{b}"], [la, lb], [o.audit(a), o.audit(b)])
-        if result.ok:
-            continue
-        if result.host_seat not in o.corrupt_seats:
+        named = _split(o, a, b)
+        if named is not None and named not in o.corrupt_seats:
             found.append(Verdict("I3", f"the logs of p{a} and p{b} split and no dishonest "
-                                 f"signer is named: {result.text[:160]}"))
+                                 "signer is named"))
     return found
 
 

@@ -20,7 +20,7 @@ from ..engine.settings import Settings
 from ..session.client import Client
 from ..session.memory import MemoryTable, make_peer
 from ..session.peer import PeerSession
-from .frames import classify, payloads
+from .frames import classify, logged, payloads
 
 HOST = 0
 FORGET = 0.25
@@ -120,7 +120,7 @@ class SimTable(MemoryTable):
             self.calls.setdefault(src, []).append((self.now, self._moment(src)))
         elif cls == "entry:move/catch" and channel == "down":
             for payload in payloads(data, channel):
-                env = open_envelope(payload)
+                env = open_envelope(logged(payload))
                 hand, moves = self._moment(HOST)  # the catch is folded: one move after
                 self.catches.setdefault(env.raw, (self.now, env.data["target"],
                                                   (hand, moves - 1)))

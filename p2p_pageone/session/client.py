@@ -64,42 +64,44 @@ class Client:
         try:
             for payload in self.decoder.feed(data):
                 value: Any = unpack(payload)
-                if isinstance(value, list):
-                    s, claims = self.session, len(self.session.claims)
-                    refuted = len(s.refuted)
-                    s.on_log(payload, now)
-                    # a claim of the host's disproved moves nothing on, nor a new claim about
-                    # a seat it was disproved of (a host could make false claims forever), nor
-                    # a chat, nor a witness while the round stays open (as on the host's clock)
-                    if len(s.refuted) == refuted and moves_on(s, claims) and not any(
-                            claim.seat in s.refuted for claim in s.claims[claims:]):
-                        self.progress = now
-                elif not isinstance(value, dict):
-                    raise ProtocolError("a frame is an envelope or a control map")
-                else:
-                    # a challenge (a joiner's listener, first): nothing to prove here yet
-                    kind = validate_control(value, ("ping", "pong", "refused", "welcome",
-                                                    "done", "chat", "challenge"))
-                    if kind == "challenge":
-                        self._introduce(value)
-                    elif kind == "ping" and "n" in value:
-                        self.out.append(pong(value["n"]))
-                    elif kind == "pong":
-                        self.rtt.echoed(value["n"], now)
-                    elif kind == "refused":
-                        self.session.refused(value["reason"], now, value["seq"],
-                                             code=Refusal.parse(value["code"]))
-                    elif kind == "welcome":
-                        self.session.welcomed(value, now)
-                        self._hand_over_log()
-                    elif kind == "done" and value["index"] == self.done_sent:
-                        self.confirmed = True
-                    # a "chat" frame (a watcher's line, on the host's word only: no one
-                    # signed it) is not shown
+                if not isinstance(value, dict):
+                    raise ProtocolError("a frame is a control map: the log comes as entry "
+                                        "frames, each with its index")
+                # a challenge (a joiner's listener, first): nothing to prove here yet
+                kind = validate_control(value, ("ping", "pong", "refused", "welcome",
+                                                "done", "chat", "challenge", "entry"))
+                if kind == "entry":
+                    self._entry(value["index"], value["raw"], now)
+                elif kind == "challenge":
+                    self._introduce(value)
+                elif kind == "ping" and "n" in value:
+                    self.out.append(pong(value["n"]))
+                elif kind == "pong":
+                    self.rtt.echoed(value["n"], now)
+                elif kind == "refused":
+                    self.session.refused(value["reason"], now, value["seq"],
+                                         code=Refusal.parse(value["code"]))
+                elif kind == "welcome":
+                    self.session.welcomed(value, now)
+                    self._hand_over_log()
+                elif kind == "done" and value["index"] == self.done_sent:
+                    self.confirmed = True
+                # a "chat" frame (a watcher's line, on the host's word only: no one
+                # signed it) is not shown
         except ProtocolError as error:
             self.session.lost_host(f"the host sent malformed data ({error.reason})")
         self.collect()
         self._acknowledge(now)
+
+    def _entry(self, index: int, raw: bytes, now: float) -> None:
+        s, claims = self.session, len(self.session.claims)
+        refuted = len(s.refuted)
+        # a claim of the host's disproved moves nothing on, nor a new claim about a seat it was
+        # disproved of (a host could make false claims forever), nor a chat, nor a witness while
+        # the round stays open (as on the host's clock); nor an entry that waits behind a gap
+        if s.from_host(index, raw, now) and len(s.refuted) == refuted and moves_on(
+                s, claims) and not any(claim.seat in s.refuted for claim in s.claims[claims:]):
+            self.progress = now
 
     def _introduce(self, value: dict[str, Any]) -> None:
         """Answer the host's challenge: our intro, with the proof that we hold our key."""

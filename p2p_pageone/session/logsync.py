@@ -8,6 +8,11 @@ them: up to the head that a later entry of the host's own (in the same run) name
 ``prev``. The host signed that order, so no peer can show it an order the host did not choose;
 an order the host signed two ways is the host's fork. The host's own stream, when it comes, is
 the same entries again: they are skipped.
+
+The host's own stream numbers its entries too (``entry`` frames): an entry beyond our log's end
+(the host left a gap, as a host that withholds entries from one seat does) is not folded out of
+place; it waits in ``host_ahead`` until the gap is filled from the mesh, and it receipts what
+fills it like any entry ahead.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from ..crypto.envelope import extend, open_envelope
 from ..crypto.statements import open_statement
 from ..wire.codec import ProtocolError, pack, unpack
 from ..wire.messages import validate_control
+from .common import TableEnded
 from .fold.obligations import BOUNDS
 from .player import PlayerState
 
@@ -53,6 +59,33 @@ def serve_laggards(s: PlayerState, now: float) -> None:
                                 for i in range(index, min(length, index + BATCH))]
 
 
+def from_host(s: PlayerState, index: int, raw: bytes, now: float) -> bool:
+    """The host's entry ``raw`` at ``index`` of its log: True if it is our log's next entry (to
+    fold now). One we hold already is dropped (a different one is the host's fork: ``TableEnded``
+    names it); one beyond our log's end waits for the gap to be filled."""
+    s.mesh.host_entry_at = now
+    checking = s.attachment.checked < s.attachment.known
+    expected = s.attachment.checked if checking else len(s.log)
+    if index == expected:
+        return True
+    if index < len(s.log) and not checking:
+        if raw != s.log[index]:
+            raise TableEnded(f"sent entry {index} of its log twice, two different ways (a "
+                             "fork)", s.seat_of(s.host_key))
+        return False
+    if index > expected and not checking and index < len(s.log) + OFFERED:
+        s.mesh.host_ahead[index] = raw
+        return False
+    raise ProtocolError(f"the host sent entry {index} where entry {expected} was due")
+
+
+def next_from_host(s: PlayerState) -> bytes:
+    """The host's entry at our log's end that waited for a gap to be filled, or b""."""
+    for old in [i for i in s.mesh.host_ahead if i < len(s.log)]:
+        del s.mesh.host_ahead[old]
+    return s.mesh.host_ahead.pop(len(s.log), b"")
+
+
 def offered(s: PlayerState, index: int, raw: bytes) -> None:
     """A peer's ``entry`` frame: kept if it lies ahead of our log, within reach."""
     length = len(s.log)
@@ -68,8 +101,9 @@ def receipted(s: PlayerState, now: float) -> list[bytes]:
     if s.chain is None:
         return []
     run, heads, at = [], [s.chain.head], len(s.log)
-    while at in s.mesh.offered:
-        run.append(s.mesh.offered[at])
+    ahead = s.mesh.host_ahead
+    while at in ahead or at in s.mesh.offered:
+        run.append(ahead.get(at) or s.mesh.offered[at])
         heads.append(extend(heads[-1], run[-1]))
         at += 1
     upto = 0

@@ -153,40 +153,39 @@ class PeerSession(AttachedPlayer):
         active = not self.ended and not self.is_host and culprit == self.host_seat >= 0
         super()._end(reason, culprit)
         if active:
-            self._farewell()
+            witnessing.farewell(self)
 
-    def _farewell(self) -> None:
-        """We end for the host's fault, or lost it: our ``bye``, to the host and to every
-        listening peer, so that the table does not wait for us. A host that will not log it is
-        seen not to serve the table (the others hand it over and give up on the host)."""
-        chain = self.chain
-        if (chain is None or self.game is None or self.game_over or self.me not in self.active
-                or any(sent.kind == "bye" for sent in self.outbox.pipe)):
-            return
-        # sealed against the oldest head it may extend: the log the host sent us may have forked
-        # from the others' after it, and the others must be able to take the bye. Twice if
-        # envelopes of ours are out: in their place (never logged), and behind them (logged
-        # without our knowing): whichever fits the log is taken, the other is refused.
-        key, pipe = self.identity.public, self.outbox.pipe
-        behind = open_envelope(pipe[-1].raw, own=True).prev if pipe else b""
-        places = [(chain.next_seq(key), chain.earliest_head(key)),
-                  (chain.next_seq(key) + len(pipe), behind or chain.earliest_head(key))]
-        for seq, prev in places[: 2 if pipe else 1]:
-            raw = seal(self.identity, self.table_id, self.hand, seq, prev, "bye",
-                       {"reason": "this pageone found a fault of the host's and left"})
-            self.outbox.outgoing.append(raw)
-            witnessing.tell_all(self, raw)
+    def from_host(self, index: int, raw: bytes, now: float) -> bool:
+        """The host's stream: its log's entry ``index`` (``logsync.from_host``). True if it
+        was taken (not one we hold, nor one that waits behind a gap)."""
+        try:
+            if self.ended or not logsync.from_host(self, index, raw, now):
+                return False
+        except TableEnded as fork:
+            self._end(str(fork), fork.culprit)
+            return False
+        self.on_log(raw, now)
+        self._take_from_mesh(None, now)
+        return True
 
-    def _take_from_mesh(self, entry: tuple[int, bytes], now: float) -> None:
-        logsync.offered(self, *entry)
-        taken = logsync.receipted(self, now)
-        for raw in taken:
-            if self.ended:
+    def _take_from_mesh(self, entry: tuple[int, bytes] | None, now: float) -> None:
+        """Entries the mesh offers, as far as receipted, and the host's that waited behind."""
+        if entry is not None:
+            logsync.offered(self, *entry)
+        while not self.ended:
+            ahead = logsync.next_from_host(self)
+            if ahead:
+                self.on_log(ahead, now)
+                continue
+            taken = logsync.receipted(self, now)
+            for raw in taken:
+                if self.ended:
+                    return
+                self.mesh.skip.append(raw)
+                del self.mesh.skip[:-logsync.OFFERED]
+                self.on_log(raw, now, from_mesh=True)
+            if not taken:
                 return
-            self.mesh.skip.append(raw)
-            del self.mesh.skip[:-logsync.OFFERED]
-            self.on_log(raw, now, from_mesh=True)
-        if taken:
             self.mesh.synced_at = now
             self.wake()
 
@@ -255,8 +254,6 @@ class PeerSession(AttachedPlayer):
         """The sequencer refused an envelope of ours (``seq``: which, when moves went out behind
         the first); ``code`` is what it means (None: our own sequencer's, from its text)."""
         code = Refusal.of(reason) if code is None else code
-        if pipeline.stale_refusal(self, seq):
-            return
         if pipeline.refused_behind(self, reason, code, seq, now):
             return
         kind = open_envelope(self.in_flight).kind if self.in_flight else ""

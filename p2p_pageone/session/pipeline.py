@@ -65,6 +65,8 @@ def refused_behind(s: PlayerState, reason: str, code: Refusal, seq: int, now: fl
     """A refusal with several envelopes out, or refusals still due (True: handled here; False:
     the usual handling of one envelope in flight). The refused one's followers are doomed; a
     lost race is chosen again once nothing is out."""
+    if stale_refusal(s, seq):
+        return True
     if len(s.outbox.pipe) < 2 and not any(sent.doomed for sent in s.outbox.pipe):
         return False
     index = next((i for i, sent in enumerate(s.outbox.pipe) if sent.seq == seq), -1)

@@ -132,6 +132,7 @@ class MeshMemory:
     lag_since: dict[bytes, tuple[int, float]] = field(default_factory=dict)
     served_at: dict[bytes, float] = field(default_factory=dict)
     offered: dict[int, bytes] = field(default_factory=dict)
+    host_ahead: dict[int, bytes] = field(default_factory=dict)  # the host's, beyond a gap
     skip: list[bytes] = field(default_factory=list)
     synced_at: float = -1e9
     host_entry_at: float = -1e9  # when the host's own stream last brought us an entry

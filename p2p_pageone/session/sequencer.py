@@ -39,6 +39,7 @@ from .links import (
     Link,
     refusal,
 )
+from .logsync import entry_frame
 from .rtt import ping, pong
 
 __all__ = ["LINGER", "MAX_UNSEATED", "PING", "Client", "Sequencer"]
@@ -344,7 +345,7 @@ class Sequencer(Doors):
 
     def _seat_link(self, conn: int, link: Link, env: Envelope) -> None:
         """The connection speaks for ``env``'s author from now on: the log so far goes out."""
-        self.out += [(conn, frame(raw)) for raw in self.log]
+        self.out += [(conn, frame(entry_frame(i, raw))) for i, raw in enumerate(self.log)]
         link.key = env.sender
         link.decoder.max_frame = MAX_FRAME
 

@@ -21,6 +21,7 @@ from .links import (
     Link,
     refusal,
 )
+from .logsync import entry_frame
 from .peer import PeerSession
 
 CONNECTION_KINDS = frozenset({"hello", "back"})  # said on a connection of one's own
@@ -119,7 +120,7 @@ class SequencerCore:
 
     def _append(self, env: Envelope, now: float) -> None:
         raw = env.raw
-        encoded = frame(raw)
+        encoded = frame(entry_frame(len(self.log), raw))
         self.out += [(conn, encoded) for conn, link in self.links.items()
                      if link.key or link.follows]
         if self.host.game is None and env.kind != "say":

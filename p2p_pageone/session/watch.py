@@ -62,20 +62,24 @@ class Watcher:
         try:
             for payload in self.decoder.feed(data):
                 value = unpack(payload)
-                if isinstance(value, list):
-                    self._entry(payload, now)
-                elif isinstance(value, dict):
-                    self._control(value, now)
-                else:
-                    raise ProtocolError("a frame is an envelope or a control map")
+                if not isinstance(value, dict):
+                    raise ProtocolError("a frame is a control map: the log comes as entry "
+                                        "frames, each with its index")
+                self._control(value, now)
         except ProtocolError as error:
             self.ended = f"the host sent malformed data ({error.reason})"
 
     def _control(self, value: dict[str, Any], now: float) -> None:
         """``watching`` answers our ``watch``: the log of that table follows."""
         kind = validate_control(value, ("ping", "pong", "watching", "refused", "chat",
-                                        "challenge"))
-        if kind == "challenge":
+                                        "challenge", "entry"))
+        if kind == "entry":
+            expected = self.checked if self.checked < self.known else len(self.log)
+            if value["index"] != expected:
+                raise ProtocolError(f"the host sent entry {value['index']} where entry "
+                                    f"{expected} was due")
+            self._entry(value["raw"], now)
+        elif kind == "challenge":
             self._watch(value)
         elif kind == "ping" and "n" in value:
             self.out.append(pong(value["n"]))

@@ -12,6 +12,7 @@ from ..wire.codec import ProtocolError, frame, pack
 from .common import Event
 from .kept_seats import SeatKeeper
 from .links import CHAT_LINES, CHAT_WINDOW, Link, refusal
+from .logsync import entry_frame
 
 WATCH_FRAME = 512  # a watcher sends pings, pongs and (if allowed) a chat line
 
@@ -63,7 +64,7 @@ class WatcherDesk(SeatKeeper):
         self.links[conn].follows = True
         self.out.append((conn, frame(pack({"control": "watching", "table": self.host.table_id,
                                            "index": len(self.log)}))))
-        self.out += [(conn, frame(raw)) for raw in self.log]
+        self.out += [(conn, frame(entry_frame(i, raw))) for i, raw in enumerate(self.log)]
 
     def _watchers_in(self) -> None:
         """The takeover is in: the watchers that came while the log was gathered get it now."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..crypto.envelope import Envelope, open_envelope
+from ..crypto.envelope import Envelope, open_envelope, seal
 from ..crypto.statements import open_statement, seal_statement
 from ..wire.codec import ProtocolError, unpack
 from .common import Event
@@ -244,3 +244,26 @@ def _give_up_chat(s: PlayerState, now: float) -> None:
     s.events.append(Event("refused", "the host has not logged your chat line for "
                           f"{RELAY_AFTER:.0f} s: it is given up, so the game can go on"))
     s.flush(now)
+
+
+def farewell(s: PlayerState) -> None:
+    """We end for the host's fault, or lost it: our ``bye``, to the host and to every
+    listening peer, so that the table does not wait for us. A host that will not log it is
+    seen not to serve the table (the others hand it over and give up on the host)."""
+    chain = s.chain
+    if (chain is None or s.game is None or s.game_over or s.me not in s.active
+            or any(sent.kind == "bye" for sent in s.outbox.pipe)):
+        return
+    # sealed against the oldest head it may extend: the log the host sent us may have forked
+    # from the others' after it, and the others must be able to take the bye. Twice if
+    # envelopes of ours are out: in their place (never logged), and behind them (logged
+    # without our knowing): whichever fits the log is taken, the other is refused.
+    key, pipe = s.identity.public, s.outbox.pipe
+    behind = open_envelope(pipe[-1].raw, own=True).prev if pipe else b""
+    places = [(chain.next_seq(key), chain.earliest_head(key)),
+              (chain.next_seq(key) + len(pipe), behind or chain.earliest_head(key))]
+    for seq, prev in places[: 2 if pipe else 1]:
+        raw = seal(s.identity, s.table_id, s.hand, seq, prev, "bye",
+                   {"reason": "this pageone found a fault of the host's and left"})
+        s.outbox.outgoing.append(raw)
+        tell_all(s, raw)

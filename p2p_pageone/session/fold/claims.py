@@ -36,5 +36,15 @@ class Claim:
     def kind(self) -> str:
         return "catch" if self.env.kind == "move" else "timeout"
 
-    def complete(self) -> bool:
-        return self.due <= set(self.heard)
+
+def awaited(claims: list[Claim], claim: Claim, seats: int) -> set[int]:
+    """The witnesses ``claim`` still waits for, at a table of ``seats`` seats. A seat another
+    open claim is about stands aside while at least half the table's seats (rounded down) are
+    left to answer without it: a coalition of at most half the table, the host counted, is
+    then never all of them, and two seats gone together, each due in the other's round, do not
+    keep both rounds open forever. With fewer left, every due seat answers (its witness, logged
+    after the claim about it, also disproves that claim): else a host that claimed the victim
+    and every witness at once would leave each claim with no witness, and each would stand."""
+    accused = {c.seat for c in claims if c is not claim and c.kind != "catch"}
+    free = claim.due - accused
+    return (free if len(free) >= seats // 2 else claim.due) - set(claim.heard)

@@ -17,7 +17,7 @@ from ...crypto.identity import fingerprint
 from ...wire.codec import ProtocolError
 from ..common import Event, MustRefuse, TableClosed, TableEnded
 from . import witness
-from .claims import Claim
+from .claims import Claim, awaited
 from .dealing import in_hand
 from .duties import Duty
 from .lost import HANDOVER, may_hand_over
@@ -231,7 +231,7 @@ def close_round(s: PublicState) -> None:
     may complete another (the seat it removes owed a witness there). The round lasts while
     any claim waits."""
     while True:
-        claim = next((c for c in s.claims if c.complete()), None)
+        claim = next((c for c in s.claims if not awaited(s.claims, c, s.seat_count)), None)
         if claim is None:
             return
         s.claims.remove(claim)

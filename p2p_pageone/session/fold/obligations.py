@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .claims import awaited
 from .duties import BOUNDS, Bounds, Duty, Owed
 from .queries import hand_over, slots_owed_by
 from .state import PublicState
@@ -43,8 +44,8 @@ def owed(s: PublicState) -> list[Owed]:
     if crypto is None or s.game_over:
         return []
     if s.claims:
-        return [Owed(w, Duty.WITNESS) for w in sorted({w for c in s.claims
-                                                       for w in c.due - set(c.heard)})]
+        return [Owed(w, Duty.WITNESS) for w in sorted({
+            w for c in s.claims for w in awaited(s.claims, c, s.seat_count)})]
     seats = s.active
     if s.hand_end is not None:
         return [Owed(p, Duty.HEAD) for p in seats if p not in s.heads]
