@@ -148,6 +148,7 @@ def test_a_joiner_back_in_after_a_drop_has_the_whole_retry_time_for_a_second_dro
     import asyncio
 
     from p2p_pageone.net import joiner as runner
+    from p2p_pageone.session import reattach
     from p2p_pageone.session.memory import make_peer
 
     attempts: list[float] = []
@@ -164,7 +165,7 @@ def test_a_joiner_back_in_after_a_drop_has_the_whole_retry_time_for_a_second_dro
         s.attachment.dropped = "the connection to the host closed"
 
     monkeypatch.setattr(runner, "_take_part", take_part)
-    monkeypatch.setattr(runner, "RETRY_EVERY", 0.01)
+    monkeypatch.setattr(reattach, "RETRY_EVERY", 0.01)
     asyncio.run(runner.run_joiner(session, "127.0.0.1", 1, lambda s, e: None, None,
                                   retry_for=0.2))
     assert len(attempts) == 4 and not session.ended, (attempts, session.ended)

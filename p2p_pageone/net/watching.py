@@ -8,8 +8,8 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 
+from ..session.reattach import RETRY_EVERY, RETRY_FOR
 from ..session.watch import Watcher
-from .joiner import RETRY_EVERY, RETRY_FOR
 from .runner import Waker, read_frame
 
 Address = tuple[str, int]

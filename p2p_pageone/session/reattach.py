@@ -1,0 +1,234 @@
+"""A joiner's way back to its table once a connection to the host ends (protocol/SPEC.md §7,
+"Reconnect" and "Failover"), sans-I/O: whether the host is lost (we sign a ``lost`` statement),
+where to connect next (the host again, past it to the successor that took our statement, our
+statement first to a successor that lacks it, or nobody: we take the table over), how long to
+wait before the next try, and when the retry window is over, with which words. The asyncio
+runner (``net/joiner.py``) opens the connections, writes the frames, sleeps, and tells this
+how each attempt went; the time is passed in as ``now``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..crypto.statements import proof_of_key
+from ..wire.codec import unpack
+from ..wire.messages import validate_control
+from .attachment import MINORITY, lost_frame
+from .common import Event, parse_endpoint
+from .fold.lost import listening_seats
+from .peer import PeerSession
+from .reach import DropReach, nobody_reached
+from .route import Address, Route
+
+RETRY_FOR = 60.0  # a joiner whose connection drops mid-game tries again for this long
+RETRY_EVERY = 1.0  # between two tries in the lobby (a busy door)
+RETRY_IN_GAME = 0.25  # between two tries mid-game: the host again, the successor once it serves
+HOST_AGAIN = 5.0  # a host the successor lost too is tried again no sooner than this
+
+# What one connection attempt came to: "refused" (nothing listens there), "unreachable"
+# (nothing answered), "unanswered" (it took the connection and never welcomed us), or "" (it
+# worked, or it said why not). Handing over our lost statement may also come to "taken".
+Outcome = str
+
+
+@dataclass(frozen=True)
+class TakeOver:
+    """A majority of the listening seats lost the host (or it handed the table over) and we are
+    next: our listener becomes the table's sequencer (``start_takeover``)."""
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """Connect to ``target`` and take part there (``Reattach.expected_key``: who must answer).
+    ``tell``: our lost statement, to hand to the successor listening there first, on a
+    connection of its own (b"": none to hand); ``to_host``: ``target`` was the host's address
+    (not a successor's) when this attempt was chosen."""
+
+    target: Address
+    tell: bytes
+    to_host: bool
+
+
+@dataclass(frozen=True)
+class Retry:
+    """Try again after ``pause`` seconds, resuming the session (``session.resume()``) first."""
+
+    pause: float
+
+
+@dataclass(frozen=True)
+class Finished:
+    """The game ended, or the session left the table on that connection: nothing more to do."""
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """The retry window is over: the session ended, and its events say why."""
+
+
+class Reattach:
+    """One joiner's attempts to stay at its table: where each goes, and what follows from how
+    it went. Kept across connections: which addresses failed us (``route``), whom this drop
+    reached (``reach``), which successor took our lost statement (``told``), when the host's
+    address was last tried, and when this drop's retry window closes."""
+
+    def __init__(self, session: PeerSession, first: Address, retry_for: float = RETRY_FOR) -> None:
+        self.session, self.retry_for = session, retry_for
+        self.route = Route(first)
+        self.reach = DropReach()  # whom this drop's attempts reached: none at all is our network
+        self.told: dict[Address, bytes] = {}  # the lost statement a successor took
+        self.host_tried = -HOST_AGAIN
+        self.deadline = -1.0  # this drop's retry window closes then (-1: no drop yet)
+        self.was_up = False  # the last attempt got back to the table
+        session.attachment.may_resume = retry_for > 0
+
+    def next_step(self, listening: bool, now: float) -> TakeOver | Attempt:
+        """Where to go now. ``listening``: we have a listener to take the table over with."""
+        session, route = self.session, self.route
+        target = route.next(session, listening, session.lost_majority())
+        if target is None:
+            return TakeOver()
+        address = route.host(session)
+        lost = session.attachment.lost.get(session.identity.public, b"")
+        if now - self.host_tried < HOST_AGAIN:
+            target = self._past_host(target, address, lost)
+        to_host = target == address
+        if to_host:
+            self.host_tried = now
+        session.attachment.via_successor = not to_host
+        step = Attempt(target, b"", to_host)
+        if not to_host and self.told.get(target) != lost:
+            if lost:  # our statement goes first to a successor that does not have it yet
+                return Attempt(target, lost, to_host)
+            self.told_lost(step, "")  # none to hand over: as from one that said why not
+        return step
+
+    def expected_key(self, step: Attempt) -> bytes:
+        """The key that must answer at ``step.target`` before we prove ours there: the seat's
+        that announced that endpoint, or at the host's address the host's (b"": any). Asked
+        just before each connection: the log may have moved on since the step was chosen."""
+        session = self.session
+        return key_at(session, step.target) or (session.host_key if step.to_host else b"")
+
+    def _past_host(self, target: Address, address: Address, lost: bytes) -> Address:
+        """The host failed us and the successor standing next took our lost statement (it lost
+        the host too): we try it, not the host between (a stopped host's machine costs a
+        challenge's wait each time; a successor that still had the host would have refused the
+        statement), the host again only ``HOST_AGAIN`` after the last try (it may be back)."""
+        session = self.session
+        if target != address or not self.route.failed.get(address) or not lost:
+            return target
+        seat = self.route.next_standing(session)
+        endpoint = (parse_endpoint(session.endpoints.get(session.keys[seat], ""))
+                    if seat >= 0 else None)
+        return endpoint if endpoint is not None and self.told.get(endpoint) == lost else target
+
+    def told_lost(self, step: Attempt, outcome: Outcome) -> None:
+        """How handing ``step.tell`` to the successor at ``step.target`` went: "taken" (it said
+        nothing: it took the statement), "refused"/"unreachable", or "" (it said why not)."""
+        taken = outcome == "taken"
+        self.told[step.target] = step.tell if taken else b""
+        self.route.note(step.target, "" if taken else outcome)
+
+    def attempted(self, step: Attempt, outcome: Outcome, now: float) -> Retry | Finished | Stopped:
+        """The connection of ``step`` ended with ``outcome``: what follows."""
+        session, at = self.session, self.session.attachment
+        outcome = host_failure(session, step.to_host, outcome)
+        self.route.note(step.target, outcome)
+        self.reach.note(step.target, outcome)
+        if not at.dropped or session.game_over or session.ended:
+            return Finished()
+        if up := at.log_read:  # it got in: this drop has its whole retry window
+            self.deadline = -1.0
+            self.route.failed.clear()
+            at.lost.clear()  # the host answered: old news
+            self.reach.clear()
+        self.deadline = now + self.retry_for if self.deadline < 0 else self.deadline
+        if now >= self.deadline or self.route.nobody_left(session):
+            stop_retrying(session, self.route, self.reach, self.retry_for)
+            return Stopped()
+        now_up, self.was_up = up and not self.was_up, up  # one that worked: again at once, once
+        return Retry(0.0 if now_up else RETRY_IN_GAME if session.game else RETRY_EVERY)
+
+
+def host_failure(session: PeerSession, to_host: bool, outcome: Outcome) -> Outcome:
+    """How a connection failed us: as it says, or, one to the host that never answered our
+    intro, or that we left signing that it does not serve the table, "unanswered". A failed
+    host is lost: we sign that (kept for the successor)."""
+    at = session.attachment
+    if (not outcome and to_host and at.dropped
+            and (not at.answered or session.identity.public in at.lost)):
+        outcome = "unanswered"
+    if to_host and outcome:
+        session.sign_lost(f"{at.dropped or 'the host is gone'} ({outcome} again)")
+    return outcome
+
+
+def stop_retrying(session: PeerSession, route: Route, reach: DropReach, retry_for: float) -> None:
+    """The retry window is over and no takeover came: who lost what decides the words."""
+    session.attachment.may_resume = False
+    if route.nobody_left(session):
+        session.network_stop("nobody of this table answers any more (the host and every seat "
+                             "that listens refused): the game most likely ended, or went on "
+                             "without this machine, while it could not take part; nobody is to "
+                             "blame")
+    elif reach.nobody():  # every attempt failed: this machine's network (exit 5)
+        session.network_lost(nobody_reached(retry_for))
+    elif session.identity.public in session.attachment.lost and session.may_take_over():
+        session.network_stop(MINORITY)  # the others did not lose the host: we did
+    else:
+        session.lost_host(session.attachment.dropped)
+
+
+def could_not_connect(session: PeerSession, target: Address, refused: bool,
+                      why: str) -> Outcome:
+    """A connection to ``target`` failed before it opened (``refused``: nothing listens there;
+    ``why``: what the system said, if anything): the session hears of it, and the outcome."""
+    host, port = target
+    session.lost_host(f"could not connect to {host}:{port} ({why or 'no answer'})")
+    return "refused" if refused else "unreachable"
+
+
+def unanswered_word(session: PeerSession) -> bytes:
+    """A connection ended without the host's answer to our intro (not a successor's): the host
+    took it and said nothing, so we sign that we lost it. The frame to write on that same
+    connection (a host that still runs reads it once it can), or b"" for none."""
+    at = session.attachment
+    if not at.dropped or at.answered or at.via_successor:
+        return b""
+    lost = session.sign_lost(f"{at.dropped}; a new connection was not answered")
+    return lost_frame(session, lost) if lost else b""
+
+
+def offer_lost(session: PeerSession, statement: bytes, challenge: bytes, expect: bytes) -> bytes:
+    """The frame that hands our lost ``statement`` to a successor's listener, answering its
+    ``challenge`` frame with the proof of our key, or b"" if that is no challenge of the key we
+    ``expect`` there (never a proof signed for a relay). A malformed frame raises
+    ``ProtocolError``."""
+    value = unpack(challenge)
+    if (isinstance(value, dict) and validate_control(value, ("challenge",))
+            and (not expect or value["from"] == expect)):
+        proof = proof_of_key(session.identity, value["nonce"], value["from"], "lost")
+        return lost_frame(session, statement, proof)
+    return b""
+
+
+def start_takeover(session: PeerSession) -> None:
+    """The host is gone and we are next: the session becomes the table's sequencer, and says
+    why."""
+    old = session.names[session.seat_of(session.host_key)]
+    gone = (f"{old}'s machine (the host) cannot write its log and handed the table over"
+            if session.handed_over >= 0 else f"{len(session.lost_statements())} of the "
+            f"{len(listening_seats(session))} seats that listen lost {old}'s pageone (the "
+            "host), a majority")
+    session.take_over()
+    session.events.append(Event("takeover", f"{gone}: this pageone takes the table over, "
+                                "and the others reconnect to it…"))
+
+
+def key_at(session: PeerSession, where: Address | None) -> bytes:
+    """The key of the seat that announced the endpoint ``where`` (b"" if none did): what must
+    answer there before we prove our key to it."""
+    return next((key for key, endpoint in session.endpoints.items()
+                 if where is not None and parse_endpoint(endpoint) == where), b"")
