@@ -317,7 +317,7 @@ class PeerSession(AttachedPlayer):
             return "wait: a game needs 2 players or more, seated"
         if len(self.keys) == self.seat_count:
             return "every seat is taken: the game starts by itself"
-        self.notify("start", {"seats": len(self.keys)})
+        self.notify(EntryKind.START, {"seats": len(self.keys)})
         self.flush(0.0)
         return ""
 

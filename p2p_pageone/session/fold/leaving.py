@@ -63,9 +63,9 @@ def check_timeout(s: PublicState, env: Envelope, seat: int) -> None:
     """A seat already in the round's claims is not timed out twice."""
     if env.data["seat"] in witness.claimed_seats(s):
         raise MustRefuse("that seat's timeout already waits for its witnesses",
-                                 "timeout", s.host_seat)
+                                 EntryKind.TIMEOUT, s.host_seat)
     if s.game is not None and env.data["seat"] not in s.active:  # the host's slip, not the seat's
-        raise MustRefuse("that seat is no longer in the game", "timeout", s.host_seat)
+        raise MustRefuse("that seat is no longer in the game", EntryKind.TIMEOUT, s.host_seat)
 
 
 def on_timeout(s: PublicState, env: Envelope, seat: int, now: float) -> None:

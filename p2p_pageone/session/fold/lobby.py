@@ -51,17 +51,17 @@ def on_table(s: PublicState, env: Envelope, seat: int, now: float) -> None:
 def check_hello(s: PublicState, env: Envelope, seat: int) -> None:
     """Checked before its sender is admitted to the chain: a hello is its first message."""
     if env.sender in s.keys or any(k == env.sender for k, _ in s.waiting_hellos):
-        raise MustRefuse("this identity is already at the table: each user sits once", "hello",
-                         s.host_seat)
+        raise MustRefuse("this identity is already at the table: each user sits once",
+                         EntryKind.HELLO, s.host_seat)
     if s.game is not None or len(s.keys) + len(s.waiting_hellos) >= s.seat_count:
-        raise MustRefuse("the table is full", "hello", s.host_seat)
+        raise MustRefuse("the table is full", EntryKind.HELLO, s.host_seat)
     if env.data["proto"] != PROTOCOL_VERSION:
         raise ProtocolError(f"protocol version {env.data['proto']}; this table speaks "
                             f"{PROTOCOL_VERSION}: use the same pageone version as the host",
                             fingerprint(env.sender))
     assert s.chain is not None  # a user who left the lobby may come back: its count goes on
     if env.table != s.table_id or env.hand != 0 or env.seq != s.chain.next_seq(env.sender):
-        raise MustRefuse("a hello must be the first message, for this table", "hello",
+        raise MustRefuse("a hello must be the first message, for this table", EntryKind.HELLO,
                          s.host_seat)
 
 
