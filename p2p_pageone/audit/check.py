@@ -25,6 +25,7 @@ from ..crypto.identity import fingerprint
 from ..session.common import Event, TableClosed, TableEnded
 from ..session.fold.table import FOLD_ERRORS, TableState
 from ..wire.codec import ProtocolError
+from ..wire.kinds import EntryKind
 from .logfile import read_frames
 from .replay import missed_calls
 
@@ -209,7 +210,7 @@ def fold_entry(audit: Audit, state: TableState, position: int, raw: bytes) -> bo
     except TableClosed as closed:
         who = f"{state.who(closed.culprit)} " if closed.culprit >= 0 else ""
         _void_current(audit, state, position, f"{who}{closed}")
-        if env.kind == "expel":  # too few left once a cheater is out: the evidence is logged
+        if env.kind == EntryKind.EXPEL:  # too few left once a cheater is out: its evidence logged
             audit.fault = Fault(position, _expel_step(env), closed.culprit, str(closed))
             return False
         audit.early = EarlyEnd(position, closed.culprit, str(closed), table_closed=True)
@@ -229,7 +230,8 @@ def fold_entry(audit: Audit, state: TableState, position: int, raw: bytes) -> bo
 
 def _expel_step(env: Envelope) -> Step:
     """The step of the refused message an ``expel`` carries (the fold checked it)."""
-    return "card shown" if open_envelope(env.data["evidence"]).kind == "move" else "deck round"
+    evidence = open_envelope(env.data["evidence"]).kind
+    return "card shown" if evidence == EntryKind.MOVE else "deck round"
 
 
 def _unreadable(error: ProtocolError) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from ..crypto.envelope import extend, genesis, open_envelope
 from ..crypto.identity import fingerprint
 from ..wire.codec import ProtocolError
+from ..wire.kinds import KIND_RULES, EntryKind
 from .check import Audit
 
 RELATIONS = ("identical", "prefix", "split", "fork", "other tables")
@@ -44,7 +45,7 @@ def describe_entry(raw: bytes, names: dict[bytes, str]) -> dict[str, Any]:
     except ProtocolError as error:
         return {"type": "?", "author": "", "fingerprint": "", "seq": -1,
                 "note": f"unreadable: {error}"}
-    return {"type": env.kind, "author": names.get(env.sender, ""),
+    return {"type": env.kind.value, "author": names.get(env.sender, ""),
             "fingerprint": fingerprint(env.sender), "seq": env.seq, "hand": env.hand}
 
 
@@ -99,7 +100,7 @@ def _moves(log: list[bytes], names: dict[bytes, str]) -> list[tuple[int, str]]:
             env = open_envelope(raw)
         except ProtocolError:
             continue
-        if env.kind == "takeover":
+        if env.kind == EntryKind.TAKEOVER:
             who = f"{names.get(env.sender, '?')} ({fingerprint(env.sender)})"
             lost = env.data.get("lost", [])
             found.append((index, f"at entry {index} the table moved to {who} " + (
@@ -125,7 +126,7 @@ def _host_at(log: list[bytes], at: int) -> bytes:
             env = open_envelope(raw)
         except ProtocolError:
             continue
-        if env.kind in ("table", "takeover"):
+        if KIND_RULES[env.kind].makes_host:
             host = env.sender
     return host
 
@@ -170,10 +171,10 @@ def _receipt(path: str, log: list[bytes], at: int, host_key: bytes) -> dict[str,
             continue
         if env.sender != host_key:
             continue
-        signs = seen.get(env.data["head"], 0) if env.kind == "head" else 0
+        signs = seen.get(env.data["head"], 0) if env.kind == EntryKind.HEAD else 0
         signs = max(signs, seen.get(env.prev, 0))
         if signs > at:
-            return {"log": path, "entry": index, "type": env.kind, "seq": env.seq,
+            return {"log": path, "entry": index, "type": env.kind.value, "seq": env.seq,
                     "hand": env.hand, "covers": signs}
     return None
 

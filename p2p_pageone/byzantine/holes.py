@@ -12,6 +12,7 @@ from ..session.fold import apply, leaving, presence, witness
 from ..session.fold.claims import Claim
 from ..session.fold.state import PublicState
 from ..wire.codec import ProtocolError
+from ..wire.kinds import EntryKind
 
 Patch = tuple[Any, str, Any]  # (a module or a dict, the name or key, the value to put there)
 PLANTS: dict[str, tuple[str, Callable[[], list[Patch]]]] = {}
@@ -38,7 +39,7 @@ def everywhere(function: Any, replacement: Any) -> list[Patch]:
 @plant("away-closes-round", "a seat the host says is away witnesses nothing: the round stops "
        "waiting for it (and a seat a later claim is about witnesses no earlier claim)")
 def _away_closes_round() -> list[Patch]:
-    check, on_away = apply.ENTRIES["away"]
+    check, on_away = apply.ENTRIES[EntryKind.AWAY]
 
     def away_and_close(s: PublicState, env: Any, seat: int, now: float) -> None:
         on_away(s, env, seat, now)
@@ -46,7 +47,7 @@ def _away_closes_round() -> list[Patch]:
             claim.due.discard(env.data["seat"])
         leaving.close_round(s)
 
-    return [(apply.ENTRIES, "away", (check, away_and_close))]
+    return [(apply.ENTRIES, EntryKind.AWAY, (check, away_and_close))]
 
 
 @plant("alive-any-position", "a sign of life disproves a claim whatever entry it was made at "

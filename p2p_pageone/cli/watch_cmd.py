@@ -109,7 +109,7 @@ class Referee:
         env = open_envelope(raw)
         state, fault = self.live.state, self.live.audit.fault
         failed = fault is not None and fault.entry <= position
-        return {"entry": position, "kind": env.kind, "seat": state.seat_of(env.sender),
+        return {"entry": position, "kind": env.kind.value, "seat": state.seat_of(env.sender),
                 "effect": [e.text for e in events if e.text and e.kind != "fault"],
                 "engine": [list(map(str, e.data["event"])) for e in events if e.kind == "engine"],
                 "check": self.live.fault_text() if failed else "ok"}

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..wire.codec import ProtocolError, pack, unpack
+from ..wire.kinds import EntryKind
 from ..wire.messages import shown, validate
 from .identity import Identity, fingerprint, verify_signature, weak_public_key
 from .kdf import label, tagged_hash
@@ -72,7 +73,7 @@ class Envelope:
     hand: int
     seq: int
     prev: bytes
-    kind: str
+    kind: EntryKind
     data: dict[str, Any]
 
 
@@ -83,7 +84,7 @@ def seal(
     """Sign and encode one message; the result is a frame payload."""
     validate(kind, data)
     body = pack({"v": VERSION, "table": table, "hand": hand, "from": identity.public,
-                 "seq": seq, "prev": prev, "type": kind, "data": data})
+                 "seq": seq, "prev": prev, "type": EntryKind(kind).value, "data": data})
     return pack([identity.public, body, identity.sign(SIGNING_TAG + body)])
 
 
@@ -149,7 +150,7 @@ def _decode_body(raw: bytes, sender: bytes, body: bytes) -> Envelope:
                                 f"{shown(header[name])}")
     data = validate(header["type"], header["data"])
     return Envelope(raw, sender, header["table"], header["hand"], header["seq"], header["prev"],
-                    header["type"], data)
+                    EntryKind(header["type"]), data)
 
 
 def genesis(table: bytes) -> bytes:

@@ -11,13 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..crypto.envelope import Envelope
+from ..wire.kinds import KIND_RULES, EntryKind, Signer
 from .fold.apply import kind_refusal, order_refusal
 from .fold.lost import majority_refusal
 from .fold.presence import takeover_refusal
 from .player import PlayerState
-
-DECK_KINDS = ("shuffle", "lock", "keys", "move")
-
 
 
 def admissible(s: PlayerState, env: Envelope) -> str | None:
@@ -25,12 +23,12 @@ def admissible(s: PlayerState, env: Envelope) -> str | None:
     if s.ended:
         return "the table has ended"
     if s.chain is None:
-        return None if env.sender == s.identity.public and env.kind == "table" else (
+        return None if env.sender == s.identity.public and env.kind == EntryKind.TABLE else (
             "the table is not open yet")
-    refusal = order_refusal(s, env)
-    if refusal is not None or env.kind == "hello":
+    refusal, signer = order_refusal(s, env), KIND_RULES[env.kind].signer
+    if refusal is not None or signer is Signer.NEWCOMER:
         return refusal
-    if env.kind == "takeover":  # a live sequencer never gives its table away
+    if signer is Signer.SUCCESSOR:  # a live sequencer never gives its table away
         if env.sender != s.identity.public:
             return "only a new host appends takeover, as its own first entry"
         return (takeover_refusal(s, env.sender, env.data["seat"])
@@ -43,7 +41,7 @@ def admissible(s: PlayerState, env: Envelope) -> str | None:
 def deck_refusal(s: PlayerState, env: Envelope) -> str | None:
     """What the deck's checks say of a deck message's content (points, proofs, keys, cards)."""
     seat = s.seat_of(env.sender)
-    if env.kind not in DECK_KINDS or s.crypto is None or seat not in s.active:
+    if not KIND_RULES[env.kind].deck_evidence or s.crypto is None or seat not in s.active:
         return None
     return s.crypto.refusal(env.kind, seat, env.data)
 

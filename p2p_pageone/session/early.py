@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 
 from ..crypto.deck import DeckError
 from ..crypto.envelope import Envelope
+from ..wire.kinds import EntryKind
 from .hand import HandDeck
 
 PENDING = 64  # envelopes kept while they cannot be checked yet (their deck round not dealt)
@@ -30,7 +31,7 @@ class EarlyKeys:
 
     def add(self, env: Envelope) -> None:
         """Keep it to check (for this hand or the next only; the oldest give way)."""
-        if env.kind == "keys" and self.hand <= env.hand <= self.hand + 1:
+        if env.kind == EntryKind.KEYS and self.hand <= env.hand <= self.hand + 1:
             self.pending = [*self.pending[-(PENDING - 1):], env]
 
     def new_hand(self, hand: int) -> None:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..crypto.envelope import Envelope, open_envelope
 from ..wire.codec import ProtocolError
+from ..wire.kinds import EntryKind
 from .common import Event
 from .fold.lost import listening_seats, needed
 from .fold.queries import expected_at_takeover
@@ -26,7 +27,7 @@ def fold_handed_over(s: PeerSession, index: int, raw: bytes, now: float) -> bool
     if index > len(s.log):
         return False  # it skipped one: its back says where it stands
     env = open_envelope(raw)
-    reason = ("a takeover comes from the new host" if env.kind == "takeover" else
+    reason = ("a takeover comes from the new host" if env.kind == EntryKind.TAKEOVER else
               s.admissible(env))  # what a peer hands over never makes us name anyone
     if reason is not None:
         raise ProtocolError(f"handed over an entry no sequencer appends here ({reason})")
@@ -37,7 +38,8 @@ def fold_handed_over(s: PeerSession, index: int, raw: bytes, now: float) -> bool
 def back_to_new_host(s: PeerSession, raw: bytes) -> Envelope:
     """A gathered peer's ``back``: held by the new host ``s`` until its takeover is in."""
     env = open_envelope(raw)
-    if env.kind != "back" or env.sender not in expected_at_takeover(s, s.attachment.taking_over):
+    expected = expected_at_takeover(s, s.attachment.taking_over)
+    if env.kind != EntryKind.BACK or env.sender not in expected:
         raise ProtocolError("to a new host a peer says back, once it handed over its log")
     return env
 

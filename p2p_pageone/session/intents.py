@@ -9,18 +9,19 @@ from ..engine.game import Game
 from ..engine.moves import Move, Play
 from ..engine.settings import QdanSettings
 from ..engine.view import SeatView
+from ..wire.kinds import EntryKind
 from .common import Event, coin_commitment
 from .fold.queries import slots_owed_by
 from .moves import move_data
 from .player import PlayerState
 from .witnessing import witness_intent
 
-Intent = tuple[str, dict[str, Any]]
+Intent = tuple[EntryKind, dict[str, Any]]
 
 
 def next_intent(s: PlayerState, now: float) -> Intent | None:
     if s.outbox.local_bye and s.chain is not None:  # this machine failed: nothing but the bye
-        return "bye", {"reason": s.outbox.local_bye}
+        return EntryKind.BYE, {"reason": s.outbox.local_bye}
     if s.outbox.notices:
         return s.outbox.notices.popleft()
     if s.chain is None:
@@ -28,7 +29,7 @@ def next_intent(s: PlayerState, now: float) -> Intent | None:
     if s.me < 0 or (s.is_host and s.waiting_hellos):
         return _lobby_seating(s)
     if s.outbox.chat:  # chat goes out in the lobby too
-        return "say", {"text": s.outbox.chat.pop(0)}
+        return EntryKind.SAY, {"text": s.outbox.chat.pop(0)}
     if s.game is None:
         return _lobby_intent(s)
     if s.game_over:
@@ -38,7 +39,7 @@ def next_intent(s: PlayerState, now: float) -> Intent | None:
         ours = any(claim.seat == s.me and claim.owed for claim in s.claims)
         return witness_intent(s, now) or (_hand_intent(s, now) if ours else None)
     if s.me in s.away and not s.is_host:  # kept away, yet here: we are back
-        return "back", {"endpoint": s.attachment.endpoint}
+        return EntryKind.BACK, {"endpoint": s.attachment.endpoint}
     return _hand_intent(s, now)
 
 
@@ -46,16 +47,17 @@ def _table_intent(s: PlayerState) -> Intent:
     assert s.host_table is not None
     name, settings, seats = s.host_table
     options = dataclasses.asdict(settings)
-    return "table", {"name": name, "rules": settings.family, "options": options, "seats": seats}
+    return EntryKind.TABLE, {"name": name, "rules": settings.family, "options": options,
+                             "seats": seats}
 
 
 def _lobby_seating(s: PlayerState) -> Intent | None:
     if s.is_host:
         if s.me < 0:
-            return "seat", {"seat": 0, "key": s.identity.public, "name": s.name}
+            return EntryKind.SEAT, {"seat": 0, "key": s.identity.public, "name": s.name}
         if s.waiting_hellos and len(s.keys) < s.seat_count:
             key, name = s.waiting_hellos[0]
-            return "seat", {"seat": len(s.keys), "key": key, "name": _unique(name, s.names)}
+            return EntryKind.SEAT, {"seat": len(s.keys), "key": key, "name": _unique(name, s.names)}
         return None
     return None  # a joiner's hello went out on the host's welcome; it waits to be seated
 
@@ -74,16 +76,16 @@ def _lobby_intent(s: PlayerState) -> Intent | None:
     if len(s.keys) < s.seat_count:
         return None
     if s.me not in s.ready:
-        return "ready", {}
+        return EntryKind.READY, {}
     if len(s.ready) < s.seat_count:
         return None
     if s.me not in s.coin_commits:
         # Fresh each time: a toss restarted after a leaver must not reuse a revealed nonce.
         s.private.my_coin = s.random_bytes(32)
-        return "coin_commit", {"commit": coin_commitment(s.table_id, s.identity.public,
+        return EntryKind.COIN_COMMIT, {"commit": coin_commitment(s.table_id, s.identity.public,
                                                          s.private.my_coin)}
     if len(s.coin_commits) == s.seat_count and s.me not in s.coin_nonces:
-        return "coin_reveal", {"nonce": s.private.my_coin}
+        return EntryKind.COIN_REVEAL, {"nonce": s.private.my_coin}
     return None
 
 
@@ -95,16 +97,16 @@ def _hand_intent(s: PlayerState, now: float) -> Intent | None:
     if s.hand_end is not None:  # between hands: sign the head the hand ended on
         if s.me in s.heads:
             return None
-        return "head", {"index": s.hand_end[0], "head": s.hand_end[1]}
+        return EntryKind.HEAD, {"index": s.hand_end[0], "head": s.hand_end[1]}
     secrets = s.private.secrets
     if secrets is None:
         return None
     if s.hand_over():
         if s.me not in s.seed_reveals:
-            return "seed_reveal", {"seed": secrets.seed}
+            return EntryKind.SEED_REVEAL, {"seed": secrets.seed}
         return None
     if s.me not in crypto.logged_commits:
-        return "seed_commit", {"commit": secrets.commitment}
+        return EntryKind.SEED_COMMIT, {"commit": secrets.commitment}
     if len(crypto.logged_commits) < len(s.active):
         return None
     if crypto.pending_round:
@@ -112,7 +114,7 @@ def _hand_intent(s: PlayerState, now: float) -> Intent | None:
     owed = _keys_owed(s)
     if owed:
         label, slots, keys = secrets.keys_for(crypto, owed)
-        return "keys", {"deck": label, "positions": slots, "keys": keys}
+        return EntryKind.KEYS, {"deck": label, "positions": slots, "keys": keys}
     return move_intent(s, now)
 
 
@@ -130,7 +132,7 @@ def _pass_intent(s: PlayerState) -> Intent | None:
             return None
         s.private.pass_cache = (turn, result[0], result[1])
     _, step, proven = s.private.pass_cache
-    return step, {"deck": label, **proven.fields()}
+    return EntryKind(step), {"deck": label, **proven.fields()}
 
 
 def _keys_owed(s: PlayerState) -> list[int]:
@@ -153,7 +155,7 @@ def move_intent(s: PlayerState, now: float, game: Game | None = None) -> Intent 
     if move is None:
         return None
     keys = [secrets.key_for(crypto, slot) for slot in move.slots] if isinstance(move, Play) else []
-    return "move", move_data(move, keys)
+    return EntryKind.MOVE, move_data(move, keys)
 
 
 def _chosen_move(s: PlayerState, game: Game, now: float) -> Move | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..crypto.envelope import Envelope
 from ..wire.codec import ProtocolError
+from ..wire.kinds import EntryKind
 from .client import STALL
 from .common import Event
 from .fold.lost import listening_seats, needed
@@ -58,7 +59,7 @@ class SeatKeeper(SequencerCore):
         if seat in host.away or host.expelling(seat):
             return True  # kept already; or being expelled, with evidence, which goes first
         if (not self.reconnect_window or host.game is None or host.keys[seat] in self.cpu_keys
-                or away_refusal(host, "away", seat)):
+                or away_refusal(host, EntryKind.AWAY, seat)):
             return False
         self.away_since[seat] = (now, why[:100])
         # a pending notice (an expel, a timeout) goes first; the tick says
@@ -67,7 +68,7 @@ class SeatKeeper(SequencerCore):
         return True
 
     def _say_away(self, seat: int, now: float) -> None:
-        self.host.notify("away", {"seat": seat, "why": self.away_since[seat][1],
+        self.host.notify(EntryKind.AWAY, {"seat": seat, "why": self.away_since[seat][1],
                                   "window": self.reconnect_window})
         self.host.flush(now)
         self._pump(now)

@@ -28,7 +28,6 @@ START_AFTER = 30.0  # with min_players: start with those seated once the lobby i
 AFTER_STALL = 3.0  # after a stall, how long the connections found closed wait for the rest
 NOTICE_STALL = 5.0  # a stall of this machine this long is told to the player
 RECONNECT_WINDOW = 60  # seconds a seat whose connection dropped mid-game is kept for its return
-FIRST_WORDS = ("hello", "back")  # what a connection may say before it speaks for a seat
 LOST_ALL = 3  # every remote player silent this many silence thresholds: our network is down
 LINGER = 10.0  # after the game, how long the host waits for every peer's ``done``
 GATHER = 8.0  # a new host waits this long at most for the others to hand over their logs

@@ -21,6 +21,7 @@ from ..engine.deal import UNKNOWN
 from ..engine.game import Game
 from ..engine.moves import IllegalMove, Move
 from ..engine.settings import QdanSettings
+from ..wire.kinds import KIND_RULES, EntryKind
 from . import intents, logsync, pipeline, witnessing
 from .admission import admissible
 from .attachment import SEAT_GIVEN_UP, AttachedPlayer
@@ -142,7 +143,7 @@ class PeerSession(AttachedPlayer):
             self._take_from_mesh(entry, now)
             return
         env = witnessing.receive(self, raw, now)
-        if env is None or env.kind != "keys":
+        if env is None or env.kind != EntryKind.KEYS:
             return
         self.private.early.add(env)
         self._open_private()
@@ -256,7 +257,7 @@ class PeerSession(AttachedPlayer):
         code = Refusal.of(reason) if code is None else code
         if pipeline.refused_behind(self, reason, code, seq, now):
             return
-        kind = open_envelope(self.in_flight).kind if self.in_flight else ""
+        kind = open_envelope(self.in_flight).kind if self.in_flight else None
         self.in_flight = b""
         if code is Refusal.SEAT_GONE and seq < 0 and self.me >= 0 and self.game is not None:
             # we come back to a seat the game no longer has (timed out while we were away)
@@ -264,7 +265,7 @@ class PeerSession(AttachedPlayer):
                       "its seat was given up (it was timed out, or left, while this machine "
                       "could not take part)", -1)
             return
-        if self.me < 0 and not self.is_host and kind == "bye":  # we left before we sat down
+        if self.me < 0 and not self.is_host and kind == EntryKind.BYE:  # we left before we sat down
             self.ended = "left the table before sitting down"
             return
         if (self.me < 0 and not self.is_host and code is Refusal.BUSY
@@ -277,7 +278,7 @@ class PeerSession(AttachedPlayer):
         if self.me < 0 and not self.is_host:  # a joiner the host will not seat
             self._end(f"the host refused to seat us: {reason}", -1)
             return
-        if kind == "back":  # after a drop, a race with our old connection's last message or
+        if kind == EntryKind.BACK:  # after a drop, a race with our old connection's last message or
             # with its away: a new connection gets a fresh welcome (for at most the retry time)
             if self.attachment.may_resume and self.game is not None and self.me in self.active:
                 self.lost_host(f"the host did not take us back: {reason}")
@@ -293,8 +294,8 @@ class PeerSession(AttachedPlayer):
         if self.outbox.requested is not None:
             self.events.append(Event("refused", f"not accepted: {reason}"))
             self.outbox.requested = None
-        if kind in ("shuffle", "lock", "keys"):
-            return  # never refused for a race: resending at once would only loop; tick retries
+        if kind is not None and KIND_RULES[kind].deck_step:  # never refused for a race:
+            return  # resending at once would only loop; tick retries
         self.flush(now)
 
     def request(self, move: Move) -> None:
@@ -316,7 +317,7 @@ class PeerSession(AttachedPlayer):
             return "wait: a game needs 2 players or more, seated"
         if len(self.keys) == self.seat_count:
             return "every seat is taken: the game starts by itself"
-        self.notify("start", {"seats": len(self.keys)})
+        self.notify(EntryKind.START, {"seats": len(self.keys)})
         self.flush(0.0)
         return ""
 
@@ -364,11 +365,11 @@ class PeerSession(AttachedPlayer):
         raw = seal(self.identity, self.table_id, self.hand, seq, prev, kind, data)
         self.outbox.pipe = [Sent(raw, kind, data, seq)]
         self.outbox.outgoing.append(raw)
-        if kind == "keys" and not self.is_host:
+        if kind == EntryKind.KEYS and not self.is_host:
             self._send_direct(raw, data["positions"])
         witnessing.to_mesh(self, raw, kind, data)
         pipeline.fill(self, now)
-        if kind == "hello":
+        if kind == EntryKind.HELLO:
             self.attachment.hello_sent = raw
 
     def _send_hello(self) -> None:
@@ -379,7 +380,7 @@ class PeerSession(AttachedPlayer):
         hello = {"name": self.name, "proto": PROTOCOL_VERSION, "client": "pageone",
                  "endpoint": self.attachment.endpoint}
         self.attachment.hello_sent = self.in_flight = seal(self.identity, table, 0, seq, head,
-                                                           "hello", hello)
+                                                           EntryKind.HELLO, hello)
         self.outbox.outgoing.append(self.in_flight)
 
     # --- queries ------------------------------------------------------------------------------

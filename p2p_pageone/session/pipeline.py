@@ -24,6 +24,7 @@ from ..crypto.envelope import open_envelope, seal
 from ..engine.deal import NOBODY
 from ..engine.game import Game
 from ..engine.moves import IllegalMove
+from ..wire.kinds import KIND_RULES, EntryKind
 from .common import Event, Refusal
 from .fold.queries import lacks_keys, slots_owed_by
 from .intents import Intent, move_intent
@@ -38,7 +39,8 @@ def fill(s: PlayerState, now: float) -> None:
     """Seal moves behind our envelopes out while one may go."""
     chain = s.chain
     while (chain is not None and not s.is_host and len(s.outbox.pipe) < PIPE
-           and all(sent.kind in ("keys", "move") and not (sent.doomed or sent.closed)
+           and all(sent.kind is not None and KIND_RULES[sent.kind].pipelined
+                   and not (sent.doomed or sent.closed)
                    for sent in s.outbox.pipe)):
         intent = follow_intent(s, s.outbox.pipe, now)
         if intent is None:
@@ -94,8 +96,9 @@ def follow_intent(s: PlayerState, out: list[Sent], now: float) -> Intent | None:
     deal = s.game.deal  # what is out is not in it yet: a move behind is due on our turn only
     if deal.turn != s.me or deal.open_miss != NOBODY or lacks_keys(s, s.me):
         return None  # the sequencer may hold what is out (the Page One window, our keys)
-    keys_out = {slot for sent in out if sent.kind == "keys" for slot in sent.data["positions"]}
-    moves_out = [sent.data for sent in out if sent.kind == "move"]
+    keys_out = {slot for sent in out if sent.kind == EntryKind.KEYS
+                for slot in sent.data["positions"]}
+    moves_out = [sent.data for sent in out if sent.kind == EntryKind.MOVE]
     if not moves_out:
         return _owing_nothing_but(s, keys_out, now)
     if s.autoplay and s.outbox.requested is None:
@@ -131,4 +134,4 @@ def _owing_nothing_but(s: PlayerState, keys_out: set[int], now: float,
     if any(slot not in keys_out for slot in slots_owed_by(s, s.me)):
         return None
     intent = move_intent(s, now, game)
-    return intent if intent is not None and intent[0] == "move" else None
+    return intent if intent is not None and intent[0] == EntryKind.MOVE else None

@@ -19,6 +19,7 @@ from ..crypto.identity import Identity
 from ..engine.moves import Move
 from ..engine.settings import Settings
 from ..engine.view import SeatView
+from ..wire.kinds import EntryKind
 from .common import Event
 from .early import EarlyKeys
 from .fold.table import TableState
@@ -53,7 +54,7 @@ class Sent:
     """One of our envelopes out, neither logged nor refused yet."""
 
     raw: bytes
-    kind: str = ""
+    kind: EntryKind | None = None  # None: a hello or a back, sealed on a connection's welcome
     data: dict[str, Any] = field(default_factory=dict)
     seq: int = -1
     doomed: bool = False  # behind a refused one: its own refusal is due
@@ -80,7 +81,7 @@ class Outbox:
     pipe: list[Sent] = field(default_factory=list)  # ours out, neither logged nor refused
     # What goes out before any other step, in order: a host's notices (start, expel, away,
     # timeout, takeover) and a peer's bye.
-    notices: deque[tuple[str, dict[str, Any]]] = field(default_factory=deque)
+    notices: deque[tuple[EntryKind, dict[str, Any]]] = field(default_factory=deque)
     chat: list[str] = field(default_factory=list)
     requested: Move | None = None  # the move the player asked for, until logged or refused
     local_bye: str = ""  # said until it is in the log: this machine failed
@@ -202,9 +203,9 @@ class PlayerState(TableState):
         deal = self.game.deal
         return bool(deal.known) and all(deal.known[s] >= 0 for s in deal.hands[self.me])
 
-    def notify(self, kind: str, data: dict[str, Any]) -> None:
+    def notify(self, kind: str, data: dict[str, Any]) -> None:  # kind: an ``EntryKind``
         """Queue a notice (or our bye): it goes out before any other step, in order."""
-        self.outbox.notices.append((kind, data))
+        self.outbox.notices.append((EntryKind(kind), data))
         self.wake()
 
     def wake(self) -> None:
@@ -214,7 +215,8 @@ class PlayerState(TableState):
 
     def expelling(self, seat: int) -> bool:
         """An ``expel`` of ``seat`` is queued: nothing more of that seat goes in first."""
-        return any(kind == "expel" and data["seat"] == seat for kind, data in self.outbox.notices)
+        return any(kind == EntryKind.EXPEL and data["seat"] == seat
+                   for kind, data in self.outbox.notices)
 
     def advert(self) -> dict[str, Any]:
         """What the host advertises over mDNS."""

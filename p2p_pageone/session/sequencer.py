@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from ..crypto.envelope import Envelope, open_envelope
 from ..wire.codec import MAX_FRAME, ProtocolError, frame, pack, unpack
+from ..wire.kinds import KIND_RULES, EntryKind
 from ..wire.messages import validate_control
 from .client import PING, STALL, Client
 from .common import SEAT_GONE, Event
@@ -29,7 +30,6 @@ from .links import (
     AFTER_STALL,
     CHAT_LINES,
     CHAT_WINDOW,
-    FIRST_WORDS,
     LINGER,
     LOST_ALL,
     MAX_UNSEATED,
@@ -283,10 +283,10 @@ class Sequencer(Doors):
             took = f"{wait / 60:g} min" if wait >= 120 else f"{wait:g} s"
             host.events.append(Event("lobby", f"nobody sat down or left for {took}: "
                                      "closing the table"))
-            host.notify("bye", {"reason": f"the table did not fill in {took}"})
+            host.notify(EntryKind.BYE, {"reason": f"the table did not fill in {took}"})
         elif (self.min_players and max(self.min_players, 2) <= len(host.keys)
               < host.seat_count and not host.waiting_hellos and still >= self.start_after):
-            host.notify("start", {"seats": len(host.keys)})
+            host.notify(EntryKind.START, {"seats": len(host.keys)})
         else:
             return
         host.flush(now)
@@ -310,21 +310,21 @@ class Sequencer(Doors):
             if link.key and self._lacks_keys(env) and self._may_hold(conn, env):
                 self.early.append((conn, env, now))
                 return True
-            if not link.key and env.kind == "back":
+            if not link.key and env.kind == EntryKind.BACK:
                 self._came_back(env, now)
             reason = self._admit(env)
         except ProtocolError as error:
             reason = str(error)
         if env is not None and reason is None:
             if not link.key:
-                if env.kind not in FIRST_WORDS:
+                if not KIND_RULES[env.kind].opens_connection:
                     reason = ("a connection's first message is hello, or back to return to a "
                               "seat kept for its return")
                 elif any(other.key == env.sender for other in self.links.values()):
                     reason = "this identity is already at the table: each user sits once"
                 else:  # seated now (the host seats a hello at once): the log so far
                     self._seat_link(conn, link, env)
-            elif env.kind == "say" and not link.chat_allowed(now):
+            elif KIND_RULES[env.kind].chat and not link.chat_allowed(now):
                 reason = (f"chat is limited to {CHAT_LINES} lines every {CHAT_WINDOW:.0f} s; "
                           "wait a moment and say it again")
         if reason is not None or env is None:

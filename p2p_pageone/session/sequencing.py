@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..crypto.envelope import Envelope, open_envelope
 from ..wire.codec import ProtocolError, frame
+from ..wire.kinds import KIND_RULES, EntryKind
 from .admission import expel_notice
 from .fold.entrylog import EntryLog
 from .fold.obligations import BOUNDS, moves_on
@@ -24,7 +25,6 @@ from .links import (
 from .logsync import entry_frame
 from .peer import PeerSession
 
-CONNECTION_KINDS = frozenset({"hello", "back"})  # said on a connection of one's own
 
 class SequencerCore:
     """Orders every envelope into the log and relays it to every seated connection."""
@@ -96,7 +96,7 @@ class SequencerCore:
     def _must_wait(self, env: Envelope, now: float) -> bool:
         if now < self.stall_until:  # after a stall, nothing goes in before its news is in
             return True
-        if self.window is None or env.kind != "move":
+        if self.window is None or env.kind != EntryKind.MOVE:
             return False
         seat, opened = self.window
         if now - opened >= self.catch_window:
@@ -123,7 +123,7 @@ class SequencerCore:
         encoded = frame(entry_frame(len(self.log), raw))
         self.out += [(conn, encoded) for conn, link in self.links.items()
                      if link.key or link.follows]
-        if self.host.game is None and env.kind != "say":
+        if self.host.game is None and not KIND_RULES[env.kind].chat:
             self.lobby_changed = now
         claims = len(self.host.claims)
         self.host.on_log(raw, now, env)
@@ -142,7 +142,7 @@ class SequencerCore:
         if reason is not None:
             notice = expel_notice(self.host, env, reason)
             if notice is not None:
-                self.host.notify("expel", notice)
+                self.host.notify(EntryKind.EXPEL, notice)
         return reason
 
     def _relayed(self, raw: bytes, now: float) -> bool:
@@ -155,7 +155,7 @@ class SequencerCore:
             return False
         chain = self.host.chain
         if (chain is None or self.host.seat_of(env.sender) < 0 or self.gather_until >= 0
-                or env.kind in CONNECTION_KINDS
+                or KIND_RULES[env.kind].opens_connection  # said on a connection of its own
                 or chain.next_seq(env.sender) != env.seq
                 or any(held.raw == raw for _, held in self.held)
                 or any(early.raw == raw for _, early, _ in self.early)):
@@ -167,7 +167,7 @@ class SequencerCore:
 
     def _lacks_keys(self, env: Envelope) -> bool:
         """A play or draw of a seat whose cards' keys are not all in the log yet."""
-        return (env.kind == "move" and env.data["kind"] in ("play", "draw")
+        return (env.kind == EntryKind.MOVE and env.data["kind"] in ("play", "draw")
                 and lacks_keys(self.host, self.host.seat_of(env.sender)))
 
     def _may_hold(self, conn: int, env: Envelope) -> bool:
@@ -225,6 +225,6 @@ class SequencerCore:
         self._pump(now)
 
     def _timeout(self, seat: int, what: str, now: float) -> None:
-        self.host.notify("timeout", {"seat": seat, "waited_for": what[:100]})
+        self.host.notify(EntryKind.TIMEOUT, {"seat": seat, "waited_for": what[:100]})
         self.host.flush(now)
         self._pump(now)

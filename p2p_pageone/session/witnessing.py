@@ -14,6 +14,7 @@ from typing import Any
 from ..crypto.envelope import Envelope, open_envelope, seal
 from ..crypto.statements import open_statement, seal_statement
 from ..wire.codec import ProtocolError, unpack
+from ..wire.kinds import KIND_RULES, EntryKind
 from .common import Event
 from .fold.apply import entry_refusal
 from .fold.claims import Claim
@@ -55,10 +56,10 @@ def send_alive(s: PlayerState, now: float, at_once: bool = False) -> None:
     s.outbox.direct_out += [(endpoint, raw) for endpoint in endpoints]
 
 
-def to_mesh(s: PlayerState, raw: bytes, kind: str, data: dict[str, Any]) -> None:
+def to_mesh(s: PlayerState, raw: bytes, kind: EntryKind, data: dict[str, Any]) -> None:
     """Our seed reveal and our Page One call go to every listening peer as well as the host;
     so does all we seal while a claim of the host's about us waits for its witnesses."""
-    if (kind == "seed_reveal" or (kind == "move" and data.get("kind") == "call")
+    if (kind == EntryKind.SEED_REVEAL or (kind == EntryKind.MOVE and data.get("kind") == "call")
             or any(claim.seat == s.me for claim in s.claims)):
         tell_all(s, raw)
 
@@ -118,7 +119,7 @@ def claimed(s: PlayerState, claim: Claim, now: float) -> None:
             mesh.first_call[claim.position] = calls[-1]
 
 
-def witness_intent(s: PlayerState, now: float) -> tuple[str, dict[str, Any]] | None:
+def witness_intent(s: PlayerState, now: float) -> tuple[EntryKind, dict[str, Any]] | None:
     """Our witness entry for the first claim of the round that waits for us, once we know what
     to say: at once if we hold what disproves it (or for a catch), else after ``GRACE``."""
     mesh = s.mesh
@@ -134,7 +135,7 @@ def witness_intent(s: PlayerState, now: float) -> tuple[str, dict[str, Any]] | N
                 return None
             if not heard and claim.reveal:  # its newest sign of life: did it know?
                 heard = mesh.alive.get(s.keys[claim.seat], (0, b""))[1]
-        return "witness", {"seat": claim.seat, "at": claim.position, "heard": heard}
+        return EntryKind.WITNESS, {"seat": claim.seat, "at": claim.position, "heard": heard}
     return None
 
 
@@ -151,7 +152,7 @@ def own_disproof(s: PlayerState, claim: Claim) -> str:
     """A claim that we refused to reveal, though our reveal went out: we do not accept it."""
     if claim.seat != s.me or not claim.reveal:
         return ""
-    if not any(sent.kind == "seed_reveal" for sent in s.outbox.pipe):
+    if not any(sent.kind == EntryKind.SEED_REVEAL for sent in s.outbox.pipe):
         return ""
     return ("timed us out for not revealing our hand seed, which we revealed (our signed "
             "reveal went to the host and to every listening peer): this pageone does not "
@@ -182,7 +183,7 @@ def hand_over(s: PlayerState, now: float) -> None:
             if now - max(at, mesh.relayed.get(env.raw, -1e9)) < RELAY_AFTER:
                 continue
             if (env.hand == s.hand and env.seq == s.chain.next_seq(key)
-                    and env.kind not in ("hello", "back")):
+                    and not KIND_RULES[env.kind].opens_connection):
                 mesh.relayed[env.raw] = now
                 s.outbox.relay_out.append(env.raw)
     if len(mesh.relayed) > 4 * KEPT:  # forget what is no longer kept
@@ -238,7 +239,7 @@ def _give_up_chat(s: PlayerState, now: float) -> None:
     place is refused and sealed again."""
     pipe = s.outbox.pipe
     if (s.game is None or s.game_over or s.attachment.dropped or len(pipe) != 1
-            or pipe[0].kind != "say"):
+            or pipe[0].kind is None or not KIND_RULES[pipe[0].kind].chat):
         return
     pipe.pop(0)
     s.events.append(Event("refused", "the host has not logged your chat line for "
@@ -252,7 +253,7 @@ def farewell(s: PlayerState) -> None:
     seen not to serve the table (the others hand it over and give up on the host)."""
     chain = s.chain
     if (chain is None or s.game is None or s.game_over or s.me not in s.active
-            or any(sent.kind == "bye" for sent in s.outbox.pipe)):
+            or any(sent.kind == EntryKind.BYE for sent in s.outbox.pipe)):
         return
     # sealed against the oldest head it may extend: the log the host sent us may have forked
     # from the others' after it, and the others must be able to take the bye. Twice if
@@ -263,7 +264,7 @@ def farewell(s: PlayerState) -> None:
     places = [(chain.next_seq(key), chain.earliest_head(key)),
               (chain.next_seq(key) + len(pipe), behind or chain.earliest_head(key))]
     for seq, prev in places[: 2 if pipe else 1]:
-        raw = seal(s.identity, s.table_id, s.hand, seq, prev, "bye",
+        raw = seal(s.identity, s.table_id, s.hand, seq, prev, EntryKind.BYE,
                    {"reason": "this pageone found a fault of the host's and left"})
         s.outbox.outgoing.append(raw)
         tell_all(s, raw)

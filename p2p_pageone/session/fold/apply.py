@@ -7,86 +7,49 @@ so the two cannot drift apart.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ...crypto.deck import DeckError
 from ...crypto.envelope import ChainVerifier, Envelope, open_envelope
 from ...crypto.identity import fingerprint
 from ...engine.moves import ChanceError, IllegalMove
 from ...engine.settings import SettingError
 from ...wire.codec import ProtocolError
+from ...wire.kinds import KIND_RULES, EntryKind, Signer
 from ..common import MustRefuse, TableEnded
 from . import dealing, leaving, lobby, presence, witness
-from .state import PublicState
+from .state import Check, Effect, Entries, PublicState, no_effect, nothing
 
-Check = Callable[[PublicState, Envelope, int], None]
-Effect = Callable[[PublicState, Envelope, int, float], None]
+__all__ = ["ENTRIES", "FOLD_ERRORS", "Check", "Effect", "apply_entry", "check_common",
+           "entry_refusal", "kind_refusal", "order_refusal", "refusal_text"]
 
 FOLD_ERRORS = (TableEnded, DeckError, ProtocolError, IllegalMove, ChanceError, SettingError)
-HOST_KINDS = frozenset({"table", "seat", "start", "timeout", "away", "expel"})
-NOT_LOGGED = frozenset({"open", "heartbeat"})  # kinds of earlier protocol versions
-# Kinds whose author must hold a seat; the hand's own kinds check it is still in the game.
-SEATED_KINDS = frozenset({"ready", "coin_commit", "coin_reveal", "seed_commit", "shuffle",
-                          "lock", "keys", "move", "seed_reveal", "head", "bye", "witness"})
-IN_HAND_KINDS = frozenset({"seed_commit", "shuffle", "lock", "keys", "seed_reveal", "head"})
-
-
-def _nothing(s: PublicState, env: Envelope, seat: int) -> None:
-    """Nothing to check beyond what every entry is checked for."""
-
-
-def _nothing_done(s: PublicState, env: Envelope, seat: int, now: float) -> None:
-    """No effect."""
-
-
-ENTRIES: dict[str, tuple[Check, Effect]] = {
-    "table": (lobby.check_table, lobby.on_table),
-    "hello": (_nothing, lobby.on_hello),  # checked before its sender joins the chain
-    "seat": (lobby.check_seat, lobby.on_seat),
-    "start": (lobby.check_lobby_step, lobby.on_start),
-    "ready": (lobby.check_lobby_step, lobby.on_ready),
-    "coin_commit": (lobby.check_lobby_step, lobby.on_coin_commit),
-    "coin_reveal": (lobby.check_lobby_step, lobby.on_coin_reveal),
-    "say": (_nothing, lobby.on_say),
-    "seed_commit": (dealing.check_seed_commit, dealing.on_seed_commit),
-    "shuffle": (dealing.check_pass, dealing.on_pass),
-    "lock": (dealing.check_pass, dealing.on_pass),
-    "keys": (dealing.check_keys, dealing.on_keys),
-    "move": (dealing.check_move_now, dealing.on_move),
-    "seed_reveal": (dealing.check_seed_reveal, dealing.on_seed_reveal),
-    "head": (leaving.check_head, leaving.on_head),
-    "timeout": (leaving.check_timeout, leaving.on_timeout),
-    "witness": (witness.check_witness, leaving.on_witness),
-    "expel": (leaving.check_expel, leaving.on_expel),
-    "bye": (_nothing, leaving.on_bye),
-    "away": (presence.check_away, presence.on_away),
-    "back": (presence.check_back, presence.on_back),
-    "takeover": (presence.check_takeover, presence.on_takeover),
-    "open": (_nothing, _nothing_done),  # refused by ``check_common``
-    "heartbeat": (_nothing, _nothing_done),
-}
+# Each entry module's kinds, and the kinds of earlier versions (refused by ``check_common``).
+ENTRIES: Entries = {**lobby.ENTRIES, **dealing.ENTRIES, **leaving.ENTRIES, **presence.ENTRIES,
+                    **{kind: (nothing, no_effect) for kind, row in KIND_RULES.items()
+                       if not row.logged}}
+assert set(ENTRIES) == set(EntryKind), "every entry kind has its check and its effect"
 
 
 def check_common(s: PublicState, env: Envelope, seat: int) -> None:
-    """What every entry is checked for once the chain took it: who may send its kind."""
+    """What every entry is checked for once the chain took it: who may send its kind (its row
+    in ``wire.kinds.KIND_RULES``)."""
     kind, author = env.kind, fingerprint(env.sender)
-    if kind in NOT_LOGGED:
+    row = KIND_RULES[kind]
+    if not row.logged:
         raise ProtocolError(f"{kind} messages are not part of this protocol version's log",
                             author)
-    if kind in HOST_KINDS and env.sender != s.host_key:
+    if row.signer is Signer.HOST and env.sender != s.host_key:
         raise ProtocolError(f"only the host may send {kind}", author)
-    if kind in SEATED_KINDS and seat < 0:
+    if row.signer is Signer.SEAT and seat < 0:
         raise ProtocolError(f"a {kind} message from someone not seated", author)
-    if s.game is None or seat < 0 or kind == "takeover":
+    if s.game is None or seat < 0 or row.signer is Signer.SUCCESSOR:
         return
     witness.check_during_round(s, kind)
-    if kind in IN_HAND_KINDS:
+    if row.in_hand:  # the hand's own kinds check that the seat is still in the game
         return
     if seat not in s.active:
         raise MustRefuse("that seat has left the game", kind, s.host_seat)
-    if seat in s.away and kind not in ("back", "bye", "witness"):  # a seat the host says is
-        # away may also leave for good, or answer as a witness (the host's word removes no
-        # witness from a round)
+    if seat in s.away and not row.while_away:  # a seat the host says is away may also leave
+        # for good, or answer as a witness (the host's word removes no witness from a round)
         raise MustRefuse("that seat is away: its first message on its return is back", kind,
                          s.host_seat)
 
@@ -99,12 +62,12 @@ def apply_entry(s: PublicState, raw: bytes, now: float, env: Envelope | None = N
     s.log.append(raw)
     env = env or open_envelope(raw)
     if s.chain is None:
-        if env.kind != "table":
+        if env.kind != EntryKind.TABLE:
             raise TableEnded("the log does not start with the table's description")
         s.table_id = env.table
         s.chain = ChainVerifier(env.table, [env.sender])
         s.host_key = env.sender
-    elif env.kind == "hello":
+    elif KIND_RULES[env.kind].signer is Signer.NEWCOMER:
         lobby.check_hello(s, env, -1)
         s.chain.admit(env.sender)
     s.author, s.folded_kind = s.seat_of(env.sender), env.kind
@@ -125,7 +88,7 @@ def entry_refusal(s: PublicState, env: Envelope) -> str | None:
 def order_refusal(s: PublicState, env: Envelope) -> str | None:
     """The checks every entry gets: its place in the chain, and who may send its kind."""
     try:
-        if env.kind == "hello":
+        if KIND_RULES[env.kind].signer is Signer.NEWCOMER:
             lobby.check_hello(s, env, -1)
             return None
         assert s.chain is not None
@@ -141,9 +104,9 @@ def kind_refusal(s: PublicState, env: Envelope) -> str | None:
     The content of deck messages is the deck's to check (``HandDeck.refusal``)."""
     seat = s.seat_of(env.sender)
     try:
-        if env.kind == "move":
+        if env.kind == EntryKind.MOVE:  # as the fold applies it, not only whether it may now
             dealing.check_move(s, env, seat)
-        elif env.kind != "hello":
+        elif KIND_RULES[env.kind].signer is not Signer.NEWCOMER:
             ENTRIES[env.kind][0](s, env, seat)
     except FOLD_ERRORS as error:
         return refusal_text(error)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...crypto.envelope import Envelope
+from ...wire.kinds import EntryKind
 from .duties import Duty
 
 
@@ -34,7 +35,7 @@ class Claim:
 
     @property
     def kind(self) -> str:
-        return "catch" if self.env.kind == "move" else "timeout"
+        return "catch" if self.env.kind == EntryKind.MOVE else "timeout"
 
 
 def awaited(claims: list[Claim], claim: Claim, seats: int) -> set[int]:

@@ -10,12 +10,13 @@ from ...crypto.envelope import Envelope
 from ...crypto.identity import fingerprint
 from ...engine.moves import Catch, IllegalMove, Play
 from ...wire.codec import ProtocolError
+from ...wire.kinds import EntryKind
 from ..common import MustRefuse, TableEnded
 from ..deckcheck import Unproven, check_reveal
 from ..hand import HandDeck
 from ..moves import move_from
 from .queries import deck_of, game_of, hand_over
-from .state import PublicState
+from .state import Entries, PublicState
 from .witness import listening, open_claim, witnesses_for
 
 
@@ -142,3 +143,13 @@ def on_seed_reveal(s: PublicState, env: Envelope, seat: int, now: float) -> None
     if s.defer_proofs:  # every pass, commitment and key of the seat in this hand re-derived
         s.unproven = [u for u in s.unproven if (u.hand, u.seat) != (s.hand, seat)]
     s.seed_reveals[seat] = env.data["seed"]
+
+
+ENTRIES: Entries = {
+    EntryKind.SEED_COMMIT: (check_seed_commit, on_seed_commit),
+    EntryKind.SHUFFLE: (check_pass, on_pass),
+    EntryKind.LOCK: (check_pass, on_pass),
+    EntryKind.KEYS: (check_keys, on_keys),
+    EntryKind.MOVE: (check_move_now, on_move),
+    EntryKind.SEED_REVEAL: (check_seed_reveal, on_seed_reveal),
+}

@@ -7,24 +7,26 @@ import enum
 import itertools
 from dataclasses import dataclass
 
+from ...wire.kinds import EntryKind
+
 
 class Duty(enum.Enum):
     """A step a seat may owe the table: its entry kind and how the table says it."""
 
-    READY = ("ready", "ready")
-    COIN_COMMIT = ("coin_commit", "coin commitment")
-    COIN_REVEAL = ("coin_reveal", "coin reveal")
-    SEED_COMMIT = ("seed_commit", "its seed commitment")
-    SHUFFLE = ("shuffle", "its shuffle pass")
-    LOCK = ("lock", "its lock pass")
-    KEYS = ("keys", "its keys for dealt cards")
-    MOVE = ("move", "its move")
-    SEED_REVEAL = ("seed_reveal", "its hand seed reveal")
-    HEAD = ("head", "its signed log head")
-    WITNESS = ("witness", "its witness of the host's claim")
+    READY = (EntryKind.READY, "ready")
+    COIN_COMMIT = (EntryKind.COIN_COMMIT, "coin commitment")
+    COIN_REVEAL = (EntryKind.COIN_REVEAL, "coin reveal")
+    SEED_COMMIT = (EntryKind.SEED_COMMIT, "its seed commitment")
+    SHUFFLE = (EntryKind.SHUFFLE, "its shuffle pass")
+    LOCK = (EntryKind.LOCK, "its lock pass")
+    KEYS = (EntryKind.KEYS, "its keys for dealt cards")
+    MOVE = (EntryKind.MOVE, "its move")
+    SEED_REVEAL = (EntryKind.SEED_REVEAL, "its hand seed reveal")
+    HEAD = (EntryKind.HEAD, "its signed log head")
+    WITNESS = (EntryKind.WITNESS, "its witness of the host's claim")
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> EntryKind:
         """The entry kind that discharges it."""
         return self.value[0]
 

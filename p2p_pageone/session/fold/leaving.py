@@ -15,6 +15,7 @@ from __future__ import annotations
 from ...crypto.envelope import Envelope, open_envelope
 from ...crypto.identity import fingerprint
 from ...wire.codec import ProtocolError
+from ...wire.kinds import KIND_RULES, EntryKind
 from ..common import Event, MustRefuse, TableClosed, TableEnded
 from . import witness
 from .claims import Claim, awaited
@@ -24,7 +25,7 @@ from .lost import HANDOVER, may_hand_over
 from .obligations import step_owed
 from .queries import deck_of, reveal_due
 from .rounds import game_over, heads_agree, start_hand
-from .state import PublicState
+from .state import Entries, PublicState, nothing
 
 NOT_THE_HEAD = "that is not the head this log reached at the end of the hand"
 
@@ -62,9 +63,9 @@ def check_timeout(s: PublicState, env: Envelope, seat: int) -> None:
     """A seat already in the round's claims is not timed out twice."""
     if env.data["seat"] in witness.claimed_seats(s):
         raise MustRefuse("that seat's timeout already waits for its witnesses",
-                                 "timeout", s.host_seat)
+                                 EntryKind.TIMEOUT, s.host_seat)
     if s.game is not None and env.data["seat"] not in s.active:  # the host's slip, not the seat's
-        raise MustRefuse("that seat is no longer in the game", "timeout", s.host_seat)
+        raise MustRefuse("that seat is no longer in the game", EntryKind.TIMEOUT, s.host_seat)
 
 
 def on_timeout(s: PublicState, env: Envelope, seat: int, now: float) -> None:
@@ -101,7 +102,7 @@ def check_expel(s: PublicState, env: Envelope, seat: int) -> None:
     if (culprit not in s.active or culprit >= len(s.keys) or evidence.sender != s.keys[culprit]
             or evidence.table != s.table_id or evidence.hand != s.hand
             or evidence.seq != s.chain.next_seq(evidence.sender)  # refused, so never logged
-            or evidence.kind not in ("shuffle", "lock", "keys", "move")):
+            or not KIND_RULES[evidence.kind].deck_evidence):
         raise TableEnded("expelled a peer with evidence that is not that peer's refused deck "
                          "message in this hand", seat)
 
@@ -287,3 +288,10 @@ def judge_catch(s: PublicState, claim: Claim) -> None:
                          s.host_seat)
 
 
+ENTRIES: Entries = {
+    EntryKind.HEAD: (check_head, on_head),
+    EntryKind.TIMEOUT: (check_timeout, on_timeout),
+    EntryKind.WITNESS: (witness.check_witness, on_witness),
+    EntryKind.EXPEL: (check_expel, on_expel),
+    EntryKind.BYE: (nothing, on_bye),
+}

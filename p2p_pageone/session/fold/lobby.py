@@ -11,6 +11,7 @@ from ...crypto.identity import fingerprint
 from ...engine.game import Game
 from ...engine.settings import SettingError, make_settings
 from ...wire.codec import ProtocolError
+from ...wire.kinds import EntryKind
 from ..common import (
     PROTOCOL_VERSION,
     Event,
@@ -21,7 +22,7 @@ from ..common import (
     coin_result,
 )
 from .rounds import start_hand
-from .state import PublicState
+from .state import Entries, PublicState, nothing
 
 
 def check_table(s: PublicState, env: Envelope, seat: int) -> None:
@@ -50,17 +51,17 @@ def on_table(s: PublicState, env: Envelope, seat: int, now: float) -> None:
 def check_hello(s: PublicState, env: Envelope, seat: int) -> None:
     """Checked before its sender is admitted to the chain: a hello is its first message."""
     if env.sender in s.keys or any(k == env.sender for k, _ in s.waiting_hellos):
-        raise MustRefuse("this identity is already at the table: each user sits once", "hello",
-                         s.host_seat)
+        raise MustRefuse("this identity is already at the table: each user sits once",
+                         EntryKind.HELLO, s.host_seat)
     if s.game is not None or len(s.keys) + len(s.waiting_hellos) >= s.seat_count:
-        raise MustRefuse("the table is full", "hello", s.host_seat)
+        raise MustRefuse("the table is full", EntryKind.HELLO, s.host_seat)
     if env.data["proto"] != PROTOCOL_VERSION:
         raise ProtocolError(f"protocol version {env.data['proto']}; this table speaks "
                             f"{PROTOCOL_VERSION}: use the same pageone version as the host",
                             fingerprint(env.sender))
     assert s.chain is not None  # a user who left the lobby may come back: its count goes on
     if env.table != s.table_id or env.hand != 0 or env.seq != s.chain.next_seq(env.sender):
-        raise MustRefuse("a hello must be the first message, for this table", "hello",
+        raise MustRefuse("a hello must be the first message, for this table", EntryKind.HELLO,
                          s.host_seat)
 
 
@@ -98,13 +99,14 @@ def check_lobby_step(s: PublicState, env: Envelope, seat: int) -> None:
                             "starts", fingerprint(env.sender))
     full, kind = s.seat_count, env.kind
     refusal = ""
-    if kind == "start" and (s.waiting_hellos or not 2 <= env.data["seats"] == len(s.keys) < full):
+    if kind == EntryKind.START and (s.waiting_hellos
+                                    or not 2 <= env.data["seats"] == len(s.keys) < full):
         refusal = "the game starts with the players seated, fewer than the seats"
-    elif kind == "ready" and (len(s.keys) < full or seat in s.ready):
+    elif kind == EntryKind.READY and (len(s.keys) < full or seat in s.ready):
         refusal = "ready is said once, when every seat is taken"
-    elif kind == "coin_commit" and (len(s.ready) < full or seat in s.coin_commits):
+    elif kind == EntryKind.COIN_COMMIT and (len(s.ready) < full or seat in s.coin_commits):
         refusal = "a coin commitment comes once, when every player is ready"
-    elif kind == "coin_reveal" and (len(s.coin_commits) < full or seat in s.coin_nonces):
+    elif kind == EntryKind.COIN_REVEAL and (len(s.coin_commits) < full or seat in s.coin_nonces):
         refusal = "a coin reveal comes once, after every commitment"
     if refusal:
         raise MustRefuse(refusal, kind, s.host_seat)
@@ -146,3 +148,15 @@ def on_coin_reveal(s: PublicState, env: Envelope, seat: int, now: float) -> None
 def on_say(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     name = s.names[seat] if seat >= 0 else fingerprint(env.sender)
     s.events.append(Event("say", f"{name}: {env.data['text']}"))
+
+
+ENTRIES: Entries = {
+    EntryKind.TABLE: (check_table, on_table),
+    EntryKind.HELLO: (nothing, on_hello),  # checked before its sender joins the chain
+    EntryKind.SEAT: (check_seat, on_seat),
+    EntryKind.START: (check_lobby_step, on_start),
+    EntryKind.READY: (check_lobby_step, on_ready),
+    EntryKind.COIN_COMMIT: (check_lobby_step, on_coin_commit),
+    EntryKind.COIN_REVEAL: (check_lobby_step, on_coin_reveal),
+    EntryKind.SAY: (nothing, on_say),
+}

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...wire.kinds import KIND_RULES, EntryKind
 from .claims import awaited
 from .duties import BOUNDS, Bounds, Duty, Owed
 from .queries import hand_over, slots_owed_by
@@ -55,7 +56,7 @@ def owed(s: PublicState) -> list[Owed]:
         return [Owed(p, Duty.SEED_COMMIT) for p in seats if p not in crypto.logged_commits]
     if crypto.pending_round:
         step, peer = crypto.pass_turn()
-        return [Owed(peer, Duty.SHUFFLE if step == "shuffle" else Duty.LOCK)]
+        return [Owed(peer, Duty.SHUFFLE if step == EntryKind.SHUFFLE else Duty.LOCK)]
     keys = [Owed(peer, Duty.KEYS) for peer in s.active if slots_owed_by(s, peer)]
     if keys:
         return keys
@@ -71,11 +72,11 @@ def step_owed(s: PublicState, seat: int) -> Duty | None:
                 None)
 
 
-def discharges(o: Owed, kind: str, data: Mapping[str, Any] | None = None) -> bool:
+def discharges(o: Owed, kind: EntryKind | None, data: Mapping[str, Any] | None = None) -> bool:
     """Would an envelope of ``kind`` (with ``data``) discharge ``o``? A move discharges a turn
     only if it plays or draws (a call or a catch leaves the turn owed)."""
     if o.duty is Duty.MOVE:
-        return kind == "move" and (data or {}).get("kind") in ("play", "draw")
+        return kind == EntryKind.MOVE and (data or {}).get("kind") in ("play", "draw")
     return o.duty.kind == kind
 
 
@@ -89,7 +90,8 @@ def moves_on(s: PublicState, claims_before: int) -> bool:
     each joiner's)? Not a chat in the game, nor any entry while a witness round stays open
     (``claims_before``: the round's claims before it): so a seat that chats keeps no step of
     its own from being timed out, nor does a witness that withholds its witness."""
-    return not ((s.folded_kind == "say" and s.game is not None)
+    chat = s.folded_kind is not None and KIND_RULES[s.folded_kind].chat
+    return not ((chat and s.game is not None)
                 or (claims_before > 0 and len(s.claims) == claims_before))
 
 

@@ -23,29 +23,30 @@ from __future__ import annotations
 from ...crypto.envelope import Envelope
 from ...crypto.identity import fingerprint
 from ...wire.codec import ProtocolError
+from ...wire.kinds import EntryKind
 from ..common import Event, TableEnded, checked_endpoint
 from .leaving import leave
 from .lost import listening_seats, majority_refusal
 from .queries import reveal_due
 from .rounds import heads_agree, start_hand
-from .state import PublicState
+from .state import Entries, PublicState
 
 
-def away_refusal(s: PublicState, kind: str, seat: int) -> str | None:
+def away_refusal(s: PublicState, kind: EntryKind, seat: int) -> str | None:
     """Why an ``away`` for ``seat`` (or a ``back`` from it) cannot be in the log now."""
     game = s.game
     if game is None or s.game_over or seat not in s.active:
         return f"{kind} is for a seat still in a running game"
-    if kind == "away" and (seat in s.away or (0 <= seat < len(s.keys)
-                           and s.keys[seat] == s.host_key)):
+    if kind == EntryKind.AWAY and (seat in s.away or (0 <= seat < len(s.keys)
+                                     and s.keys[seat] == s.host_key)):
         return "away is for a joiner's seat that is not away already"
-    if kind == "back" and seat not in s.away:
+    if kind == EntryKind.BACK and seat not in s.away:
         return "back is for a seat kept away for its return"
     return None
 
 
 def check_away(s: PublicState, env: Envelope, seat: int) -> None:
-    refusal = away_refusal(s, "away", env.data["seat"])
+    refusal = away_refusal(s, EntryKind.AWAY, env.data["seat"])
     if refusal is not None:
         raise ProtocolError(refusal, fingerprint(env.sender))
 
@@ -63,7 +64,7 @@ def on_away(s: PublicState, env: Envelope, seat: int, now: float) -> None:
 
 
 def check_back(s: PublicState, env: Envelope, seat: int) -> None:
-    refusal = away_refusal(s, "back", seat) if seat >= 0 else "back from someone not seated"
+    refusal = away_refusal(s, EntryKind.BACK, seat) if seat >= 0 else "back from someone not seated"
     if refusal is not None:  # its author signed it on the host's word (the welcome): the host
         # let it in, where an honest sequencer refuses it
         raise TableEnded(f"relayed a back the sequencer must refuse ({refusal}): its author "
@@ -135,3 +136,10 @@ def on_takeover(s: PublicState, env: Envelope, seat: int, now: float) -> None:
             s.events.append(Event("away", f"{s.names[p]} (seat {p}) is to reconnect to the new "
                                   f"host: the seat is kept for {window} s; the table waits",
                                   {"seat": p, "window": window, "position": len(s.log) - 1}))
+
+
+ENTRIES: Entries = {
+    EntryKind.AWAY: (check_away, on_away),
+    EntryKind.BACK: (check_back, on_back),
+    EntryKind.TAKEOVER: (check_takeover, on_takeover),
+}

@@ -8,12 +8,15 @@ nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ...crypto.envelope import ChainVerifier, Envelope
 from ...crypto.identity import fingerprint
 from ...engine.deal import Deal
 from ...engine.game import Game
 from ...engine.moves import Move
 from ...engine.settings import Settings
+from ...wire.kinds import EntryKind
 from ..common import Event
 from ..deckcheck import Unproven
 from ..hand import HandDeck
@@ -78,7 +81,7 @@ class PublicState:
         self.history: list[HandRecord] = []  # every finished hand, with all its cards
         self.claims: list[Claim] = []  # the host's claims waiting for witnesses (fold/witness)
         self.refuted: list[int] = []  # the seats of the host's claims the witnesses disproved
-        self.folded_kind = ""  # the kind of the entry folded last
+        self.folded_kind: EntryKind | None = None  # the kind of the entry folded last
         self.reveals_due_at = -1  # the entry that ended the hand in play: its seeds due after it
 
     # --- hooks for what only one viewer knows -----------------------------------------------------
@@ -145,3 +148,16 @@ class PublicState:
         if 0 <= seat < len(self.names):
             return f"{self.names[seat]} (seat {seat}, {fingerprint(self.keys[seat])})"
         return "nobody"
+
+
+Check = Callable[[PublicState, Envelope, int], None]  # raises, changes nothing
+Effect = Callable[[PublicState, Envelope, int, float], None]
+Entries = dict[EntryKind, tuple[Check, Effect]]  # each entry module's kinds: check, effect
+
+
+def nothing(s: PublicState, env: Envelope, seat: int) -> None:
+    """Nothing to check beyond what every entry is checked for."""
+
+
+def no_effect(s: PublicState, env: Envelope, seat: int, now: float) -> None:
+    """No effect."""

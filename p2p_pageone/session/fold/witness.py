@@ -27,15 +27,14 @@ from ...crypto.envelope import Envelope, open_envelope
 from ...crypto.identity import fingerprint
 from ...crypto.statements import open_statement
 from ...wire.codec import ProtocolError
+from ...wire.kinds import KIND_RULES, EntryKind
 from ..common import MustRefuse
 from ..deckcheck import check_reveal
 from .claims import Claim
 from .duties import Duty
 from .state import PublicState
 
-DECK_STEPS = frozenset({"shuffle", "lock", "keys"})
 HELD_FOR = 1.0  # a witness counts a call it held at least this long before the catch
-DURING_ROUND = frozenset({"witness", "timeout", "bye", "say", "away", "back"})
 
 
 def listening(s: PublicState, seat: int) -> bool:
@@ -69,8 +68,9 @@ def open_claim(s: PublicState, env: Envelope, seat: int, reveal: bool,
 
 
 def check_during_round(s: PublicState, kind: str) -> None:
-    """While witnesses are due, the log takes nothing that moves the table on."""
-    if s.claims and kind not in DURING_ROUND:
+    """While witnesses are due, the log takes nothing that moves the table on (only the kinds
+    whose row says ``during_round``)."""
+    if s.claims and not KIND_RULES[EntryKind(kind)].during_round:
         raise MustRefuse("the table waits for the witnesses of the host's claim", kind,
                          s.host_seat)
 
@@ -78,7 +78,8 @@ def check_during_round(s: PublicState, kind: str) -> None:
 def check_witness(s: PublicState, env: Envelope, seat: int) -> None:
     claim = next((c for c in s.claims if c.position == env.data["at"]), None)
     if claim is None or claim.seat != env.data["seat"]:
-        raise MustRefuse("that claim has no open witness round", "witness", s.host_seat)
+        raise MustRefuse("that claim has no open witness round", EntryKind.WITNESS,
+                         s.host_seat)
     if seat not in claim.due or seat in claim.heard:
         raise ProtocolError("a witness answers a claim once, and only a witness it waits for",
                             fingerprint(env.sender))
@@ -117,7 +118,7 @@ def disproof(s: PublicState, claim: Claim, raw: bytes) -> str:
 
 def deck_refuses(s: PublicState, env: Envelope) -> bool:
     """A deck step (a pass, keys) whose content every peer's deck would refuse."""
-    return env.kind in DECK_STEPS and (s.crypto is None or s.crypto.refusal(
+    return KIND_RULES[env.kind].deck_step and (s.crypto is None or s.crypto.refusal(
         env.kind, s.seat_of(env.sender), env.data) is not None)
 
 
@@ -125,7 +126,7 @@ def _reveal_disproof(s: PublicState, claim: Claim, env: Envelope) -> str:
     """Its seed reveal, which opens its commitment; or a message of its sealed before the hand
     ended, which the host held: a peer seals one message at a time, so it could not reveal."""
     assert s.chain is not None
-    if env.kind == "seed_reveal" and s.crypto is not None:
+    if env.kind == EntryKind.SEED_REVEAL and s.crypto is not None:
         try:
             check_reveal(s.crypto, claim.seat, env.data["seed"], proven=True, rederive=False)
         except Exception:  # a seed that does not open its commitment disproves nothing
@@ -183,7 +184,8 @@ def note_discharge(s: PublicState, env: Envelope, seat: int) -> None:
     the step the claim says the seat did not take (for a claim about a move: any entry of it)."""
     for claim in s.claims:
         if (claim.seat == seat and claim.kind == "timeout" and claim.discharged < 0
-                and env.kind != "bye" and (claim.owed is None or env.kind == claim.owed.kind)):
+                and env.kind != EntryKind.BYE
+                and (claim.owed is None or env.kind == claim.owed.kind)):
             claim.discharged = len(s.log) - 1
 
 
@@ -200,7 +202,7 @@ def _step_at_the_claim(s: PublicState, claim: Claim, raw: bytes, key: bytes) -> 
 
 def is_call(s: PublicState, raw: bytes, key: bytes) -> bool:
     env = unlogged_envelope(s, raw, key)
-    return env is not None and env.kind == "move" and env.data["kind"] == "call"
+    return env is not None and env.kind == EntryKind.MOVE and env.data["kind"] == "call"
 
 
 def claimed_seats(s: PublicState) -> set[int]:
