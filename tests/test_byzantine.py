@@ -123,7 +123,7 @@ def test_a_seat_another_claim_is_about_stands_aside_only_while_half_the_table_an
 
 
 def test_every_plant_has_a_name_and_a_text() -> None:
-    assert {"away-closes-round", "alive-any-position"} <= set(PLANTS)
+    assert {"away-closes-round", "alive-any-position", "catch-on-hosts-word"} <= set(PLANTS)
     with pytest.raises(KeyError, match="no plant named"), planted("nonsense"):
         pass
 
@@ -156,6 +156,19 @@ def test_the_planted_stale_sign_of_life_is_found() -> None:
     assert run(make(68)).verdicts == []
     with planted("alive-any-position"):
         assert run(make(68)).verdicts != []
+
+
+def test_the_planted_catch_on_the_hosts_word_is_found() -> None:
+    # seed 60 is aimed at a call: the victim forgets its Page One call and makes it late, the
+    # host reads no call from it, and a friend catches it 2.5 s on. The witnesses held the call
+    # over the mesh, so the host is named; with the catch standing on the host's order alone,
+    # an honest seat is caught for a call it had made
+    scenario = make(60)
+    assert scenario.strategy == "call"
+    result = run(scenario)
+    assert result.verdicts == [] and [a.kind for a in result.fired] == ["catch", "ignore"]
+    with planted("catch-on-hosts-word"):
+        assert [v.invariant for v in run(scenario).verdicts] == ["I1"]
 
 
 def test_a_host_that_stops_sending_a_seat_the_log_cannot_remove_it() -> None:

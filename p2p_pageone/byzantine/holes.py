@@ -65,4 +65,14 @@ def _alive_any_position() -> list[Patch]:
     return everywhere(original, disproof)
 
 
+@plant("catch-on-hosts-word", "a catch stands on the host's order alone: the witnesses' held "
+       "calls are not weighed, so a host that holds a seat's Page One call until a friend "
+       "catches it gets an honest seat caught")
+def _catch_on_hosts_word() -> list[Patch]:
+    def judge_nothing(s: PublicState, claim: Claim) -> None:
+        return None
+
+    return everywhere(leaving.judge_catch, judge_nothing)
+
+
 _ = presence  # the fold's modules are all loaded before a plant looks for names

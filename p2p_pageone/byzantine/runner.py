@@ -18,6 +18,7 @@ from .world import Frame, SimTable
 
 DT = 0.5
 LIMIT = 3600.0  # simulated seconds a run may take at most
+CALL_WINDOW = 4.0  # the Page One window of a run aimed at a call (a friend catches within it)
 
 
 @dataclass
@@ -63,8 +64,9 @@ def run(scenario: Scenario, plan: tuple[Action, ...] | None = None) -> Result:
     plan = scenario.plan if plan is None else plan
     adversary = Adversary(scenario.corrupt, list(plan))
     memo.install()
+    window = CALL_WINDOW if scenario.strategy == "call" else 0.0
     table = SimTable(scenario.settings(), scenario.players, scenario.table_seed,
-                     route=adversary.route)
+                     route=adversary.route, window=window)
     table.corrupt = set(scenario.corrupt)
     adversary.rewrite = _lying_witness(table)
     honest = [p for p in range(scenario.players) if p not in scenario.corrupt]

@@ -1,11 +1,11 @@
 """A run's scenario from its seed: the family and size of the table, who is corrupt (the host
 and/or seats, at most half the table with the host counted), a victim, and the adversary's plan,
-random or aimed (at one victim, or at the witnesses of a claim about it)."""
+random or aimed (at one victim, at the witnesses of a claim about it, or at a Page One call)."""
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..engine import make_settings
 from ..engine.settings import Settings
@@ -27,7 +27,7 @@ class Scenario:
     players: int
     corrupt: frozenset[int]
     victim: int
-    strategy: str  # "random", "victim", "witnesses"
+    strategy: str  # "random", "victim", "witnesses", "call"
     plan: tuple[Action, ...]
 
     @property
@@ -61,10 +61,15 @@ def make(seed: int) -> Scenario:
     honest = [p for p in range(players) if p not in corrupt]
     victim = rng.choice([p for p in honest if p != 0] or honest)
     strategy = rng.choice(("random", "victim", "witnesses", "victim"))
+    aim = random.Random(f"byzantine/{seed}/aimed-call")  # its own draws: other plans unchanged
+    if 0 in corrupt and len(corrupt) > 1 and aim.random() < 0.3:
+        return Scenario(seed, family, players, corrupt, victim, "call",
+                        _held_call(aim, corrupt, victim))
     count = rng.choice((1, 2, 2, 3, 4, 6))
     actions = [_action(rng, players, corrupt, victim, strategy) for _ in range(count)]
     if strategy == "witnesses" and 0 in corrupt:
         actions += _at_the_witnesses(rng, players, corrupt, victim)
+    actions += _holding_the_call(actions, corrupt)
     plan = tuple(sorted(actions, key=lambda a: a.at))
     return Scenario(seed, family, players, corrupt, victim, strategy, plan)
 
@@ -81,6 +86,30 @@ def _at_the_witnesses(rng: random.Random, players: int, corrupt: frozenset[int],
             out.append(Action(kind, at, 0, witness, "*",
                               rng.choice(SPANS) if kind == "withhold" else 1e9))
     return out
+
+
+def _held_call(rng: random.Random, corrupt: frozenset[int], victim: int) -> tuple[Action, ...]:
+    """Aimed at a call: a friend catches the victim whenever it owes a Page One call, after a
+    wait, while the host reads no call from it (the victim, a person, forgets now and then and
+    calls late): only the witnesses who hold the call can show the catch was not earned."""
+    at = rng.choice((0, 4, 8, 16))
+    friend = rng.choice(sorted(corrupt - {0}))
+    return (Action("catch", at, friend, victim, "*", 1e9, rng.choice((2.5, 3.0))),
+            Action("ignore", at, 0, victim, "entry:move/call", 1e9))
+
+
+def _holding_the_call(actions: list[Action], corrupt: frozenset[int]) -> list[Action]:
+    """A friend's catch, and a dishonest host that holds its target's Page One calls (reads
+    none from it) so that the catch looks earned: what only the witnesses can disprove. The
+    pair lasts the whole run, so a call the target forgets and makes late is there to hold."""
+    if 0 not in corrupt:
+        return []
+    held = []
+    for index, action in enumerate(actions):
+        if action.kind == "catch":
+            actions[index] = replace(action, span=1e9)
+            held.append(Action("ignore", action.at, 0, action.target, "entry:move/call", 1e9))
+    return held
 
 
 def _target(rng: random.Random, players: int, corrupt: frozenset[int], victim: int,

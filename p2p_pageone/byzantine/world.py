@@ -13,10 +13,12 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..bots import make_bot
+from ..bots.normal import NormalBot
 from ..crypto.envelope import open_envelope
 from ..crypto.identity import Identity
+from ..engine.moves import Catch, Move
 from ..engine.settings import Settings
+from ..engine.view import SeatView
 from ..session.client import Client
 from ..session.memory import MemoryTable, make_peer
 from ..session.peer import PeerSession
@@ -63,16 +65,33 @@ class HonestFault:
                                       or b in self.parties)
 
 
+class SlowToCatch(NormalBot):
+    """A person who does not notice a missed call: it never catches one (the Page One window
+    then stays open for the late call, and for a friend's catch the host may have set up)."""
+
+    def choose(self, view: SeatView, rng: random.Random) -> Move | None:
+        move = super().choose(view, rng)
+        if not isinstance(move, Catch):
+            return move
+        if view.turn != view.seat:
+            return None
+        return self.decide(view, [m for m in view.legal_moves() if not isinstance(m, Catch)],
+                           rng)
+
+
 class SimTable(MemoryTable):
-    """``players`` peers (the first hosts), every joiner listening on the mesh."""
+    """``players`` peers (the first hosts), every joiner listening on the mesh. ``window``: the
+    Page One window the host keeps (as at a table of people), in which nobody honest catches."""
 
     def __init__(self, settings: Settings, players: int, seed: int, delay: float = 0.01,
-                 route: Route = _no_adversary) -> None:
+                 route: Route = _no_adversary, window: float = 0.0) -> None:
         peers = [make_peer(f"byz{seed}/0", "p0", host_table=("sim", settings, players))]
         peers += [make_peer(f"byz{seed}/{i}", f"p{i}") for i in range(1, players)]
         for peer in peers:  # honest players forget a call now and then: calls to catch
-            peer.bot = make_bot("normal", forget=FORGET)
-        super().__init__(settings, players, peers=peers, direct=True)
+            bot = SlowToCatch() if window else NormalBot()
+            bot.forget = FORGET
+            peer.bot = bot
+        super().__init__(settings, players, peers=peers, direct=True, catch_window=window)
         self.delay, self.route = delay, route
         self.faults: list[HonestFault] = []
         self.queue: list[Frame] = []
