@@ -97,6 +97,12 @@ SOAKED = {
     "fork-then-nothing": (2905, (("withhold", 12), ("fork", 12))),
     # a host that delays everything 35 s where the honest seats are half: all of them leave it
     "every-honest-seat-leaves": (1881, (("delay", 16),)),
+    # (seeds 3041-5925) a silent witness is timed out, which closes the claim it owed and
+    # opens one about it: the round moved on, but counting claims said it had not, so the new
+    # claim's witnesses were owed from the old claim's time and an honest one was timed out
+    # at once
+    "one-claim-closed-another-opened": (3899, (("reorder", 1), ("lie_witness", 4),
+                                               ("lie_witness", 8))),
 }
 
 

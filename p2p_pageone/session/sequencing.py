@@ -10,7 +10,7 @@ from ..wire.codec import ProtocolError, frame
 from ..wire.kinds import KIND_RULES, EntryKind
 from .admission import expel_notice
 from .fold.entrylog import EntryLog
-from .fold.obligations import BOUNDS, moves_on
+from .fold.obligations import BOUNDS, moves_on, open_claims
 from .fold.queries import lacks_keys
 from .links import (
     GATHER,
@@ -125,7 +125,7 @@ class SequencerCore:
                      if link.key or link.follows]
         if self.host.game is None and not KIND_RULES[env.kind].chat:
             self.lobby_changed = now
-        claims = len(self.host.claims)
+        claims = open_claims(self.host)
         self.host.on_log(raw, now, env)
         if moves_on(self.host, claims):  # a chat keeps no step from its timeout
             self.last_progress = now

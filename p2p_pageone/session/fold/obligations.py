@@ -32,8 +32,8 @@ from .duties import BOUNDS, Bounds, Duty, Owed
 from .queries import hand_over, slots_owed_by
 from .state import PublicState
 
-__all__ = ["BOUNDS", "Bounds", "Duty", "Owed", "discharges", "moves_on", "owed", "step_owed",
-           "waiting_for"]
+__all__ = ["BOUNDS", "Bounds", "Duty", "Owed", "discharges", "moves_on", "open_claims", "owed",
+           "step_owed", "waiting_for"]
 
 
 def owed(s: PublicState) -> list[Owed]:
@@ -85,14 +85,21 @@ def waiting_for(s: PublicState) -> list[tuple[int, str]]:
     return [(o.seat, o.text) for o in owed(s)]
 
 
-def moves_on(s: PublicState, claims_before: int) -> bool:
+def moves_on(s: PublicState, claims_before: tuple[int, ...]) -> bool:
     """Does the entry folded last move the table on, on every clock (the host's step clock and
-    each joiner's)? Not a chat in the game, nor any entry while a witness round stays open
-    (``claims_before``: the round's claims before it): so a seat that chats keeps no step of
-    its own from being timed out, nor does a witness that withholds its witness."""
+    each joiner's)? Not a chat in the game, nor any entry while a witness round stays open as
+    it was (``claims_before``: the positions of the round's claims before it): so a seat that
+    chats keeps no step of its own from being timed out, nor does a witness that withholds its
+    witness. A round that closed one claim as it opened another moved on: the new claim's
+    witnesses are owed from now."""
     chat = s.folded_kind is not None and KIND_RULES[s.folded_kind].chat
-    return not ((chat and s.game is not None)
-                or (claims_before > 0 and len(s.claims) == claims_before))
+    unchanged = bool(claims_before) and open_claims(s) == claims_before
+    return not ((chat and s.game is not None) or unchanged)
+
+
+def open_claims(s: PublicState) -> tuple[int, ...]:
+    """The positions of the claims of the open witness round (what ``moves_on`` compares)."""
+    return tuple(claim.position for claim in s.claims)
 
 
 def _lobby(s: PublicState) -> list[Owed]:
