@@ -103,6 +103,11 @@ SOAKED = {
     # at once
     "one-claim-closed-another-opened": (3899, (("reorder", 1), ("lie_witness", 4),
                                                ("lie_witness", 8))),
+    # a host shows one seat another entry where the hand ended: the seat finds the fork over
+    # the mesh and leaves, its bye sealed before the end; that bye named it as refusing to
+    # reveal its seed, which it could not know was due
+    "fork-at-the-hands-end": (4222, (("withhold", 8), ("slow", 12), ("delay", 32),
+                                     ("false_away", 32), ("fork", 48))),
 }
 
 

@@ -120,7 +120,8 @@ def on_expel(s: PublicState, env: Envelope, seat: int, now: float) -> None:
 
 
 def on_bye(s: PublicState, env: Envelope, seat: int, now: float) -> None:
-    if reveal_due(s, seat):  # leaving instead of revealing hides the cards that check its moves
+    if reveal_due(s, seat) and not _sealed_before_the_end(s, env):
+        # leaving instead of revealing hides the cards that check its moves
         raise TableEnded(refused_reveal(s, seat), seat, step="seed reveal")
     if (env.sender == s.host_key and env.data["reason"] == HANDOVER and may_hand_over(s)
             and seat != s.me):
@@ -135,6 +136,14 @@ def on_bye(s: PublicState, env: Envelope, seat: int, now: float) -> None:
                                                 "the host closed the table" else ""), seat)
     if not s.game_over:
         leave(s, seat, f"left the table: {env.data['reason']}")
+
+
+def _sealed_before_the_end(s: PublicState, env: Envelope) -> bool:
+    """A ``bye`` sealed against a head from before the entry that ended the hand: its author
+    left before it could know its reveal was due (a host that showed it another end, say), as a
+    seat that went silent then; the hand is void and nobody is named."""
+    sealed_at = s.chain.position(env.prev) if s.chain is not None else None
+    return sealed_at is not None and 0 <= sealed_at <= s.reveals_due_at
 
 
 def refused_reveal(s: PublicState, seat: int) -> str:
