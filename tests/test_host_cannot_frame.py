@@ -13,13 +13,14 @@ import pytest
 from p2p_pageone.audit.check import Audit
 from p2p_pageone.audit.compare import compare
 from p2p_pageone.bots import NormalBot, make_bot
-from p2p_pageone.crypto.envelope import Envelope, open_envelope
+from p2p_pageone.crypto.envelope import Envelope, open_envelope, seal
 from p2p_pageone.engine import make_settings
 from p2p_pageone.engine.moves import Call, Catch, Move
 from p2p_pageone.engine.view import SeatView
 from p2p_pageone.session import witnessing
 from p2p_pageone.session.fold.queries import hand_over
 from p2p_pageone.session.memory import MemoryTable
+from p2p_pageone.wire.kinds import EntryKind
 from tests.cheats import audit_of, table_with
 
 VICTIM = 2
@@ -350,3 +351,23 @@ def test_a_chat_the_host_holds_keeps_nobody_from_their_step() -> None:
     assert any(e.kind == "refuted" for e in table.sessions[1].take_events())
     _never_named(table, VICTIM)
     assert all(s.game_over and VICTIM in s.active for s in table.sessions)
+
+
+def test_a_timeout_after_the_game_is_over_names_the_host() -> None:
+    # it would void the last hand after the standings were final
+    table = _table(seed=1)
+    _run_until(table, lambda: table.sequencer.host.game_over)
+    seq, host = table.sequencer, table.sequencer.host
+    length = len(seq.log)
+    seq._timeout(VICTIM, "sent nothing for 10 s", table.now)
+    assert len(seq.log) == length  # an honest sequencer times nobody out after the game
+    assert host.chain is not None
+    raw = seal(host.identity, host.table_id, host.hand, host.chain.next_seq(host.identity.public),
+               host.chain.head, EntryKind.TIMEOUT,
+               {"seat": VICTIM, "waited_for": "sent nothing for 10 s"})
+    seq._append(open_envelope(raw), table.now)  # a dishonest host appends it anyway
+    table.run(limit=table.now + 600)
+    for client in table.clients:
+        session = client.session
+        assert session.ended.startswith(session.names[0]), session.ended
+        assert "the game is over" in session.ended

@@ -26,8 +26,8 @@ VICTIM = 2
 class _Table:
     """Four peers on loopback, the first hosting, each with its log file; not started yet."""
 
-    def __init__(self, tmp_path: Path, seed: str) -> None:
-        settings = make_settings("classic", {"deals": 2})
+    def __init__(self, tmp_path: Path, seed: str, deals: int = 2) -> None:
+        settings = make_settings("classic", {"deals": deals})
         self.peers = [make_peer(f"{seed}/{i}", f"p{i}",
                                 host_table=("t", settings, 4) if i == 0 else None)
                       for i in range(4)]
@@ -41,7 +41,7 @@ class _Table:
 
 
 async def _table(tmp_path: Path) -> tuple[list[PeerSession], list[Path], list[list[Event]]]:
-    table = _Table(tmp_path, "wt")
+    table = _Table(tmp_path, "wt", deals=3)  # the claim comes in hand 1, long before the end
     peers, paths, logs, runner = table.peers, table.paths, table.logs, table.runner
     port = await runner.start()
     heard: list[list[Event]] = [[] for _ in peers]
@@ -51,7 +51,7 @@ async def _table(tmp_path: Path) -> tuple[list[PeerSession], list[Path], list[li
         def show(session: PeerSession, events: list[Event]) -> None:
             heard[i].extend(events)
             game = session.game
-            if (not mid.done() and game is not None and game.deal.moves >= 3
+            if (not mid.done() and game is not None and game.deal.moves >= 3 and session.hand == 1
                     and session.hand_end is None and not session.game_over):
                 mid.set_result(None)
         return show

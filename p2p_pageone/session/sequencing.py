@@ -225,6 +225,8 @@ class SequencerCore:
         self._pump(now)
 
     def _timeout(self, seat: int, what: str, now: float) -> None:
+        if self.host.game_over:  # nobody owes anything once the game is over
+            return
         self.host.notify(EntryKind.TIMEOUT, {"seat": seat, "waited_for": what[:100]})
         self.host.flush(now)
         self._pump(now)

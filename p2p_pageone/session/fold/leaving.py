@@ -60,12 +60,16 @@ def on_head(s: PublicState, env: Envelope, seat: int, now: float) -> None:
 
 
 def check_timeout(s: PublicState, env: Envelope, seat: int) -> None:
-    """A seat already in the round's claims is not timed out twice."""
+    """A seat already in the round's claims is not timed out twice; nobody is once the game is
+    over."""
     if env.data["seat"] in witness.claimed_seats(s):
         raise MustRefuse("that seat's timeout already waits for its witnesses",
                                  EntryKind.TIMEOUT, s.host_seat)
     if s.game is not None and env.data["seat"] not in s.active:  # the host's slip, not the seat's
         raise MustRefuse("that seat is no longer in the game", EntryKind.TIMEOUT, s.host_seat)
+    if s.game is not None and s.game_over:  # it would void the last hand after the standings
+        raise MustRefuse("the game is over: nobody owes the table anything", EntryKind.TIMEOUT,
+                         s.host_seat)
 
 
 def on_timeout(s: PublicState, env: Envelope, seat: int, now: float) -> None:
