@@ -108,6 +108,10 @@ SOAKED = {
     # reveal its seed, which it could not know was due
     "fork-at-the-hands-end": (4222, (("withhold", 8), ("slow", 12), ("delay", 32),
                                      ("false_away", 32), ("fork", 48))),
+    # two corrupt seats of four fall silent together, each due to witness the claim about the
+    # other: no claim could stand and nobody could be timed out, and the honest seat left an
+    # honest host for not timing a witness out; the host now closes the table, naming nobody
+    "half-the-table-silent": (3286, (("flood", 1), ("flood", 2))),
 }
 
 

@@ -18,6 +18,7 @@ from itertools import combinations
 
 from ..audit.check import Audit, audit_bytes
 from ..audit.compare import compare
+from ..session.common import TableClosed
 from ..session.peer import PeerSession
 from ..wire.codec import frame
 
@@ -33,6 +34,8 @@ class Watchful:
     named: list[tuple[int, str]] = field(default_factory=list)  # (seat, reason)
     left_host: str = ""
     leaving: bool = False
+    closing: bool = False  # the end being folded is a table closed, which names nobody
+    closed: str = ""  # the table closed under it (its host's bye, too few left): nobody singled
 
 
 def watch(session: PeerSession) -> Watchful:
@@ -40,10 +43,18 @@ def watch(session: PeerSession) -> Watchful:
     leaves a host it no longer trusts (a clock is no evidence: that is no naming)."""
     notes = Watchful()
     end, give_up, lost_host = session._end, session.give_up, session.lost_host
+    blame = session.blame
+
+    def noted_blame(error: Exception) -> tuple[int, str]:
+        notes.closing = isinstance(error, TableClosed)
+        return blame(error)
 
     def noted_end(reason: str, culprit: int) -> None:
-        if not notes.leaving and not session.ended and culprit >= 0:
+        if notes.closing and not session.ended:
+            notes.closed = reason
+        elif not notes.leaving and not session.ended and culprit >= 0:
             notes.named.append((culprit, reason))
+        notes.closing = False
         end(reason, culprit)
 
     def leave(why: str, run: object) -> None:
@@ -56,6 +67,7 @@ def watch(session: PeerSession) -> Watchful:
             notes.leaving = False
 
     session._end = noted_end  # type: ignore[method-assign]
+    session.blame = noted_blame  # type: ignore[method-assign]
     session.give_up = lambda reason, culprit, now: leave(  # type: ignore[method-assign]
         reason, lambda: give_up(reason, culprit, now))
     session.lost_host = lambda why: leave(why, lambda: lost_host(why))  # type: ignore
@@ -184,7 +196,8 @@ def removed_honest(o: Outcome) -> list[Verdict]:
         gone_from = [p for p in o.honest if o.sessions[p].game is not None
                      and o.sessions[p].hand_deal is not None and seat not in o.sessions[p].active
                      and not _said_bye(o.sessions[p], session)]
-        if gone_from or o.notes[party].left_host or (session.ended and not session.game_over):
+        ended = session.ended and not session.game_over and not o.notes[party].closed
+        if gone_from or o.notes[party].left_host or ended:
             why = o.notes[party].left_host or session.ended or f"not active for {gone_from}"
             found.append(Verdict("I2", f"honest p{party} (seat {seat}) was removed: {why[:200]}"))
     return found

@@ -16,7 +16,7 @@ from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .attachment import lost_frame
 from .common import BUSY, Event, Refusal
-from .fold.obligations import BOUNDS, moves_on, open_claims
+from .fold.obligations import BOUNDS, moves_on, open_claims, stalemate
 from .links import answer_challenge
 from .peer import PeerSession
 from .rtt import PING as PING  # the plain ping, for those that send one by hand
@@ -240,6 +240,12 @@ class Client:
                 self._unserved(f"did not time out {s.names[seat]} (the table waited for its "
                                f"return for {waited:.0f} s; it must after {s.away[seat]} s): "
                                "the host is unresponsive", now)
+            return
+        silent = stalemate(s)
+        if silent:
+            names = ", ".join(s.names[seat] for seat in silent)
+            self._unserved(f"did not close the table in {waited:.0f} s, though half of it "
+                           f"({names}) is claimed silent at once: the host is unresponsive", now)
             return
         seat, what = present[0]
         if seat == s.me:  # was it me? it was: the table waits for a step we did not take

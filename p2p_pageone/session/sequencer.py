@@ -129,7 +129,7 @@ class Sequencer(Doors):
         waits = [o for o in self.host.owed()  # a seat away: its return window times it
                  if o.duty.timed_by_step_clock and o.seat not in self.host.away]
         if waits and now - self.last_progress > self.step_timeout and not quiet:
-            self._timeout(waits[0].seat, waits[0].text, now)
+            self._time_out_or_close(waits, now)
         self.host.watch_room = (self.watching(), self.watchers)
         self.host.tick(now)
         self._pump(now)

@@ -10,7 +10,7 @@ from ..wire.codec import ProtocolError, frame
 from ..wire.kinds import KIND_RULES, EntryKind
 from .admission import expel_notice
 from .fold.entrylog import EntryLog
-from .fold.obligations import BOUNDS, moves_on, open_claims
+from .fold.obligations import BOUNDS, Owed, moves_on, open_claims, stalemate, timeable
 from .fold.queries import lacks_keys
 from .links import (
     GATHER,
@@ -222,6 +222,23 @@ class SequencerCore:
         """The host's own machine failed (its disk; with ``network``, its network): close the
         table, naming no joiner."""
         self.host.local_fault(reason, now, bye, network)
+        self._pump(now)
+
+    def _time_out_or_close(self, waits: list[Owed], now: float) -> None:
+        """Time out the first seat the table waits on that may be; if every one is a witness
+        that an open claim says is gone already, half the table is silent at once: close it."""
+        timed = timeable(self.host, waits)
+        if timed:
+            self._timeout(timed[0].seat, timed[0].text, now)
+            return
+        seats = stalemate(self.host)
+        if not seats or self.host.ended or self.host.game_over:
+            return
+        names = ", ".join(self.host.names[seat] for seat in seats)
+        self.host.notify(EntryKind.BYE, {"reason": (
+            f"half the table went silent at once ({names}): the seats left cannot outvote "
+            "them, so the table closes and nobody is named")[:200]})
+        self.host.flush(now)
         self._pump(now)
 
     def _timeout(self, seat: int, what: str, now: float) -> None:

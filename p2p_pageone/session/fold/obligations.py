@@ -33,7 +33,7 @@ from .queries import hand_over, slots_owed_by
 from .state import PublicState
 
 __all__ = ["BOUNDS", "Bounds", "Duty", "Owed", "discharges", "moves_on", "open_claims", "owed",
-           "step_owed", "waiting_for"]
+           "stalemate", "step_owed", "timeable", "waiting_for"]
 
 
 def owed(s: PublicState) -> list[Owed]:
@@ -95,6 +95,24 @@ def moves_on(s: PublicState, claims_before: tuple[int, ...]) -> bool:
     chat = s.folded_kind is not None and KIND_RULES[s.folded_kind].chat
     unchanged = bool(claims_before) and open_claims(s) == claims_before
     return not ((chat and s.game is not None) or unchanged)
+
+
+def timeable(s: PublicState, waits: list[Owed]) -> list[Owed]:
+    """Of ``waits``, those the host may time out: not a witness that an open claim of a
+    timeout is about already (it is claimed gone; a second claim would prove nothing more)."""
+    accused = {c.seat for c in s.claims if c.kind != "catch"}
+    return [o for o in waits if not (o.duty is Duty.WITNESS and o.seat in accused)]
+
+
+def stalemate(s: PublicState) -> tuple[int, ...]:
+    """The witnesses an open round waits for when each is a seat another open timeout claims
+    gone: half the table or more is claimed silent at once, and the seats left cannot outvote
+    a coalition of half (``claims.awaited``). Nobody can be timed out and no claim can stand,
+    so the host closes the table, naming nobody (SPEC §7, "Half the table silent at once")."""
+    witnesses = [o for o in owed(s) if o.duty is Duty.WITNESS]
+    if not witnesses or timeable(s, witnesses):
+        return ()
+    return tuple(o.seat for o in witnesses)
 
 
 def open_claims(s: PublicState) -> tuple[int, ...]:
