@@ -29,6 +29,9 @@ the same with the lobby counted in). Every peer keeps the default silence floor
 (10 s) and step timeout (30 s); a slow or lossy link widens its silence threshold by itself
 (session/rtt.py). "drops" counts the seats taken for gone meanwhile (each `away` and `timeout`
 in the log): on a lossy link, 0 is the target. --silent-factor 0 shows the fixed 10 s of before.
+With a delay, "breakdown" (printed with --breakdown) sorts the gaps between logged moves by what
+came before the next one (a play, a draw, a deck round) and who moves next (the host moves in no
+time after a joiner's move reaches it), each in round trips: where a move's time goes.
 """
 
 from __future__ import annotations
@@ -146,6 +149,10 @@ async def table(settings: Settings, peers: int, link: Link, spread: bool) -> Run
                time.process_time() - cpu + _children_cpu() - used)
 
 
+# --breakdown: when the host logged each entry (one table's worth at a time)
+LOGGED: list[tuple[float, bytes]] = []
+
+
 def _note_first_deal(host: PeerSession) -> list[float]:
     """When the host's game starts (its first deal): the lobby before it is no hand's time."""
     dealt = [0.0]
@@ -153,11 +160,42 @@ def _note_first_deal(host: PeerSession) -> list[float]:
 
     def noted(raw: bytes, now: float, env: Envelope | None = None) -> None:
         on_log(raw, now, env)
+        LOGGED.append((time.perf_counter(), raw))
         if not dealt[0] and host.game is not None:
             dealt[0] = time.perf_counter()
 
     host.on_log = noted  # type: ignore[method-assign]
     return dealt
+
+
+DECK_ROUND = {"shuffle", "lock"}
+
+
+def breakdown(logged: list[tuple[float, bytes]], round_trip: float,
+              gaps: dict[str, list[float]]) -> None:
+    """Sort the gaps between logged moves by what came before the next one: a play or a draw,
+    the next mover the host or a joiner, a deck round (a reshuffle, the next hand's deal)
+    between them. Each gap in round trips of the link."""
+    host_key, last, before, between = b"", -1.0, "", False
+    for moment, raw in logged:
+        env = open_envelope(raw)
+        host_key = host_key or env.sender
+        if env.kind != "move":
+            between = between or env.kind in DECK_ROUND
+            continue
+        if last >= 0:
+            mover = "the host" if env.sender == host_key else "a joiner"
+            after = "a deck round" if between else f"a {before}"
+            gaps.setdefault(f"after {after}, {mover} moves", []).append(
+                (moment - last) / round_trip)
+        last, before, between = moment, env.data["kind"], False
+
+
+def _breakdown_rows(gaps: dict[str, list[float]]) -> list[dict[str, object]]:
+    rows = [{"gap": name, "count": len(values), "mean_round_trips": round(sum(values) /
+             len(values), 2), "round_trips": round(sum(values), 1)}
+            for name, values in gaps.items()]
+    return sorted(rows, key=lambda row: -float(row["round_trips"]))  # type: ignore[arg-type]
 
 
 def _children_cpu() -> float:
@@ -171,9 +209,13 @@ def measure(rules: str, peers: int, options: dict[str, object], link: Link = NO_
     settings = make_settings(rules, options)
     hands = moves = entries = drops = 0
     seconds = lobby = cpu = engine = 0.0
+    gaps: dict[str, list[float]] = {}
     for number in range(tables):
         SEED[1] = number
+        LOGGED.clear()
         run = asyncio.run(table(settings, peers, link, spread))
+        if link.delay:
+            breakdown(LOGGED, 2 * link.delay, gaps)
         host = run.host
         if not host.game_over:
             raise SystemExit(f"the {rules} table did not finish: {host.ended}")
@@ -198,7 +240,8 @@ def measure(rules: str, peers: int, options: dict[str, object], link: Link = NO_
         row.update(delay_ms=round(link.delay * 1000), loss=link.loss, drops=drops)
         if link.delay:  # the table's time less its lobby's, over its moves, in round trips
             row.update(round_trips_per_move=round((seconds - lobby) / moves / (2 * link.delay), 2),
-                       with_lobby=round(seconds / moves / (2 * link.delay), 2))
+                       with_lobby=round(seconds / moves / (2 * link.delay), 2),
+                       breakdown=_breakdown_rows(gaps))
     return row
 
 
@@ -221,6 +264,9 @@ def main() -> None:
                         help="each CPU peer in a process of its own, as at a real table "
                         "(default: every peer on this process's one event loop)")
     parser.add_argument("--rules", choices=("classic", "qdan", "both"), default="both")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="with --delay: print the gaps between logged moves by what came "
+                        "before (always in --json)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a table setting for every table (repeatable), e.g. exhausted=drawn")
     parser.add_argument("--threads", type=int, default=None, metavar="N",
@@ -257,6 +303,12 @@ def main() -> None:
               f"{row['log_entries']:>11} {row['moves_per_hand']:>10} "
               f"{row.get('round_trips_per_move') or '-':>8} {row.get('with_lobby') or '-':>6} "
               f"{row.get('drops', '-'):>5}")
+    for row in rows:
+        if args.breakdown and row.get("breakdown"):
+            print(f"\n{row['rules']}: gaps between logged moves, in round trips")
+            for gap in row["breakdown"]:  # type: ignore[attr-defined]
+                print(f"  {gap['gap']:42} {gap['count']:>5} x {gap['mean_round_trips']:>5} "
+                      f"= {gap['round_trips']:>6}")
     if link == NO_DELAY:
         print("target: under 0.8 s per 4-peer classic hand (idle 2-core machine)")
     else:

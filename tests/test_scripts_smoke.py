@@ -51,7 +51,8 @@ VARIANTS: dict[str, tuple[str, list[str], float, bool]] = {
                                           "--json"], 120, True),
     "bench_table.py --delay": ("bench_table.py", ["--rules", "classic", "--deals", "1",
                                                   "--seed", "3", "--delay", "5", "--loss",
-                                                  "0.02", "--json"], 120, False),
+                                                  "0.02", "--breakdown", "--json"], 120,
+                                                 False),
 }
 
 
