@@ -16,7 +16,7 @@ from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .attachment import lost_frame
 from .common import BUSY, Event, Refusal
-from .fold.obligations import BOUNDS, moves_on, open_claims, stalemate
+from .fold.obligations import BOUNDS, open_claims, progressed, stalemate
 from .links import answer_challenge
 from .peer import PeerSession
 from .rtt import PING as PING  # the plain ping, for those that send one by hand
@@ -96,12 +96,8 @@ class Client:
     def _entry(self, index: int, raw: bytes, now: float) -> None:
         s, claims = self.session, open_claims(self.session)
         refuted = len(s.refuted)
-        # a claim of the host's disproved moves nothing on, nor a new claim about a seat it was
-        # disproved of (a host could make false claims forever), nor a chat, nor a witness while
-        # the round stays open (as on the host's clock); nor an entry that waits behind a gap
-        if s.from_host(index, raw, now) and len(s.refuted) == refuted and moves_on(
-                s, claims) and not any(claim.seat in s.refuted for claim in s.claims
-                                       if claim.position not in claims):
+        # an entry that waits behind a gap moves nothing on (yet)
+        if s.from_host(index, raw, now) and progressed(s, claims, refuted):
             self.progress = now
 
     def _introduce(self, value: dict[str, Any]) -> None:

@@ -6,8 +6,7 @@ moves it wants to make, and its outbox; its attachment to a host is ``attachment
 sequencer (host) orders envelopes into the table's log; each peer feeds the log, entry by entry,
 to ``on_log``. ``intents.next_intent`` is what this peer must say next: protocol steps are
 automatic, moves come from the player, or from the CPU with ``autoplay``. One envelope is in
-flight at a time, with at most two moves behind it (``pipeline``); each is sealed against the
-latest log head just before it is sent.
+flight at a time, with at most two moves behind it (``pipeline``), each sealed on the latest head.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from .admission import admissible
 from .attachment import SEAT_GIVEN_UP, AttachedPlayer
 from .common import DID_NOT_OPEN, PROTOCOL_VERSION, Event, Refusal, TableEnded
 from .fold.claims import Claim
-from .fold.obligations import Owed, owed, waiting_for
+from .fold.obligations import Owed, open_claims, owed, progressed, waiting_for
 from .fold.table import FOLD_ERRORS
 from .hand import HandSecrets
 from .player import Paced, SeedStore, Sent
@@ -182,12 +181,13 @@ class PeerSession(AttachedPlayer):
             for raw in taken:
                 if self.ended:
                     return
-                self.mesh.skip.append(raw)
-                del self.mesh.skip[:-logsync.OFFERED]
+                self.mesh.skip = [*self.mesh.skip[1 - logsync.OFFERED:], raw]
+                claims, refuted = open_claims(self), len(self.refuted)
                 self.on_log(raw, now, from_mesh=True)
+                if progressed(self, claims, refuted):  # as the host's stream is judged
+                    self.mesh.synced_at = now
             if not taken:
                 return
-            self.mesh.synced_at = now
             self.wake()
 
     def _send_direct(self, raw: bytes, slots: list[int]) -> None:

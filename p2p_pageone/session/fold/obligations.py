@@ -33,7 +33,7 @@ from .queries import hand_over, slots_owed_by
 from .state import PublicState
 
 __all__ = ["BOUNDS", "Bounds", "Duty", "Owed", "discharges", "moves_on", "open_claims", "owed",
-           "stalemate", "step_owed", "timeable", "waiting_for"]
+           "progressed", "stalemate", "step_owed", "timeable", "waiting_for"]
 
 
 def owed(s: PublicState) -> list[Owed]:
@@ -113,6 +113,16 @@ def stalemate(s: PublicState) -> tuple[int, ...]:
     if not witnesses or timeable(s, witnesses):
         return ()
     return tuple(o.seat for o in witnesses)
+
+
+def progressed(s: PublicState, claims_before: tuple[int, ...], refuted_before: int) -> bool:
+    """Did the entry folded last move the table on, as a joiner's clock counts it, whichever
+    way it came (the host's stream or the mesh)? ``moves_on``, and neither a claim of the
+    host's the witnesses disproved nor a new claim about a seat they disproved (else a host
+    could hold the table with false claims for good)."""
+    return (len(s.refuted) == refuted_before and moves_on(s, claims_before)
+            and not any(claim.seat in s.refuted for claim in s.claims
+                        if claim.position not in claims_before))
 
 
 def open_claims(s: PublicState) -> tuple[int, ...]:
