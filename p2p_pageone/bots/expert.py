@@ -32,6 +32,7 @@ from ..engine.deal import Deal
 from ..engine.moves import Move, ReshuffleRequest
 from ..engine.qdan import QdanDeal
 from ..engine.view import SeatView
+from .fit_classic import fitting_world, read_choices
 from .hard import SharpBot, _candidates, _classic_voids, _fast_move, _fitting_world, _same_move
 from .infer import read_record
 from .infer_classic import classic_guesses
@@ -56,10 +57,11 @@ class ExpertBot(SharpBot):
 
     def __init__(self, budget: Budget | None = None,
                  clock: Callable[[], float] | None = None, tries: int = 12,
-                 prior: tuple[float, float] = (0.3, 0.02), softness: float = 0.6,
+                 prior: tuple[float, float] = (0.0, 0.02), softness: float = 0.6,
                  spread: float = 20.0,
-                 guess_classic: bool = True, tricks: int = 1, card_weight: float = 0.8,
-                 exact_classic: bool = True) -> None:
+                 guess_classic: bool = True, tricks: int = 0, card_weight: float = 0.8,
+                 exact_classic: bool = True, fit_classic: bool = True) -> None:
+        self.fit_classic = fit_classic  # classic: re-deal hands whose plays normal would not make
         self.exact_classic = exact_classic  # classic playouts by normal's and sharp's own rules
         self.guess_classic = guess_classic
         self.tricks = tricks  # classic: tricks played on before scoring (0: to the deal's end)
@@ -113,6 +115,9 @@ class ExpertBot(SharpBot):
             return lambda rng: _fitting_world(view, record, rng, self.tries)
         if self.guess_classic:
             guesses = classic_guesses(view)
+            if self.fit_classic:
+                choices = read_choices(view)
+                return lambda rng: fitting_world(view, guesses, choices, rng, self.tries)
             return lambda rng: view.determinize(rng, forbidden=guesses)
         voids = _classic_voids(view)
         return lambda rng: view.determinize(rng, voids)
