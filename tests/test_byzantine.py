@@ -112,6 +112,14 @@ SOAKED = {
     # other: no claim could stand and nobody could be timed out, and the honest seat left an
     # honest host for not timing a witness out; the host now closes the table, naming nobody
     "half-the-table-silent": (3286, (("flood", 1), ("flood", 2))),
+    # (seeds 6000-8249) a host at six seats withholds its stream from three seats and times
+    # out three: two honest seats left it (one heard nothing from it for 32 s, one gave up)
+    # while the others stayed. It keeps every invariant since the mesh path counts progress
+    # as the host's stream does (seen, not analysed further)
+    "claims-through-the-mesh": (7816, (("withhold", 0), ("false_timeout", 32),
+                                       ("false_timeout", 48), ("withhold", 48),
+                                       ("withhold", 48), ("false_timeout", 48),
+                                       ("withhold", 48))),
 }
 
 
