@@ -59,6 +59,7 @@ from p2p_pageone.net.standby import Relay
 from p2p_pageone.session import rtt
 from p2p_pageone.session.fold.records import replay_hand
 from p2p_pageone.session.peer import PeerSession
+from p2p_pageone.wire.kinds import EntryKind
 
 NO_DELAY = Link()
 
@@ -168,7 +169,7 @@ def _note_first_deal(host: PeerSession) -> list[float]:
     return dealt
 
 
-DECK_ROUND = {"shuffle", "lock"}
+DECK_ROUND = {EntryKind.SHUFFLE, EntryKind.LOCK}  # a deal or a reshuffle; not a draw's keys
 
 
 def breakdown(logged: list[tuple[float, bytes]], round_trip: float,
@@ -180,7 +181,7 @@ def breakdown(logged: list[tuple[float, bytes]], round_trip: float,
     for moment, raw in logged:
         env = open_envelope(raw)
         host_key = host_key or env.sender
-        if env.kind != "move":
+        if env.kind != EntryKind.MOVE:
             between = between or env.kind in DECK_ROUND
             continue
         if last >= 0:

@@ -21,6 +21,7 @@ from ..engine.cards import JOKER
 from ..engine.deal import Deal
 from ..engine.settings import ClassicSettings
 from ..engine.view import SeatView, deal_honouring
+from .infer_classic import best_led_rank
 
 
 @dataclass
@@ -95,12 +96,7 @@ def normal_allows(moment: Moment, hand: list[int], low_first: bool) -> bool:
         return moment.low
     if moment.low and joker:
         return False
-    best = -1
-    for c in moment.trick:
-        if c >= JOKER:
-            best = 99
-        elif c // 13 == led and c % 13 > best:
-            best = c % 13
+    best = best_led_rank(moment.trick, led)
     ranks = [c % 13 for c in suited]
     winners = [r for r in ranks if r > best]
     return card % 13 == (min(winners) if winners else min(ranks))

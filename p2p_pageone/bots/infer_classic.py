@@ -21,6 +21,7 @@ slot is guessed not to be, for ``SeatView.determinize(forbidden=...)``: guesses,
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..engine.cards import JOKER
@@ -106,6 +107,18 @@ def _replay(state: _Trick, event: tuple[object, ...], low_first: bool, me: int) 
         state.drew = -1
 
 
+def best_led_rank(trick: Iterable[int], led: int) -> int:
+    """The rank to beat in ``trick``: its highest card of the led suit (-1: none; a joker in it
+    beats every rank, 99)."""
+    best = -1
+    for card in trick:
+        if card >= JOKER:
+            best = 99
+        elif card // 13 == led and card % 13 > best:
+            best = card % 13
+    return best
+
+
 def _play_mask(state: _Trick, seat: int, card: int, low_first: bool) -> int:
     """What ``normal`` playing ``card`` now says its hand did not hold."""
     if not state.cards:  # a lead: the top card of its suit (the bottom one, reverse lead)
@@ -119,12 +132,7 @@ def _play_mask(state: _Trick, seat: int, card: int, low_first: bool) -> int:
         return 0 if low or led == -1 else suit_mask(led, range(13))
     mask = JOKERS if low else 0
     rank = card % 13
-    best = -1
-    for other in state.cards:
-        if other >= JOKER:
-            best = 99
-        elif other // 13 == led and other % 13 > best:
-            best = other % 13
+    best = best_led_rank(state.cards, led)
     if led == -1:  # a joker was led: its lowest card of any suit
         return mask | sum(suit_mask(s, range(rank)) for s in range(4))
     if rank > best:  # the cheapest card that takes the trick

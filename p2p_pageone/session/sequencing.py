@@ -231,8 +231,8 @@ class SequencerCore:
         if timed:
             self._timeout(timed[0].seat, timed[0].text, now)
             return
-        seats = stalemate(self.host)
-        if not seats or self.host.ended or self.host.game_over:
+        seats = stalemate(self.host)  # none once the game is over: nobody owes anything
+        if not seats or self.host.ended:
             return
         names = ", ".join(self.host.names[seat] for seat in seats)
         self.host.notify(EntryKind.BYE, {"reason": (
