@@ -21,7 +21,7 @@ from ..engine.cards import JOKER
 from ..engine.deal import Deal
 from ..engine.settings import ClassicSettings
 from ..engine.view import SeatView, deal_honouring
-from .infer_classic import best_led_rank
+from .normal import best_led_rank
 
 
 @dataclass

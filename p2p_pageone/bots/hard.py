@@ -32,7 +32,7 @@ from ..engine.moves import Draw, Move, Play, ReshuffleRequest
 from ..engine.qdan import QdanDeal
 from ..engine.view import SeatView, deal_honouring
 from .infer import Record, read_record
-from .normal import NormalBot, _preferred_plays, qdan_score
+from .normal import NormalBot, _preferred_plays, best_led_rank, cheapest_winner, qdan_score
 
 # Qdan search: worlds per decision, moves rolled out, the habit's head start (in the units of
 # ``_value``). Handed the others' true hands (an experiment, not a player), the same search
@@ -197,16 +197,7 @@ def _classic_policy(deal: ClassicDeal, seat: int, plays: list[Play], moves: list
             if card < JOKER:
                 counts[card // 13] += 1
         return max(suited, key=lambda p: (counts[p.cards[0] // 13], p.cards[0] % 13))
-    best = -1
-    for _, _, card in deal.trick:
-        if card >= JOKER:
-            best = 99
-        elif card // 13 == deal.led_suit and card % 13 > best:
-            best = card % 13
-    winners = [p for p in suited if p.cards[0] % 13 > best]
-    if winners:
-        return min(winners, key=lambda p: p.cards[0] % 13)
-    return min(suited, key=lambda p: p.cards[0] % 13)
+    return cheapest_winner(suited, best_led_rank((c for _, _, c in deal.trick), deal.led_suit))
 
 
 def _qdan_habits(deal: QdanDeal, seat: int, plays: list[Play], rng: random.Random,

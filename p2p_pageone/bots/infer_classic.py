@@ -21,12 +21,12 @@ slot is guessed not to be, for ``SeatView.determinize(forbidden=...)``: guesses,
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..engine.cards import JOKER
 from ..engine.settings import ClassicSettings
 from ..engine.view import SeatView
+from .normal import best_led_rank
 
 JOKERS = (1 << JOKER) | (1 << (JOKER + 1))
 
@@ -105,18 +105,6 @@ def _replay(state: _Trick, event: tuple[object, ...], low_first: bool, me: int) 
         if state.led != -1 and seat != me:
             state.guesses.append((seat, suit_mask(state.led, range(13)), state.drawn))
         state.drew = -1
-
-
-def best_led_rank(trick: Iterable[int], led: int) -> int:
-    """The rank to beat in ``trick``: its highest card of the led suit (-1: none; a joker in it
-    beats every rank, 99)."""
-    best = -1
-    for card in trick:
-        if card >= JOKER:
-            best = 99
-        elif card // 13 == led and card % 13 > best:
-            best = card % 13
-    return best
 
 
 def _play_mask(state: _Trick, seat: int, card: int, low_first: bool) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Iterable
 
 from ..engine.cards import (
     JOKER,
@@ -113,14 +114,8 @@ class NormalBot:
         return pick(in_suit, key=lambda p: p.cards[0] % 13)
 
     def _follow(self, view: SeatView, plays: list[Play]) -> Play:
-        led = view.led_suit()
-        best = max((c % 13 for _, c in view.trick() if c < JOKER and c // 13 == led), default=-1)
-        if any(c >= JOKER for _, c in view.trick()):
-            best = 99
-        winners = [p for p in plays if p.cards[0] % 13 > best]
-        if winners:  # take the lead with the cheapest winning card
-            return min(winners, key=lambda p: p.cards[0] % 13)
-        return min(plays, key=lambda p: p.cards[0] % 13)
+        return cheapest_winner(plays, best_led_rank((c for _, c in view.trick()),
+                                                    view.led_suit()))
 
     # --- qdan -----------------------------------------------------------------------------------
 
@@ -134,6 +129,25 @@ class NormalBot:
                 colours[card // 26] += 1
         next_count = view.counts().get(view.next_seat(), 99)
         return max(plays, key=lambda p: qdan_score(self, p, colours, next_count) + rng.random())
+
+
+def best_led_rank(trick: Iterable[int], led: int) -> int:
+    """The rank to beat in ``trick``: its highest card of the led suit (-1: none; a joker in it
+    beats every rank, 99)."""
+    best = -1
+    for card in trick:
+        if card >= JOKER:
+            best = 99
+        elif card // 13 == led and card % 13 > best:
+            best = card % 13
+    return best
+
+
+def cheapest_winner(plays: list[Play], best: int) -> Play:
+    """``normal``'s follow: the cheapest card that beats ``best`` (takes the lead), else its
+    lowest."""
+    winners = [p for p in plays if p.cards[0] % 13 > best]
+    return min(winners or plays, key=lambda p: p.cards[0] % 13)
 
 
 def qdan_score(habits: NormalBot, play: Play, colours: list[int], next_count: int) -> float:

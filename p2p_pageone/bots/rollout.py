@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..engine.cards import JOKER
 from ..engine.classic import ClassicDeal
 from ..engine.moves import Draw, Move, Play
-from .normal import NormalBot, _preferred_plays
+from .normal import NormalBot, _preferred_plays, best_led_rank, cheapest_winner
 
 
 def classic_habit(deal: ClassicDeal, seat: int, habits: NormalBot, moves: list[Move]) -> Move:
@@ -30,17 +30,7 @@ def classic_habit(deal: ClassicDeal, seat: int, habits: NormalBot, moves: list[M
         return jokers[0]
     if low and jokers:
         return jokers[0]
-    best = -1
-    led = deal.led_suit
-    for _, _, card in deal.trick:
-        if card >= JOKER:
-            best = 99
-        elif card // 13 == led and card % 13 > best:
-            best = card % 13
-    winners = [p for p in suited if p.cards[0] % 13 > best]
-    if winners:
-        return min(winners, key=lambda p: p.cards[0] % 13)
-    return min(suited, key=lambda p: p.cards[0] % 13)
+    return cheapest_winner(suited, best_led_rank((c for _, _, c in deal.trick), deal.led_suit))
 
 
 def _lead(deal: ClassicDeal, seat: int, suited: list[Play], seen_weight: int) -> Play:
