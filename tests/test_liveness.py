@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from p2p_pageone.crypto.envelope import open_envelope
 from p2p_pageone.engine import make_settings
+from p2p_pageone.session.fold.obligations import Duty, joiner_timed
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.peer import PeerSession
 
@@ -168,3 +169,19 @@ def test_one_silent_player_among_others_is_still_timed_out() -> None:
     assert [env.data["seat"] for env in timeouts] == [2]
     aways = [open_envelope(raw) for raw in host.log if open_envelope(raw).kind == "away"]
     assert [env.data["seat"] for env in aways] == [2]
+
+
+def test_a_seat_kept_away_is_timed_on_the_joiners_clock_its_move_included() -> None:
+    # a move has no time limit at a table of people, but a seat kept for its return has its
+    # window: a host whose timeout of it the witnesses disproved, while the seat stays away
+    # (a host that hangs up on a seat the others hear), keeps the table waiting for good
+    t = MemoryTable(make_settings("classic", {"deals": 1}), 3, seed=48)
+    until_playing(t)
+    joiner = t.sessions[1]
+    while [o.duty for o in joiner.owed()] != [Duty.MOVE]:
+        if not t.step():
+            t.advance(t.now + 0.5)
+    owed = joiner.owed()
+    assert joiner_timed(joiner) == []
+    joiner.away[owed[0].seat] = 60
+    assert joiner_timed(joiner) == owed

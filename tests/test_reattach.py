@@ -389,3 +389,18 @@ def test_every_seat_refusing_ends_the_tries_before_the_window_is_over() -> None:
     outcome = could_not_connect(session, HOST, True, "Connection refused")
     assert reattach.attempted(step, outcome, 2.0) == Stopped()
     assert session.ended.startswith("nobody of this table answers any more")
+
+
+def test_the_window_over_while_the_others_still_hear_us_we_keep_trying() -> None:
+    # a host that hangs up on us and never answers again, while the other seats that listen
+    # still talk to us: our seat is still at the table (they serve us its log, and our signs of
+    # life disprove the host's claim about us), so only their silence ends the tries
+    session, reattach = _dropped(_mid_hand(), 2)
+    session.mesh.heard_at = 100.0
+    step = reattach.next_step(True, 100.0)
+    session.lost_host(CLOSED)
+    assert isinstance(reattach.attempted(step, "", 100.5), Retry)  # past 0 + 60 s
+    session.resume()
+    step = reattach.next_step(True, 146.0)
+    session.lost_host(CLOSED)
+    assert reattach.attempted(step, "", 146.0) == Stopped()  # nobody heard for 46 s

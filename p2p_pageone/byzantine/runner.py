@@ -69,6 +69,7 @@ def run(scenario: Scenario, plan: tuple[Action, ...] | None = None) -> Result:
                      route=adversary.route, window=window)
     table.corrupt = set(scenario.corrupt)
     adversary.rewrite = _lying_witness(table)
+    table.unanswered = adversary.ignores
     honest = [p for p in range(scenario.players) if p not in scenario.corrupt]
     notes = {p: watch(table.sessions[p]) for p in honest}
     crashed, start, grown_at, length = "", -1, 0.0, 0

@@ -22,6 +22,9 @@ from ..engine.view import SeatView
 from ..session.client import Client
 from ..session.memory import MemoryTable, make_peer
 from ..session.peer import PeerSession
+from ..session.reach import DropReach
+from ..session.reattach import RETRY_FOR, keeps_trying, stop_retrying
+from ..session.route import Route as Way
 from .frames import classify, logged, payloads
 
 HOST = 0
@@ -93,13 +96,16 @@ class SimTable(MemoryTable):
             peer.bot = bot
         super().__init__(settings, players, peers=peers, direct=True, catch_window=window)
         self.delay, self.route = delay, route
+        self.unanswered: Callable[[int, float], bool] = lambda conn, now: False
         self.faults: list[HonestFault] = []
         self.queue: list[Frame] = []
         self.last_due: dict[tuple[str, int, int], float] = {}
         self.counter = 0
         self.crashed: set[int] = set()  # corrupt parties whose code fell over (or killed)
         self.corrupt: set[int] = set()
-        self.cut: set[int] = set()  # joiners whose connection the host closed (no reconnect)
+        # joiners whose connection the host closed, and when: each tries again, as pageone
+        # does, at a host that does not answer (the simulator has no reconnect)
+        self.cut: dict[int, float] = {}
         self.sent: dict[str, int] = {}
         # party -> (when, its moment) it sent a Page One call up; a logged catch -> (when,
         # target, the moment it caught in)
@@ -177,7 +183,12 @@ class SimTable(MemoryTable):
                 self.send("down", HOST, conn, data)
         for conn in self.sequencer.to_close:  # the host hung up: that joiner's process goes
             if conn not in self.cut and 0 < conn < len(self.sessions):  # on, on the mesh
-                self.cut.add(conn)
+                self.cut[conn] = self.now
+                # the simulator has no reconnect: a joiner the host would take back ends (as
+                # one that lost its table); one the host reads nothing from keeps trying, as
+                # pageone does, at a host that never answers
+                self.clients[conn - 1].session.attachment.may_resume = self.unanswered(conn,
+                                                                                       self.now)
                 self.guarded(conn, self.clients[conn - 1].closed)
         self.sequencer.to_close.clear()
         for index, client in enumerate(self.clients, start=1):
@@ -246,8 +257,18 @@ class SimTable(MemoryTable):
         for index, client in enumerate(self.clients, start=1):
             if not self.gone(index) and not self.stopped(index, now):
                 self.guarded(index, lambda c=client: c.tick(now))  # type: ignore[misc]
+        self._stop_retrying(now)
         while self.step():
             pass
+
+    def _stop_retrying(self, now: float) -> None:
+        """A cut joiner's retry window ends as ``Reattach`` ends it (``keeps_trying``)."""
+        for index, since in self.cut.items():
+            session = self.clients[index - 1].session
+            if (session.attachment.dropped and not session.ended
+                    and not keeps_trying(session, since + RETRY_FOR, now)):
+                self.guarded(index, lambda s=session: stop_retrying(  # type: ignore[misc]
+                    s, Way(("", 0)), DropReach(), RETRY_FOR))
 
     def next_due(self) -> float:
         return min((f.due for f in self.queue), default=float("inf"))

@@ -16,7 +16,7 @@ from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .attachment import lost_frame
 from .common import BUSY, Event, Refusal
-from .fold.obligations import BOUNDS, open_claims, progressed, stalemate
+from .fold.obligations import BOUNDS, joiner_timed, open_claims, progressed, stalemate
 from .links import answer_challenge
 from .peer import PeerSession
 from .rtt import PING as PING  # the plain ping, for those that send one by hand
@@ -226,16 +226,17 @@ class Client:
             self._unserved(f"has neither put our {kind} message in the log nor refused it for "
                            f"{waited:.0f} s: the host is unresponsive", now)
             return
-        waits = [(o.seat, o.text) for o in s.owed() if o.duty.timed_by_step_clock]
+        waits = [(o.seat, o.text) for o in joiner_timed(s)]
         if not waits:
             return
         present = [(seat, what) for seat, what in waits if seat not in s.away]
         if not present:  # the host times a seat kept for its return out when its window ends
             seat, what = waits[0]
             if waited > self.step_limit + s.away[seat]:
-                self._unserved(f"did not time out {s.names[seat]} (the table waited for its "
-                               f"return for {waited:.0f} s; it must after {s.away[seat]} s): "
-                               "the host is unresponsive", now)
+                self._unserved(f"has kept the table waiting for {s.names[seat]}'s return "
+                               f"for {waited:.0f} s (a seat is kept {s.away[seat]} s, then timed "
+                               "out, and a seat the others still hear is not left behind): the "
+                               "host is not serving the table", now)
             return
         silent = stalemate(s)
         if silent:

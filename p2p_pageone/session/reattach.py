@@ -17,6 +17,7 @@ from ..wire.messages import validate_control
 from .attachment import MINORITY, lost_frame
 from .common import Event, parse_endpoint
 from .fold.lost import listening_seats
+from .fold.obligations import BOUNDS
 from .peer import PeerSession
 from .reach import DropReach, nobody_reached
 from .route import Address, Route
@@ -145,11 +146,28 @@ class Reattach:
             at.lost.clear()  # the host answered: old news
             self.reach.clear()
         self.deadline = now + self.retry_for if self.deadline < 0 else self.deadline
-        if now >= self.deadline or self.route.nobody_left(session):
+        # every new connection failing, at two places or more, is this machine's network,
+        # whatever a mesh connection opened before still brings
+        over = not keeps_trying(session, self.deadline, now) or (
+            now >= self.deadline and self.reach.nobody())
+        if over or self.route.nobody_left(session):
             stop_retrying(session, self.route, self.reach, self.retry_for)
             return Stopped()
         now_up, self.was_up = up and not self.was_up, up  # one that worked: again at once, once
         return Retry(0.0 if now_up else RETRY_IN_GAME if session.game else RETRY_EVERY)
+
+
+def keeps_trying(session: PeerSession, deadline: float, now: float) -> bool:
+    """A drop's retry window (until ``deadline``) is over only while the other seats that
+    listen are not talking to us either: while they are (their signs of life reach us within
+    the give-up time), our seat is still at the table (they serve us its log and hand our word
+    to the host), the host's claim about us is disproved by our signs of life, and only the
+    table (a majority that left the host too) may decide it is over (SPEC §7, "Reconnect")."""
+    if now < deadline:
+        return True
+    return (session.game is not None and not session.game_over and not session.ended
+            and session.me in session.active
+            and now - session.mesh.heard_at < BOUNDS.give_up)
 
 
 def host_failure(session: PeerSession, to_host: bool, outcome: Outcome) -> Outcome:

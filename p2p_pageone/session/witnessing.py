@@ -92,9 +92,12 @@ def _keep_alive(s: PlayerState, raw: bytes, now: float) -> None:
     except ProtocolError:
         return
     mesh = s.mesh
+    if alive.data["table"] != s.table_id or s.seat_of(alive.sender) not in s.active:
+        return
+    if alive.sender != s.identity.public:
+        mesh.heard_at = now
     known = mesh.alive.get(alive.sender)
-    if (alive.data["table"] == s.table_id and s.seat_of(alive.sender) in s.active
-            and (known is None or alive.data["index"] > known[0])):
+    if known is None or alive.data["index"] > known[0]:
         mesh.alive[alive.sender] = (alive.data["index"], raw)
         if alive.data["index"] > max(mesh.longest, len(s.log)):  # the host serves the others
             mesh.longest, mesh.table_moved_at = alive.data["index"], now

@@ -32,8 +32,9 @@ from .duties import BOUNDS, Bounds, Duty, Owed
 from .queries import hand_over, slots_owed_by
 from .state import PublicState
 
-__all__ = ["BOUNDS", "Bounds", "Duty", "Owed", "discharges", "moves_on", "open_claims", "owed",
-           "progressed", "stalemate", "step_owed", "timeable", "waiting_for"]
+__all__ = ["BOUNDS", "Bounds", "Duty", "Owed", "discharges", "joiner_timed", "moves_on",
+           "open_claims", "owed", "progressed", "stalemate", "step_owed", "timeable",
+           "waiting_for"]
 
 
 def owed(s: PublicState) -> list[Owed]:
@@ -70,6 +71,14 @@ def step_owed(s: PublicState, seat: int) -> Duty | None:
     """The step (not a move) the table waits on ``seat`` for, if any."""
     return next((o.duty for o in owed(s) if o.seat == seat and o.duty.timed_by_step_clock),
                 None)
+
+
+def joiner_timed(s: PublicState) -> list[Owed]:
+    """What a joiner's clock times: every step but a move, and any step of a seat kept away,
+    its move included. A person may think over a move; a seat kept for its return has its
+    window, after which the host times it out: a host whose claim about it the witnesses
+    disproved, while the seat stays away, cannot move the table on, and is given up on."""
+    return [o for o in owed(s) if o.duty.timed_by_step_clock or o.seat in s.away]
 
 
 def discharges(o: Owed, kind: EntryKind | None, data: Mapping[str, Any] | None = None) -> bool:
