@@ -416,3 +416,29 @@ def test_coming_back_in_a_later_hand_tells_the_hand_in_play_and_sums_up_the_rest
     assert not any(event.kind == "scores" for event in _story_so_far(read))
     assert told[-1] == "back at the table as p2 (seat 2): the game goes on"
     assert len(told) < len(read) / 2
+
+
+def test_entries_from_the_mesh_while_a_new_connection_checks_the_log_are_no_fork() -> None:
+    # a dropped joiner tries a host that does not answer (yet) while the others serve it the
+    # log: those entries are new, not the host's log sent again, so they are folded, and the
+    # host's resend, when it comes, is checked against what we held and skips what the mesh
+    # brought
+    t = table(MemorySeeds(), seed=23)
+    mid_hand(t, 2)
+    joiner, host = t.sessions[2], t.sessions[0]
+    held = len(joiner.log)
+    t.clients[1].receive = lambda data, now: None  # type: ignore[method-assign]
+    while len(host.log) < held + 2:
+        if not t.step():
+            t.advance(t.now + 0.5)
+    joiner.attachment.may_resume = True
+    joiner.lost_host("the connection to the host closed")
+    joiner.resume()
+    for raw in host.log[held:held + 2]:  # as logsync takes them (``_take_from_mesh``)
+        joiner.mesh.skip.append(raw)
+        joiner.on_log(raw, t.now, from_mesh=True)
+    assert not joiner.ended and joiner.log == host.log[:held + 2]
+    for raw in host.log[:held + 2]:  # the host's resend
+        joiner.on_log(raw, t.now)
+    assert not joiner.ended, joiner.ended
+    assert joiner.log == host.log[:held + 2]

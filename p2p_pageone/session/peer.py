@@ -2,11 +2,11 @@
 
 A ``PeerSession`` is the public fold of the log (``fold.table.TableState``) plus what only this
 peer has (``player.PlayerState``): its identity, its hand seeds and the cards they open, the
-moves it wants to make, and its outbox; its attachment to a host is ``attachment``. The
-sequencer (host) orders envelopes into the table's log; each peer feeds the log, entry by entry,
-to ``on_log``. ``intents.next_intent`` is what this peer must say next: protocol steps are
-automatic, moves come from the player, or from the CPU with ``autoplay``. One envelope is in
-flight at a time, with at most two moves behind it (``pipeline``), each sealed on the latest head.
+moves it wants to make, and its outbox; its attachment to a host is ``attachment``. Each peer
+feeds the log the sequencer (host) orders, entry by entry, to ``on_log``.
+``intents.next_intent`` is what this peer must say next: protocol steps are automatic, moves
+come from the player, or from the CPU with ``autoplay``. One envelope is in flight at a time,
+with at most two moves behind it (``pipeline``), each sealed on the latest head.
 """
 
 from __future__ import annotations
@@ -35,18 +35,17 @@ __all__ = ["SEAT_GIVEN_UP", "PeerSession", "SeedStore"]
 
 
 class PeerSession(AttachedPlayer):
-    # --- inputs -------------------------------------------------------------------------------
-
     def on_log(self, raw: bytes, now: float, env: Envelope | None = None,
                from_mesh: bool = False) -> None:
         """The sequencer's next log entry. Anything wrong ends the table, naming the culprit."""
-        if self.ended or (not from_mesh and logsync.taken_from_host(self, raw, now)):
-            return
-        # a new connection: the log again, from the start
-        if self.attachment.checked < self.attachment.known:
-            if raw != self.log[self.attachment.checked]:
+        at = self.attachment
+        if not self.ended and not from_mesh and at.checked < at.known:  # a new connection: the
+            if raw != self.log[at.checked]:  # log again from the start (the mesh goes on)
                 self._log_differs(raw)
-            self.attachment.checked += 1
+            at.checked += 1
+            logsync.taken_from_host(self, raw, now)  # one taken from the mesh: brought now
+            return
+        if self.ended or (not from_mesh and logsync.taken_from_host(self, raw, now)):
             return
         try:
             if env is None and raw == self.in_flight:  # our own bytes, back from the host
