@@ -23,7 +23,7 @@ from ..session.client import Client
 from ..session.memory import MemoryTable, make_peer
 from ..session.peer import PeerSession
 from ..session.reach import DropReach
-from ..session.reattach import RETRY_FOR, keeps_trying, stop_retrying
+from ..session.reattach import RETRY_FOR, still_heard, stop_retrying
 from ..session.route import Route as Way
 from .frames import classify, logged, payloads
 
@@ -262,11 +262,11 @@ class SimTable(MemoryTable):
             pass
 
     def _stop_retrying(self, now: float) -> None:
-        """A cut joiner's retry window ends as ``Reattach`` ends it (``keeps_trying``)."""
+        """A cut joiner's retry window ends as ``Reattach`` ends it (``still_heard``)."""
         for index, since in self.cut.items():
             session = self.clients[index - 1].session
             if (session.attachment.dropped and not session.ended
-                    and not keeps_trying(session, since + RETRY_FOR, now)):
+                    and now >= since + RETRY_FOR and not still_heard(session, now)):
                 self.guarded(index, lambda s=session: stop_retrying(  # type: ignore[misc]
                     s, Way(("", 0)), DropReach(), RETRY_FOR))
 

@@ -57,6 +57,18 @@ class AttachedPlayer(PlayerState):
         self._end("sent on our new connection a log that differs from the one it sent before "
                   "(a fork)", self.seat_of(self.host_key))
 
+    def _resent(self, raw: bytes) -> bool:
+        """On a new connection the host sends its log again from the start: an entry we hold
+        is checked against ours (a different one is a fork), not folded again. Entries the
+        mesh brings meanwhile are new ones, never checked so."""
+        at = self.attachment
+        if at.checked >= at.known:
+            return False
+        if raw != self.log[at.checked]:
+            self._log_differs(raw)
+        at.checked += 1
+        return True
+
     def welcomed(self, welcome: dict[str, Any], now: float) -> None:
         """The host's answer to our intro, what our first envelope is sealed against: a
         ``hello`` to sit down, or, when our identity holds a seat in the running game (a drop,

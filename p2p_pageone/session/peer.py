@@ -38,15 +38,12 @@ class PeerSession(AttachedPlayer):
     def on_log(self, raw: bytes, now: float, env: Envelope | None = None,
                from_mesh: bool = False) -> None:
         """The sequencer's next log entry. Anything wrong ends the table, naming the culprit."""
-        at = self.attachment
-        if not self.ended and not from_mesh and at.checked < at.known:  # a new connection: the
-            if raw != self.log[at.checked]:  # log again from the start (the mesh goes on)
-                self._log_differs(raw)
-            at.checked += 1
-            logsync.taken_from_host(self, raw, now)  # one taken from the mesh: brought now
+        if self.ended:
             return
-        if self.ended or (not from_mesh and logsync.taken_from_host(self, raw, now)):
-            return
+        if not from_mesh:
+            brought = logsync.taken_from_host(self, raw, now)  # one the mesh brought already
+            if self._resent(raw) or brought:
+                return
         try:
             if env is None and raw == self.in_flight:  # our own bytes, back from the host
                 env = open_envelope(raw, own=True)

@@ -148,8 +148,7 @@ class Reattach:
         self.deadline = now + self.retry_for if self.deadline < 0 else self.deadline
         # every new connection failing, at two places or more, is this machine's network,
         # whatever a mesh connection opened before still brings
-        over = not keeps_trying(session, self.deadline, now) or (
-            now >= self.deadline and self.reach.nobody())
+        over = now >= self.deadline and (self.reach.nobody() or not still_heard(session, now))
         if over or self.route.nobody_left(session):
             stop_retrying(session, self.route, self.reach, self.retry_for)
             return Stopped()
@@ -157,14 +156,12 @@ class Reattach:
         return Retry(0.0 if now_up else RETRY_IN_GAME if session.game else RETRY_EVERY)
 
 
-def keeps_trying(session: PeerSession, deadline: float, now: float) -> bool:
-    """A drop's retry window (until ``deadline``) is over only while the other seats that
-    listen are not talking to us either: while they are (their signs of life reach us within
-    the give-up time), our seat is still at the table (they serve us its log and hand our word
-    to the host), the host's claim about us is disproved by our signs of life, and only the
-    table (a majority that left the host too) may decide it is over (SPEC §7, "Reconnect")."""
-    if now < deadline:
-        return True
+def still_heard(session: PeerSession, now: float) -> bool:
+    """Our seat is in the running game and another seat that listens talked to us within the
+    give-up time: a drop's retry window does not end then. Our seat is still at the table
+    (they serve us its log and hand our word to the host), our signs of life disprove the
+    host's claim about us, and only the table (a majority that left the host too) may decide
+    it is over (SPEC §7, "Reconnect")."""
     return (session.game is not None and not session.game_over and not session.ended
             and session.me in session.active
             and now - session.mesh.heard_at < BOUNDS.give_up)
