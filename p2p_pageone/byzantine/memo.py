@@ -5,9 +5,10 @@ never memoises crypto."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from coincurve._libsecp256k1 import ffi  # type: ignore[import-not-found]
@@ -20,6 +21,7 @@ LIMIT = 60_000  # results kept for each function
 class _Memo:
     def __init__(self, function: Callable[..., Any]) -> None:
         self.function = function
+        self.replacement: Callable[..., Any] = function  # the memoised version, once made
         self.kept: OrderedDict[Any, Any] = OrderedDict()
         self.hits = 0
 
@@ -37,9 +39,24 @@ class _Memo:
 _installed: dict[str, _Memo] = {}
 
 
+@contextlib.contextmanager
+def installed() -> Iterator[None]:
+    """The memoised versions in place for the duration (their results kept across runs), the
+    product's own back after: other code in the process (a test of real peers) never runs
+    on the simulator's memo."""
+    install()
+    try:
+        yield
+    finally:
+        group._run_batch = _installed["batch"].function
+        _patch(_installed["verify"].replacement, _installed["verify"].function)
+
+
 def install() -> None:
-    """Put the memoised versions in place (once per process)."""
+    """Put the memoised versions in place (their memos made once per process)."""
     if _installed:
+        group._run_batch = _installed["batch"].replacement
+        _patch(_installed["verify"].function, _installed["verify"].replacement)
         return
     batch = _installed["batch"] = _Memo(group._run_batch)
     verify = _installed["verify"] = _Memo(identity.verify_signature)
@@ -64,11 +81,16 @@ def install() -> None:
         return bool(verify.get((public, signature, data),
                                lambda: verify.function(public, signature, data)))
 
+    batch.replacement, verify.replacement = run_batch, verify_signature
     group._run_batch = run_batch
+    _patch(verify.function, verify_signature)
+
+
+def _patch(old: Callable[..., Any], new: Callable[..., Any]) -> None:
     for module in list(sys.modules.values()):
         if getattr(module, "__name__", "").startswith("p2p_pageone.crypto") and getattr(
-                module, "verify_signature", None) is verify.function:
-            module.verify_signature = verify_signature  # type: ignore[attr-defined]
+                module, "verify_signature", None) is old:
+            module.verify_signature = new  # type: ignore[attr-defined]
 
 
 def hits() -> dict[str, int]:

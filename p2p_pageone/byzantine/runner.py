@@ -61,9 +61,12 @@ def _stale(session: PeerSession, seat: int) -> bytes:
 
 
 def run(scenario: Scenario, plan: tuple[Action, ...] | None = None) -> Result:
-    plan = scenario.plan if plan is None else plan
+    with memo.installed():
+        return _run(scenario, scenario.plan if plan is None else plan)
+
+
+def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
     adversary = Adversary(scenario.corrupt, list(plan))
-    memo.install()
     window = CALL_WINDOW if scenario.strategy == "call" else 0.0
     table = SimTable(scenario.settings(), scenario.players, scenario.table_seed,
                      route=adversary.route, window=window)
