@@ -157,7 +157,7 @@ async def _take_over(session: PeerSession, standby: Standby | None, on_events: E
                      reconnect_window: int, announcer: Announcer | None) -> None:
     """The host is gone and we are next: our listener becomes the table's sequencer."""
     assert standby is not None
-    listener = standby.release()
+    listener = await standby.hand_over()
     start_takeover(session)
     runner = HostRunner(session, "", 0, on_events, log, silent_after=silent_after,
                         lobby={"reconnect_window": reconnect_window}, listener=listener)

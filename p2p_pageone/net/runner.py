@@ -19,6 +19,7 @@ from ..session.common import Event
 from ..session.links import LOBBY_TIMEOUT, RECONNECT_WINDOW, START_AFTER, WATCHERS
 from ..session.peer import PeerSession
 from ..session.sequencer import Sequencer
+from .accepting import accept
 from .logwriter import LocalFault, LogWriter
 
 __all__ = ["Announcer", "EventSink", "HostRunner", "LocalFault", "LogWriter"]
@@ -172,7 +173,7 @@ class HostRunner:
         tokens, last = ACCEPT_BURST, loop.time()
         while True:
             try:
-                client, address = await loop.sock_accept(listener)
+                client, address = await accept(listener)
             except OSError as error:
                 if error.errno not in NO_DESCRIPTORS:
                     raise
@@ -316,8 +317,7 @@ class HostRunner:
         for task in list(self._handlers):
             task.cancel()
         if self._listener is not None:
-            # An accept already due must not run on the closed socket (CPython 3.11 would then
-            # print an InvalidStateError traceback): its reader goes first.
+            # Our accept's reader goes first: the socket's number may be reused once closed.
             asyncio.get_running_loop().remove_reader(self._listener.fileno())
             self._listener.close()
             self._listener = None

@@ -14,6 +14,7 @@ is no witness of anything.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import socket
@@ -37,6 +38,7 @@ from ..session.logsync import entry_in
 from ..session.peer import PeerSession
 from ..wire.codec import FrameDecoder, ProtocolError, unpack
 from ..wire.messages import validate_control
+from .accepting import accept
 
 __all__ = ["Relay", "Standby", "parse_endpoint"]
 
@@ -91,7 +93,7 @@ class Standby:
         tokens, last = ACCEPT_RATE, loop.time()
         while True:
             try:
-                client, address = await loop.sock_accept(listener)
+                client, address = await accept(listener)
             except OSError:
                 await asyncio.sleep(1.0)
                 continue
@@ -261,9 +263,23 @@ class Standby:
         listener, self.listener = self.listener, None
         return listener
 
+    async def hand_over(self) -> socket.socket | None:
+        """Stop serving and return the listener once our accept has really ended: asyncio
+        (3.11) may still run a cancelled ``sock_accept``'s ready callback, which then fails
+        on the cancelled future and drops the connection it took, one the new sequencer
+        should have had."""
+        accepting = self._task
+        listener = self.release()
+        if accepting is not None:
+            await asyncio.gather(accepting, return_exceptions=True)
+            await asyncio.sleep(0)  # the cancelled future's own done callbacks
+        return listener
+
     def close(self) -> None:
         listener = self.release()
         if listener is not None:
+            with contextlib.suppress(RuntimeError):  # no loop: nothing is registered
+                asyncio.get_running_loop().remove_reader(listener.fileno())
             listener.close()
 
 
