@@ -14,6 +14,7 @@ from p2p_pageone.session.memory import MemoryTable, make_peer
 from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.session.reach import DropReach
 from p2p_pageone.session.reattach import (
+    GATHER_FOR,
     HOST_AGAIN,
     RETRY_EVERY,
     RETRY_IN_GAME,
@@ -23,6 +24,7 @@ from p2p_pageone.session.reattach import (
     Retry,
     Stopped,
     TakeOver,
+    Wait,
     could_not_connect,
     host_failure,
     key_at,
@@ -314,8 +316,9 @@ def test_getting_back_in_gives_the_next_drop_a_whole_window() -> None:
     step = reattach.next_step(True, 50.0)
     session.lost_host(CLOSED)
     session.attachment.log_read = True  # back at the table, until it dropped again at 50 s
+    session.attachment.lost.clear()  # as its ``back`` in the log clears it: old news
     reattach.attempted(step, "", 50.0)
-    assert not reattach.route.failed and not session.attachment.lost  # old news
+    assert not reattach.route.failed and not session.attachment.lost
     session.resume()
     assert isinstance(_refused_by_host(session, reattach, 100.0), Retry)  # past 0 + 60 s
     step = reattach.next_step(True, 111.0)
@@ -404,3 +407,78 @@ def test_the_window_over_while_the_others_still_hear_us_we_keep_trying() -> None
     step = reattach.next_step(True, 146.0)
     session.lost_host(CLOSED)
     assert reattach.attempted(step, "", 146.0) == Stopped()  # nobody heard for 46 s
+
+
+def _left_for_not_serving(session: PeerSession, reattach: Reattach, now: float) -> Attempt:
+    """On a connection that got in, ``session`` judged the host not serving the table: it
+    signed that it lost the host, and the connection ended."""
+    step = reattach.next_step(True, now)
+    assert isinstance(step, Attempt) and step.to_host
+    session.attachment.log_read = True  # it got in
+    session.sign_lost("the host is not serving the table")
+    session.lost_host("the host is not serving the table: this pageone follows the table")
+    return step
+
+
+def test_a_host_left_for_not_serving_the_table_failed_us_though_we_had_got_in() -> None:
+    # getting in gives the drop a whole window, but what we said of the host on that very
+    # connection stands: the successor comes next, with our statement, not the host again
+    session, reattach = _dropped(_mid_hand(), 2)
+    session.resume()
+    step = _left_for_not_serving(session, reattach, 1.0)
+    assert isinstance(reattach.attempted(step, "", 1.0), Retry)
+    assert reattach.route.failed == {HOST: "unanswered"} and _own_lost(session)
+    session.resume()
+    step = reattach.next_step(True, 1.25)
+    assert isinstance(step, Attempt) and step.target == _endpoint(1) and step.tell
+
+
+def test_the_next_in_line_waits_for_the_others_statements_then_takes_over() -> None:
+    # seat 1 left the host for not serving the table; the others hand it their statements,
+    # which it would refuse once back with the host, so it does not go back at once
+    t = _mid_hand()
+    session, reattach = _dropped(t, 1)
+    session.resume()
+    step = _left_for_not_serving(session, reattach, 1.0)
+    reattach.attempted(step, "", 1.0)
+    session.resume()
+    step = reattach.next_step(True, 1.25)  # past us to seat 2 (it has no host either)
+    assert isinstance(step, Attempt) and step.target == _endpoint(2) and step.tell
+    reattach.told_lost(step, "taken")
+    session.lost_host(CLOSED)
+    reattach.attempted(step, "", 1.5)
+    assert reattach.next_step(True, 1.75) == Wait(RETRY_IN_GAME)  # not the host yet
+    for seat in (2, 3):
+        other = t.sessions[seat]
+        other.attachment.may_resume = True
+        other.lost_host(CLOSED)
+        assert session.take_lost(other.sign_lost("the host is not serving the table")) is None
+    assert isinstance(reattach.next_step(True, 2.0), TakeOver)
+
+
+def test_the_next_in_line_tries_the_host_again_once_the_wait_is_over() -> None:
+    t = _mid_hand()
+    session, reattach = _dropped(t, 1)
+    session.resume()
+    step = _left_for_not_serving(session, reattach, 1.0)
+    reattach.attempted(step, "", 1.0)
+    session.resume()
+    step = reattach.next_step(True, 1.25)
+    reattach.told_lost(step, "taken")
+    reattach.attempted(step, "", 1.5)
+    assert isinstance(reattach.next_step(True, 1.0 + GATHER_FOR - 0.5), Wait)
+    step = reattach.next_step(True, 1.0 + GATHER_FOR)
+    assert isinstance(step, Attempt) and step.target == HOST
+
+
+def test_back_in_the_log_makes_who_lost_the_host_old_news() -> None:
+    from .test_reconnect import MemorySeeds, come_back, drop, mid_hand, table
+    seeds = MemorySeeds()
+    t = table(seeds)
+    mid_hand(t, 2)
+    drop(t, 2)
+    again = make_peer("21/2", "p2")
+    again.seeds = seeds
+    again.attachment.lost[b"x" * 32] = b"old"  # what it held of losing the host before
+    come_back(t, again)
+    assert again.attachment.returning and again.attachment.lost == {}

@@ -77,12 +77,6 @@ class Adversary:
     rewrite: object = None  # set by the runner: how a lying witness rewrites its entry
     seen: dict[tuple[int, int, int], float] = field(default_factory=dict)  # catch moments
 
-    def ignores(self, party: int, now: float) -> bool:
-        """The host reads nothing at all from ``party`` now: a new connection of its would go
-        unanswered."""
-        return any(r.live(now) and r.action.kind == "ignore" and r.action.target == party
-                   and r.action.pattern == "*" for r in self.rules)
-
     def route(self, frame: Frame, now: float) -> list[tuple[float, bytes]]:
         if frame.src not in self.corrupt and frame.dst not in self.corrupt:
             return [(0.0, frame.data)]

@@ -69,7 +69,8 @@ def _fork(table: SimTable, victim: int) -> bool:
     if env is None or victim <= 0:
         return False
     at = len(table.sequencer.log)  # the place the host's next real entry takes
-    table._enqueue("down", HOST, victim, frame(entry_frame(at, env.raw)), 0.0)
+    table._enqueue("down", HOST, victim, frame(entry_frame(at, env.raw)), 0.0,
+                   table.links.conn_of(victim))
     return True
 
 

@@ -4,10 +4,11 @@
 - I2 an honest seat that stays connected to the honest listening seats is not removed (timed
   out, expelled, given up) unless a dishonest party is named or the host is replaced;
 - I3 honest logs are prefixes of one history, or the fork is named with its (dishonest) signer;
-- I4 liveness: every honest peer finishes (the game ends, the table ends naming a dishonest
-  party, or it leaves the host) with no stretch of ``STUCK`` simulated seconds in which no honest
-  log grew, and within ``LIMIT`` seconds in all (a table whose claims keep falling grows but
-  never ends);
+- I4 liveness, with an honest majority: every honest peer finishes (the game ends, the table
+  ends naming a dishonest party, or it leaves the host) with no stretch of ``STUCK`` simulated
+  seconds in which no honest log grew, and within ``LIMIT`` seconds in all (a table whose
+  claims keep falling grows but never ends). Where the dishonest hold half the table, no
+  majority can replace a host that stops serving it, so its seats may wait on;
 - I5 no honest peer blames its own machine for a fault injected elsewhere.
 """
 
@@ -20,6 +21,7 @@ from ..audit.check import Audit, audit_bytes
 from ..audit.compare import compare
 from ..session.common import TableClosed
 from ..session.peer import PeerSession
+from ..session.reattach import NOBODY_LEFT
 from ..wire.codec import frame
 
 STUCK = 240.0  # simulated seconds with no honest log growing: the table hangs (the longest
@@ -94,6 +96,8 @@ class Outcome:
     idle: float  # simulated seconds since an honest log last grew, when the run stopped
     host: int = 0
     host_gone: bool = False  # a dishonest host's pageone ended or fell over: the table is over
+    taken_over: bool = False  # an honest seat held a majority's lost statements: it takes over
+    retrying: set[int] = field(default_factory=set)  # honest joiners still trying to get back
     audits: dict[int, Audit] = field(default_factory=dict)
     splits: dict[tuple[int, int], int | None] = field(default_factory=dict)
     # party -> (sent at, (hand, moves)) of its calls; (logged at, target seat, (hand, moves))
@@ -172,8 +176,11 @@ def named_dishonest(o: Outcome) -> bool:
 
 
 def host_replaced(o: Outcome) -> bool:
-    """Honest seats that make a majority of the table left the host (a takeover would follow;
-    the coalition is not counted on to sign)."""
+    """An honest seat holds a majority's lost statements (the simulator runs no takeover, it
+    stops there), or honest seats that make a majority of the table left the host (a takeover
+    would follow; the coalition is not counted on to sign)."""
+    if o.taken_over:
+        return True
     leavers = [p for p in o.honest if p != o.host and o.notes[p].left_host]
     return len(leavers) >= len(o.sessions) // 2 + 1
 
@@ -197,7 +204,8 @@ def removed_honest(o: Outcome) -> list[Verdict]:
                      and o.sessions[p].hand_deal is not None and seat not in o.sessions[p].active
                      and not _said_bye(o.sessions[p], session)]
         ended = session.ended and not session.game_over and not o.notes[party].closed
-        if gone_from or o.notes[party].left_host or ended:
+        left = bool(o.notes[party].left_host) and party not in o.retrying  # it gave up
+        if gone_from or left or ended:
             why = o.notes[party].left_host or session.ended or f"not active for {gone_from}"
             found.append(Verdict("I2", f"honest p{party} (seat {seat}) was removed: {why[:200]}"))
     return found
@@ -241,7 +249,7 @@ def blamed_own_machine(o: Outcome) -> list[Verdict]:
         session = o.sessions[party]
         if party in o.faulted:
             continue
-        if session.local or session.attachment.network:
+        if session.local or session.attachment.network not in ("", NOBODY_LEFT):
             found.append(Verdict("I5", f"p{party} blamed its own machine: "
                                  f"{(session.local or session.attachment.network)[:160]}"))
         elif any(e.kind == "stall" for e in session.events):
@@ -252,7 +260,7 @@ def blamed_own_machine(o: Outcome) -> list[Verdict]:
 def check(o: Outcome) -> list[Verdict]:
     found = (named_honest(o) + caught_for_a_call_made(o) + forked(o) + removed_honest(o)
              + blamed_own_machine(o))
-    if not o.finished:
+    if not o.finished and 2 * len(o.honest) > len(o.sessions):  # liveness needs a majority
         stuck = [p for p in o.honest if not (o.sessions[p].game_over or o.sessions[p].ended
                                              or o.notes[p].left_host)]
         found.append(Verdict("I4", f"no end: {stuck} still waiting, no log grew for "

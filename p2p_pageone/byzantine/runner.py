@@ -72,8 +72,8 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
                      route=adversary.route, window=window)
     table.corrupt = set(scenario.corrupt)
     adversary.rewrite = _lying_witness(table)
-    table.unanswered = adversary.ignores
     honest = [p for p in range(scenario.players) if p not in scenario.corrupt]
+    table.connect_honest(honest)
     notes = {p: watch(table.sessions[p]) for p in honest}
     crashed, start, grown_at, length = "", -1, 0.0, 0
     tried: set[tuple[int, int, int]] = set()
@@ -98,12 +98,17 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
             if _all_done(table, honest, notes) or table.now - grown_at > STUCK:
                 break
             table.advance(table.now + DT)
+            for party in honest:  # it came back: it did not leave the table after all
+                if notes[party].left_host and table.links.back_in(party):
+                    notes[party].left_host = ""
     except Exception as error:  # an honest party fell over: a finding in itself
         crashed = f"{type(error).__name__}: {error}"
     outcome = Outcome(table.sessions, honest, notes, _corrupt_seats(table, scenario),
                       _faulted(plan), _all_done(table, honest, notes), table.now - grown_at,
                       calls=table.calls, catches=list(table.catches.values()),
-                      host_gone=0 in scenario.corrupt and table.gone(0))
+                      host_gone=0 in scenario.corrupt and table.gone(0),
+                      taken_over=bool(table.links.takeovers),
+                      retrying={p for p in honest if not table.links.done(p)})
     verdicts = check(outcome) if not crashed else [Verdict("crash", crashed)]
     return Result(scenario, verdicts, adversary.fired, table.now, len(table.sessions[0].log),
                   crashed)
@@ -144,8 +149,12 @@ def _call_late(table: SimTable, honest: list[int], tried: set[tuple[int, int, in
 
 
 def _all_done(table: SimTable, honest: list[int], notes: dict[int, Watchful]) -> bool:
+    """Every honest peer's game is over, or it ended, or it left the host and stopped trying
+    (or would take the table over, which the simulator does not run)."""
+    if table.links.takeovers:  # a majority of the listening seats lost the host: it is
+        return True  # replaced (the simulator runs no takeover, so the run ends here)
     return all(table.sessions[p].game_over or table.sessions[p].ended
-               or notes[p].left_host for p in honest)
+               or (notes[p].left_host and table.links.done(p)) for p in honest)
 
 
 def _corrupt_seats(table: SimTable, scenario: Scenario) -> set[int]:

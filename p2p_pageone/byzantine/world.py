@@ -20,12 +20,12 @@ from ..engine.moves import Catch, Move
 from ..engine.settings import Settings
 from ..engine.view import SeatView
 from ..session.client import Client
+from ..session.common import parse_endpoint
 from ..session.memory import MemoryTable, make_peer
 from ..session.peer import PeerSession
-from ..session.reach import DropReach
-from ..session.reattach import RETRY_FOR, still_heard, stop_retrying
-from ..session.route import Route as Way
+from ..session.route import Address
 from .frames import classify, logged, payloads
+from .rejoin import Links
 
 HOST = 0
 FORGET = 0.25
@@ -40,6 +40,8 @@ class Frame:
     dst: int = field(compare=False)
     data: bytes = field(compare=False)
     in_order: bool = field(default=True, compare=False)  # False: the adversary reordered it
+    conn: int = field(default=-1, compare=False)  # the host's connection ("up", "down")
+    signal: str = field(default="", compare=False)  # "open" or "close" that connection
 
 
 Route = Callable[[Frame, float], list[tuple[float, bytes]]]
@@ -95,17 +97,14 @@ class SimTable(MemoryTable):
             bot.forget = FORGET
             peer.bot = bot
         super().__init__(settings, players, peers=peers, direct=True, catch_window=window)
-        self.delay, self.route = delay, route
-        self.unanswered: Callable[[int, float], bool] = lambda conn, now: False
+        self.delay, self.route, self.players = delay, route, players
         self.faults: list[HonestFault] = []
         self.queue: list[Frame] = []
-        self.last_due: dict[tuple[str, int, int], float] = {}
+        self.last_due: dict[tuple[str, int, int, int], float] = {}
         self.counter = 0
         self.crashed: set[int] = set()  # corrupt parties whose code fell over (or killed)
         self.corrupt: set[int] = set()
-        # joiners whose connection the host closed, and when: each tries again, as pageone
-        # does, at a host that does not answer (the simulator has no reconnect)
-        self.cut: dict[int, float] = {}
+        self.links = Links(self, [])  # set by ``connect_honest`` once the corrupt are known
         self.sent: dict[str, int] = {}
         # party -> (when, its moment) it sent a Page One call up; a logged catch -> (when,
         # target, the moment it caught in)
@@ -114,6 +113,33 @@ class SimTable(MemoryTable):
 
     def party(self, index: int) -> PeerSession:
         return self.sessions[index]
+
+    def connect_honest(self, honest: list[int]) -> None:
+        """The honest joiners keep their connections and come back as ``pageone join`` does."""
+        self.links = Links(self, honest)
+
+    def session(self, party: int) -> PeerSession:
+        return self._session(party)
+
+    def client(self, party: int) -> Client:
+        return self.clients[party - 1]
+
+    def at_endpoint(self, address: Address) -> int:
+        return next((i for i, c in enumerate(self.clients, start=1)
+                     if parse_endpoint(c.session.attachment.endpoint) == address), -1)
+
+    def replace_client(self, party: int, client: Client) -> None:
+        self.clients[party - 1] = client
+        self.by_endpoint[client.session.attachment.endpoint] = client
+
+    def send_up(self, party: int, conn: int, data: bytes) -> None:
+        self.send("up", party, HOST, data, conn)
+
+    def open_up(self, party: int, conn: int) -> None:
+        self._enqueue("up", party, HOST, b"", 0.0, conn, "open")
+
+    def close_up(self, party: int, conn: int) -> None:
+        self._enqueue("up", party, HOST, b"", 0.0, conn, "close")
 
     def stopped(self, index: int, now: float) -> bool:
         return any(f.kind == "stop" and index in f.parties and f.active(now) for f in self.faults)
@@ -130,12 +156,17 @@ class SimTable(MemoryTable):
         return sum(f.delay for f in self.faults if f.kind == "slow" and f.active(now)
                    and (f.on_link(a, b) or f.on_link(b, a)))
 
-    def send(self, channel: str, src: int, dst: int, data: bytes) -> None:
+    def send(self, channel: str, src: int, dst: int, data: bytes, conn: int | None = None) -> None:
+        """A frame on ``channel``; "up" and "down" go on the joiner's present connection
+        unless ``conn`` says which."""
+        if conn is None:
+            conn = self.links.conn_of(dst if channel == "down" else src) if channel != "mesh" \
+                else -1
         self.sent[channel] = self.sent.get(channel, 0) + 1
         self._note_calls(channel, src, data)
-        frame = Frame(0.0, 0, channel, src, dst, data)
+        frame = Frame(0.0, 0, channel, src, dst, data, conn=conn)
         for extra, payload in self.route(frame, self.now):
-            self._enqueue(channel, src, dst, payload, extra)
+            self._enqueue(channel, src, dst, payload, extra, conn)
 
     def _note_calls(self, channel: str, src: int, data: bytes) -> None:
         if channel == "mesh" or (b"call" not in data and b"catch" not in data):
@@ -156,8 +187,9 @@ class SimTable(MemoryTable):
         game = session.game
         return (session.hand, game.deal.moves) if game is not None else (session.hand, -1)
 
-    def _enqueue(self, channel: str, src: int, dst: int, data: bytes, extra: float) -> None:
-        link = (channel, src, dst)
+    def _enqueue(self, channel: str, src: int, dst: int, data: bytes, extra: float,
+                 conn: int = -1, signal: str = "") -> None:
+        link = (channel, src, dst, conn)  # a new connection is a new stream
         base = max(self.now, self._held_until(src, dst, self.now))
         due = base + self.delay + self._slow(src, dst, self.now) + abs(extra)
         in_order = extra >= 0
@@ -165,7 +197,8 @@ class SimTable(MemoryTable):
             due = max(due, self.last_due.get(link, 0.0))
             self.last_due[link] = due
         self.counter += 1
-        self.queue.append(Frame(due, self.counter, channel, src, dst, data, in_order))
+        self.queue.append(Frame(due, self.counter, channel, src, dst, data, in_order, conn,
+                                signal))
 
     def gone(self, index: int) -> bool:
         """Dead, fallen over, or a corrupt party whose session ended (its process exits, as
@@ -177,27 +210,25 @@ class SimTable(MemoryTable):
         return self.sequencer.host if index == HOST else self.clients[index - 1].session
 
     def _collect(self) -> None:
+        links = self.links
         out, self.sequencer.out = self.sequencer.out, []
         for conn, data in out:
-            if conn < len(self.sessions):
-                self.send("down", HOST, conn, data)
-        for conn in self.sequencer.to_close:  # the host hung up: that joiner's process goes
-            if conn not in self.cut and 0 < conn < len(self.sessions):  # on, on the mesh
-                self.cut[conn] = self.now
-                # the simulator has no reconnect: a joiner the host would take back ends (as
-                # one that lost its table); one the host reads nothing from keeps trying, as
-                # pageone does, at a host that never answers
-                self.clients[conn - 1].session.attachment.may_resume = self.unanswered(conn,
-                                                                                       self.now)
-                self.guarded(conn, self.clients[conn - 1].closed)
+            if conn in links.host_open:
+                self.send("down", HOST, links.party_at[conn], data, conn)
+        for conn in self.sequencer.to_close:  # the host hung up: the joiner reads the end
+            if conn in links.host_open:  # after what was sent before
+                links.host_open.discard(conn)
+                self._enqueue("down", HOST, links.party_at[conn], b"", 0.0, conn, "close")
         self.sequencer.to_close.clear()
         for index, client in enumerate(self.clients, start=1):
             chunks, client.out = client.out, []
             sent, client.session.outbox.direct_out = client.session.outbox.direct_out, []
             if self.gone(index):
                 continue
-            for chunk in chunks:
-                self.send("up", index, HOST, chunk)
+            line = links.lines.get(index)
+            conn = index if line is None else line.conn
+            for chunk in chunks if conn >= 0 else []:
+                self.send("up", index, HOST, chunk, conn)
             for endpoint, raw in sent:
                 owner = self.by_endpoint.get(endpoint)
                 if owner is not None:
@@ -218,22 +249,36 @@ class SimTable(MemoryTable):
     def _deliver(self, frame: Frame) -> None:
         if self.gone(frame.dst) or frame.src in self.dead:  # what an ended process wrote
             return  # before it exited still arrives
-        if frame.channel != "mesh" and (frame.src in self.cut or frame.dst in self.cut):
-            return
+        if frame.channel == "up" and frame.conn not in self.links.host_open:
+            return  # the host closed that connection
+        if frame.channel == "down" and not self.links.reads(frame.dst, frame.conn):
+            return  # the joiner closed it
         if self.stopped(frame.dst, self.now):  # it reads its socket when it runs again
-            self._enqueue(frame.channel, frame.src, frame.dst, frame.data, 0.0)
+            self._enqueue(frame.channel, frame.src, frame.dst, frame.data, 0.0, frame.conn,
+                          frame.signal)
             return
         self.guarded(frame.dst, lambda: self._hand(frame))
 
     def _hand(self, frame: Frame) -> None:
-        if frame.channel == "up":
-            self.sequencer.receive(frame.src, frame.data, self.now)
+        if frame.signal:
+            self._signal(frame)
+        elif frame.channel == "up":
+            self.sequencer.receive(frame.conn, frame.data, self.now)
         elif frame.channel == "down":
             self.clients[frame.dst - 1].receive(frame.data, self.now)
         else:
             client = self.clients[frame.dst - 1]
             client.session.direct(frame.data, self.now)
             client.collect()
+
+    def _signal(self, frame: Frame) -> None:
+        if frame.channel == "down":
+            self.links.host_closed(frame.dst, frame.conn)
+        elif frame.signal == "open":
+            self.sequencer.connect(frame.conn, self.now, f"p{frame.src}")
+        else:
+            self.links.host_open.discard(frame.conn)
+            self.sequencer.disconnect(frame.conn, self.now)
 
     def guarded(self, index: int, run: Callable[[], None]) -> None:
         """Run a party's code: a corrupt party's may fall over (it is then gone); an honest
@@ -257,18 +302,9 @@ class SimTable(MemoryTable):
         for index, client in enumerate(self.clients, start=1):
             if not self.gone(index) and not self.stopped(index, now):
                 self.guarded(index, lambda c=client: c.tick(now))  # type: ignore[misc]
-        self._stop_retrying(now)
+        self.links.tick(now)
         while self.step():
             pass
-
-    def _stop_retrying(self, now: float) -> None:
-        """A cut joiner's retry window ends as ``Reattach`` ends it (``still_heard``)."""
-        for index, since in self.cut.items():
-            session = self.clients[index - 1].session
-            if (session.attachment.dropped and not session.ended
-                    and now >= since + RETRY_FOR and not still_heard(session, now)):
-                self.guarded(index, lambda s=session: stop_retrying(  # type: ignore[misc]
-                    s, Way(("", 0)), DropReach(), RETRY_FOR))
 
     def next_due(self) -> float:
         return min((f.due for f in self.queue), default=float("inf"))

@@ -22,6 +22,7 @@ from ..session.reattach import (
     Retry,
     Stopped,
     TakeOver,
+    Wait,
     could_not_connect,
     key_at,
     offer_lost,
@@ -74,6 +75,9 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
         while True:
             listening = standby is not None and standby.listener is not None
             step = reattach.next_step(listening, loop.time())
+            if isinstance(step, Wait):
+                await asyncio.sleep(step.pause)
+                continue
             if isinstance(step, TakeOver):
                 await _take_over(session, standby, on_events, log, silent_after, catch_window,
                                  reconnect_window, announcer)

@@ -36,6 +36,7 @@ from ..session.links import (
 )
 from ..session.logsync import entry_in
 from ..session.peer import PeerSession
+from ..session.reattach import take_lost_statement
 from ..wire.codec import FrameDecoder, ProtocolError, unpack
 from ..wire.messages import validate_control
 from .accepting import accept
@@ -206,16 +207,7 @@ class Standby:
     def lost(self, value: dict[str, Any]) -> str:
         """A seat says, signed, that it lost the host (its key proven): kept toward a takeover,
         or why not."""
-        s, key = self.session, value["from"]
-        if s.attachment.answered and not s.attachment.dropped:
-            return "the host still answers here"
-        try:
-            signer = open_statement(value["statement"], "lost").sender
-        except ProtocolError as error:
-            return error.reason
-        if signer != key:
-            return "a lost statement is sent by its signer"
-        return s.take_lost(value["statement"]) or ""
+        return take_lost_statement(self.session, value["from"], value["statement"])
 
     def _one_per_peer(self, key: bytes) -> None:
         """A peer's new direct connection replaces its old one (it cannot hold all slots)."""

@@ -123,6 +123,7 @@ class AttachedPlayer(PlayerState):
                       -1)
         else:
             self.attachment.returning = True
+            self.attachment.lost.clear()  # the host took us back: who lost it is old news
             self.events.append(Event("returning", f"back at the table as {self.names[self.me]}"
                                      f" (seat {self.me}): the game goes on"))
 

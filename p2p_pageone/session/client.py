@@ -21,7 +21,7 @@ from .links import answer_challenge
 from .peer import PeerSession
 from .rtt import PING as PING  # the plain ping, for those that send one by hand
 from .rtt import RoundTrip, ping, pong
-from .witnessing import censored
+from .witnessing import censored, witness_owed_since
 
 STALL = 2.0  # seconds between two ticks (at least one every heartbeat) only a stall explains
 NOTICE_STALL = 5.0  # a stall this long is told to the player
@@ -58,6 +58,7 @@ class Client:
         # a proof, once, and only if the key that challenges is the one we expect there.
         self.expect = expect
         self.introduced = session.is_host
+        self.flight = (b"", now)  # our oldest envelope out, and when we saw it go
 
     def receive(self, data: bytes, now: float) -> None:
         self.last_seen = now
@@ -212,6 +213,8 @@ class Client:
 
     def _check_steps(self, now: float) -> None:
         s = self.session
+        if s.in_flight != self.flight[0]:  # our oldest envelope out, and since when
+            self.flight = (s.in_flight, now)
         waited = now - self.progress
         if s.ended or s.game_over or waited <= self.step_limit or s.attachment.dropped:
             return
@@ -221,10 +224,12 @@ class Client:
                            "though we hold it signed and handed it over: the host is not "
                            "serving the table", now)
             return
-        if s.in_flight:  # ours, a move included: neither in the log nor refused
-            kind = open_envelope(s.in_flight).kind
-            self._unserved(f"has neither put our {kind} message in the log nor refused it for "
-                           f"{waited:.0f} s: the host is unresponsive", now)
+        if s.in_flight:  # ours, a move included: neither in the log nor refused, timed from
+            flown = now - max(self.progress, self.flight[1])  # when we sent it
+            if flown > self.step_limit:
+                kind = open_envelope(s.in_flight).kind
+                self._unserved(f"has neither put our {kind} message in the log nor refused it "
+                               f"for {flown:.0f} s: the host is unresponsive", now)
             return
         waits = [(o.seat, o.text) for o in joiner_timed(s)]
         if not waits:
@@ -246,6 +251,9 @@ class Client:
             return
         seat, what = present[0]
         if seat == s.me:  # was it me? it was: the table waits for a step we did not take
+            since = witness_owed_since(s)
+            if since is not None and now - since <= self.step_limit:
+                return  # a witness is ours since we read its claim, not since the progress
             s.give_up(f"this pageone has not taken its own step ({what}) for {waited:.0f} s: a "
                       "fault of this machine, please report it", -1, now)
         elif seat == s.seat_of(s.host_key):

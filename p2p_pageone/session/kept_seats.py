@@ -155,6 +155,23 @@ class SeatKeeper(SequencerCore):
                 self._timeout(seat, f"its return within {self.reconnect_window} s", now)
                 return
 
+    def _keep_unlinked(self, now: float, quiet: bool) -> None:
+        """A seat in the running game that has no connection here and no open claim about it
+        (the one that followed its drop fell: its witnesses heard from it since) is kept for
+        its return as after any drop; else the table would wait for its move, which no clock
+        times, for good. Not while the table gathers at a new host, or nobody is heard."""
+        host = self.host
+        if (quiet or host.game is None or host.game_over or host.ended
+                or now < self.stall_until or host.attachment.taking_over >= 0):
+            return
+        linked = {link.key for link in self.links.values() if link.key}
+        claimed = {claim.seat for claim in host.claims}
+        for seat in host.active:
+            key = host.keys[seat]
+            if (key != host.identity.public and key not in linked and seat not in claimed
+                    and seat not in host.away and seat not in self.away_since):
+                self._keep_seat(seat, "has no connection to the host", now)
+
     def _none_came_back(self, now: float) -> bool:
         """Two or more remote players away and none back: as when none is heard, this machine's
         network is the likely cause, so the table closes naming nobody (True)."""

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..crypto.statements import proof_of_key
-from ..wire.codec import unpack
+from ..crypto.statements import open_statement, proof_of_key
+from ..wire.codec import ProtocolError, unpack
 from ..wire.messages import validate_control
 from .attachment import MINORITY, lost_frame
+from .client import WELCOME_WITHIN
 from .common import Event, parse_endpoint
 from .fold.lost import listening_seats
 from .fold.obligations import BOUNDS
@@ -26,6 +27,14 @@ RETRY_FOR = 60.0  # a joiner whose connection drops mid-game tries again for thi
 RETRY_EVERY = 1.0  # between two tries in the lobby (a busy door)
 RETRY_IN_GAME = 0.25  # between two tries mid-game: the host again, the successor once it serves
 HOST_AGAIN = 5.0  # a host the successor lost too is tried again no sooner than this
+# the successor next in line, having lost the host itself, waits this long for the others'
+# statements before it tries the host again: the longest try at a host (an intro unanswered)
+# and the pause after it, so that every other seat comes round to it once
+GATHER_FOR = WELCOME_WITHIN + 2.0
+
+NOBODY_LEFT = ("nobody of this table answers any more (the host and every seat that listens "
+               "refused): the game most likely ended, or went on without this machine, while it "
+               "could not take part; nobody is to blame")
 
 # What one connection attempt came to: "refused" (nothing listens there), "unreachable"
 # (nothing answered), "unanswered" (it took the connection and never welcomed us), or "" (it
@@ -59,6 +68,14 @@ class Retry:
 
 
 @dataclass(frozen=True)
+class Wait:
+    """Ask again (``next_step``) after ``pause`` seconds: we are the successor next in line
+    and wait for the others' lost statements rather than go back to the host."""
+
+    pause: float
+
+
+@dataclass(frozen=True)
 class Finished:
     """The game ended, or the session left the table on that connection: nothing more to do."""
 
@@ -82,15 +99,22 @@ class Reattach:
         self.host_tried = -HOST_AGAIN
         self.deadline = -1.0  # this drop's retry window closes then (-1: no drop yet)
         self.was_up = False  # the last attempt got back to the table
+        self.gathering = -1.0  # since when we, next in line, wait for the others' statements
         session.attachment.may_resume = retry_for > 0
 
-    def next_step(self, listening: bool, now: float) -> TakeOver | Attempt:
+    def next_step(self, listening: bool, now: float) -> TakeOver | Attempt | Wait:
         """Where to go now. ``listening``: we have a listener to take the table over with."""
         session, route = self.session, self.route
+        if self.gathering >= 0 and now - self.gathering >= GATHER_FOR:
+            self.gathering = -1.0  # the host again, then we wait once more if it fails us
+        last = route.last
         target = route.next(session, listening, session.lost_majority())
         if target is None:
             return TakeOver()
         address = route.host(session)
+        if self.gathering >= 0 and target == address:
+            route.last = last  # the host is still next once the wait is over
+            return Wait(RETRY_IN_GAME)
         lost = session.attachment.lost.get(session.identity.public, b"")
         if now - self.host_tried < HOST_AGAIN:
             target = self._past_host(target, address, lost)
@@ -136,15 +160,16 @@ class Reattach:
         """The connection of ``step`` ended with ``outcome``: what follows."""
         session, at = self.session, self.session.attachment
         outcome = host_failure(session, step.to_host, outcome)
+        if up := at.log_read:  # it got in: this drop has its whole retry window, and only
+            self.deadline = -1.0  # what we said of the host on it counts (a host we left for
+            self.route.failed.clear()  # not serving the table failed us: the successor next)
+            self.reach.clear()
+            self.gathering = -1.0
         self.route.note(step.target, outcome)
-        self.reach.note(step.target, outcome)
+        if not up:  # one that got in says nothing of this machine's network
+            self.reach.note(step.target, outcome)
         if not at.dropped or session.game_over or session.ended:
             return Finished()
-        if up := at.log_read:  # it got in: this drop has its whole retry window
-            self.deadline = -1.0
-            self.route.failed.clear()
-            at.lost.clear()  # the host answered: old news
-            self.reach.clear()
         self.deadline = now + self.retry_for if self.deadline < 0 else self.deadline
         # every new connection failing, at two places or more, is this machine's network,
         # whatever a mesh connection opened before still brings
@@ -153,7 +178,18 @@ class Reattach:
             stop_retrying(session, self.route, self.reach, self.retry_for)
             return Stopped()
         now_up, self.was_up = up and not self.was_up, up  # one that worked: again at once, once
+        if self.gathering < 0 and self._next_in_line(step):
+            self.gathering = now
         return Retry(0.0 if now_up else RETRY_IN_GAME if session.game else RETRY_EVERY)
+
+    def _next_in_line(self, step: Attempt) -> bool:
+        """The host failed us on ``step``, our lost statement stands, and we are the successor
+        standing next: the others hand us theirs, which we would refuse once back with the
+        host, so we wait ``GATHER_FOR`` for them (``Wait``) before we try it again."""
+        s = self.session
+        return (step.to_host and s.identity.public in s.attachment.lost
+                and bool(self.route.failed.get(self.route.host(s)))
+                and self.route.next_standing(s) == s.me and not s.lost_majority())
 
 
 def still_heard(session: PeerSession, now: float) -> bool:
@@ -184,10 +220,7 @@ def stop_retrying(session: PeerSession, route: Route, reach: DropReach, retry_fo
     """The retry window is over and no takeover came: who lost what decides the words."""
     session.attachment.may_resume = False
     if route.nobody_left(session):
-        session.network_stop("nobody of this table answers any more (the host and every seat "
-                             "that listens refused): the game most likely ended, or went on "
-                             "without this machine, while it could not take part; nobody is to "
-                             "blame")
+        session.network_stop(NOBODY_LEFT)
     elif reach.nobody():  # every attempt failed: this machine's network (exit 5)
         session.network_lost(nobody_reached(retry_for))
     elif session.identity.public in session.attachment.lost and session.may_take_over():
@@ -247,3 +280,17 @@ def key_at(session: PeerSession, where: Address | None) -> bytes:
     answer there before we prove our key to it."""
     return next((key for key, endpoint in session.endpoints.items()
                  if where is not None and parse_endpoint(endpoint) == where), b"")
+
+
+def take_lost_statement(session: PeerSession, key: bytes, statement: bytes) -> str:
+    """The seat of the proven ``key`` hands our listener its signed ``lost`` statement: kept
+    toward a takeover (""), or why not."""
+    if session.attachment.answered and not session.attachment.dropped:
+        return "the host still answers here"
+    try:
+        signer = open_statement(statement, "lost").sender
+    except ProtocolError as error:
+        return error.reason
+    if signer != key:
+        return "a lost statement is sent by its signer"
+    return session.take_lost(statement) or ""

@@ -126,6 +126,7 @@ class Sequencer(Doors):
                 self._drop(conn, f"was not seated within {SIT_WITHIN:.0f} s", now)
         self._lobby(now)
         self._expire_away(now, quiet)
+        self._keep_unlinked(now, quiet)
         waits = [o for o in self.host.owed()  # a seat away: its return window times it
                  if o.duty.timed_by_step_clock and o.seat not in self.host.away]
         if waits and now - self.last_progress > self.step_timeout and not quiet:

@@ -142,6 +142,16 @@ def witness_intent(s: PlayerState, now: float) -> tuple[EntryKind, dict[str, Any
     return None
 
 
+def witness_owed_since(s: PlayerState) -> float | None:
+    """When we read the claim whose witness we owe first (None: we owe none). Our witness is
+    our step from then: a claim need not move the table on (one about a seat the witnesses
+    disproved before does not), so the table's last progress may be much older."""
+    for claim in s.claims:
+        if s.me in claim.due and s.me not in claim.heard:
+            return s.mesh.read_at.get(claim.position)
+    return None
+
+
 def _disproving(s: PlayerState, claim: Claim, mesh: MeshMemory) -> bytes:
     key = s.keys[claim.seat]
     candidates = [env.raw for _, env in reversed(mesh.held.get(key, []))]
