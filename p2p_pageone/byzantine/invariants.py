@@ -99,6 +99,7 @@ class Outcome:
     taken_over: bool = False  # an honest seat held a majority's lost statements: it takes over
     retrying: set[int] = field(default_factory=set)  # honest joiners still trying to get back
     audits: dict[int, Audit] = field(default_factory=dict)
+    audited: dict[int, bytes] = field(default_factory=dict)  # party -> its log's bytes
     splits: dict[tuple[int, int], int | None] = field(default_factory=dict)
     # party -> (sent at, (hand, moves)) of its calls; (logged at, target seat, (hand, moves))
     calls: dict[int, list[tuple[float, tuple[int, int]]]] = field(default_factory=dict)
@@ -109,9 +110,12 @@ class Outcome:
         return ref.seat_of(self.sessions[party].identity.public)
 
     def audit(self, party: int) -> Audit:
+        """``pageone audit`` of the party's log; the same bytes are audited once."""
         if party not in self.audits:
             data = b"".join(frame(raw) for raw in self.sessions[party].log)
-            self.audits[party] = audit_bytes(data)
+            same = next((p for p, d in self.audited.items() if d == data), None)
+            self.audits[party] = self.audits[same] if same is not None else audit_bytes(data)
+            self.audited[party] = data
         return self.audits[party]
 
 
