@@ -399,7 +399,8 @@ def test_the_window_over_while_the_others_still_hear_us_we_keep_trying() -> None
     # still talk to us: our seat is still at the table (they serve us its log, and our signs of
     # life disprove the host's claim about us), so only their silence ends the tries
     session, reattach = _dropped(_mid_hand(), 2)
-    session.mesh.heard_at = 100.0
+    for seat in (1, 3):
+        session.mesh.heard_from[session.keys[seat]] = 100.0
     step = reattach.next_step(True, 100.0)
     session.lost_host(CLOSED)
     assert isinstance(reattach.attempted(step, "", 100.5), Retry)  # past 0 + 60 s
@@ -407,6 +408,16 @@ def test_the_window_over_while_the_others_still_hear_us_we_keep_trying() -> None
     step = reattach.next_step(True, 146.0)
     session.lost_host(CLOSED)
     assert reattach.attempted(step, "", 146.0) == Stopped()  # nobody heard for 46 s
+
+
+def test_the_window_over_when_those_still_heard_cannot_make_a_majority() -> None:
+    # one other seat still talks to us, but the two of us are not a majority of the four
+    # listening seats (the host's counted): no takeover can come, so the tries end
+    session, reattach = _dropped(_mid_hand(), 2)
+    session.mesh.heard_from[session.keys[1]] = 100.0
+    step = reattach.next_step(True, 100.0)
+    session.lost_host(CLOSED)
+    assert reattach.attempted(step, "", 100.5) == Stopped()
 
 
 def _left_for_not_serving(session: PeerSession, reattach: Reattach, now: float) -> Attempt:

@@ -6,9 +6,11 @@
 - I3 honest logs are prefixes of one history, or the fork is named with its (dishonest) signer;
 - I4 liveness, with an honest majority: every honest peer finishes (the game ends, the table
   ends naming a dishonest party, or it leaves the host) with no stretch of ``STUCK`` simulated
-  seconds in which no honest log grew, and within ``LIMIT`` seconds in all (a table whose
-  claims keep falling grows but never ends). Where the dishonest hold half the table, no
-  majority can replace a host that stops serving it, so its seats may wait on;
+  seconds in which no honest log grew, and within ``LIMIT`` seconds in all unless the game
+  itself still moves on at the pace the clocks allow (a host may hold each entry up to the
+  joiners' give-up time); a table whose claims keep falling grows but never moves on. Where
+  the dishonest hold half the table, no majority can replace a host that stops serving it, so
+  its seats may wait on;
 - I5 no honest peer blames its own machine for a fault injected elsewhere.
 """
 
@@ -21,7 +23,7 @@ from ..audit.check import Audit, audit_bytes
 from ..audit.compare import compare
 from ..session.common import TableClosed
 from ..session.peer import PeerSession
-from ..session.reattach import NOBODY_LEFT
+from ..session.reattach import NO_MAJORITY, NOBODY_LEFT
 from ..wire.codec import frame
 
 STUCK = 240.0  # simulated seconds with no honest log growing: the table hangs (the longest
@@ -34,7 +36,8 @@ class Watchful:
     whether it left the host (gave up on it, lost it)."""
 
     named: list[tuple[int, str]] = field(default_factory=list)  # (seat, reason)
-    left_host: str = ""
+    left_host: str = ""  # cleared when it comes back
+    ever_left: bool = False  # it left the host at some time in the run
     leaving: bool = False
     closing: bool = False  # the end being folded is a table closed, which names nobody
     closed: str = ""  # the table closed under it (its host's bye, too few left): nobody singled
@@ -61,7 +64,7 @@ def watch(session: PeerSession) -> Watchful:
 
     def leave(why: str, run: object) -> None:
         if not session.game_over and not session.ended and not notes.left_host:
-            notes.left_host = why
+            notes.left_host, notes.ever_left = why, True
         notes.leaving = True
         try:
             run()  # type: ignore[operator]
@@ -98,6 +101,7 @@ class Outcome:
     host_gone: bool = False  # a dishonest host's pageone ended or fell over: the table is over
     taken_over: bool = False  # an honest seat held a majority's lost statements: it takes over
     retrying: set[int] = field(default_factory=set)  # honest joiners still trying to get back
+    played_for: float = 0.0  # simulated seconds since an honest game last moved on, at the end
     audits: dict[int, Audit] = field(default_factory=dict)
     audited: dict[int, bytes] = field(default_factory=dict)  # party -> its log's bytes
     splits: dict[tuple[int, int], int | None] = field(default_factory=dict)
@@ -190,9 +194,10 @@ def host_replaced(o: Outcome) -> bool:
 
 
 def host_abandoned(o: Outcome) -> bool:
-    """A dishonest host every honest seat left: it stopped serving them all, which any host
-    can do (a table it ends); no honest seat was singled out."""
-    leavers = [p for p in o.honest if p != o.host and o.notes[p].left_host]
+    """A dishonest host every honest seat left at some time (some may have come back): it
+    stopped serving them all, which any host can do (a table it ends, a host that refuses to
+    host); no honest seat was singled out."""
+    leavers = [p for p in o.honest if p != o.host and o.notes[p].ever_left]
     return o.host not in o.honest and bool(leavers) and len(leavers) == len(o.honest)
 
 
@@ -253,7 +258,7 @@ def blamed_own_machine(o: Outcome) -> list[Verdict]:
         session = o.sessions[party]
         if party in o.faulted:
             continue
-        if session.local or session.attachment.network not in ("", NOBODY_LEFT):
+        if session.local or session.attachment.network not in ("", NOBODY_LEFT, NO_MAJORITY):
             found.append(Verdict("I5", f"p{party} blamed its own machine: "
                                  f"{(session.local or session.attachment.network)[:160]}"))
         elif any(e.kind == "stall" for e in session.events):
@@ -264,7 +269,8 @@ def blamed_own_machine(o: Outcome) -> list[Verdict]:
 def check(o: Outcome) -> list[Verdict]:
     found = (named_honest(o) + caught_for_a_call_made(o) + forked(o) + removed_honest(o)
              + blamed_own_machine(o))
-    if not o.finished and 2 * len(o.honest) > len(o.sessions):  # liveness needs a majority
+    slow = o.idle <= STUCK and o.played_for <= STUCK  # moving at the pace the clocks allow
+    if not o.finished and 2 * len(o.honest) > len(o.sessions) and not slow:
         stuck = [p for p in o.honest if not (o.sessions[p].game_over or o.sessions[p].ended
                                              or o.notes[p].left_host)]
         found.append(Verdict("I4", f"no end: {stuck} still waiting, no log grew for "

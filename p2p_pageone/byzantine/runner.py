@@ -9,6 +9,7 @@ from ..crypto.envelope import open_envelope, seal
 from ..engine.moves import Call, IllegalMove
 from ..session.peer import PeerSession
 from ..wire.codec import FrameDecoder, ProtocolError, frame
+from ..wire.kinds import EntryKind
 from . import memo
 from .adversary import FRAME_RULES, Action, Adversary, Rule
 from .deeds import do
@@ -76,6 +77,8 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
     table.connect_honest(honest)
     notes = {p: watch(table.sessions[p]) for p in honest}
     crashed, start, grown_at, length = "", -1, 0.0, 0
+    played_at, steps = 0.0, Played(table.sessions[honest[0]])
+    played = steps.count()
     tried: set[tuple[int, int, int]] = set()
     pending = list(plan)
     try:
@@ -95,6 +98,8 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
             grown = sum(len(table.sessions[p].log) for p in honest)
             if grown != length:
                 grown_at, length = table.now, grown
+            if steps.count() != played:
+                played_at, played = table.now, steps.count()
             if _all_done(table, honest, notes) or table.now - grown_at > STUCK:
                 break
             table.advance(table.now + DT)
@@ -105,6 +110,7 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
         crashed = f"{type(error).__name__}: {error}"
     outcome = Outcome(table.sessions, honest, notes, _corrupt_seats(table, scenario),
                       _faulted(plan), _all_done(table, honest, notes), table.now - grown_at,
+                      played_for=table.now - played_at,
                       calls=table.calls, catches=list(table.catches.values()),
                       host_gone=0 in scenario.corrupt and table.gone(0),
                       taken_over=bool(table.links.takeovers),
@@ -146,6 +152,25 @@ def _call_late(table: SimTable, honest: list[int], tried: set[tuple[int, int, in
         tried.add(moment)
         with contextlib.suppress(IllegalMove):
             session.request(Call(session.me))
+
+
+NOT_PLAY = frozenset({EntryKind.SAY, EntryKind.HEARTBEAT, EntryKind.TIMEOUT, EntryKind.AWAY,
+                      EntryKind.BACK, EntryKind.WITNESS})  # claims, presence, chat
+
+
+class Played:
+    """How far the game has got in an honest log: its entries that are steps of the game (a
+    table whose claims keep falling grows, but not by these)."""
+
+    def __init__(self, session: PeerSession) -> None:
+        self.session, self.read, self.steps = session, 0, 0
+
+    def count(self) -> int:
+        log = self.session.log
+        for raw in list(log)[self.read:]:
+            self.steps += open_envelope(raw).kind not in NOT_PLAY
+        self.read = len(log)
+        return self.steps
 
 
 def _all_done(table: SimTable, honest: list[int], notes: dict[int, Watchful]) -> bool:

@@ -31,6 +31,9 @@ WELCOME_WITHIN = 10.0  # the host answers an intro at once; the host seats withi
 CHALLENGE_AGAIN_WITHIN = 2.0
 STEP_LIMIT = BOUNDS.give_up  # the host times a step out before; a table still waiting is
 # not served
+# the longest the table may go on with claims alone (none moves it on): a seat kept its
+# return window (60 s), then timed out, and that claim's witnesses timed out in turn
+CLAIMS_AT_MOST = STEP_LIMIT + 60.0 + BOUNDS.step
 DONE_WAIT = 30.0  # after the game, how long a joiner waits for the host to confirm its ``done``
 
 
@@ -250,10 +253,12 @@ class Client:
                            f"({names}) is claimed silent at once: the host is unresponsive", now)
             return
         seat, what = present[0]
+        since = witness_owed_since(s, seat)
+        if since is not None and waited <= CLAIMS_AT_MOST:  # a witness is owed since we read
+            waited = now - since  # its claim, not since the table's last progress; but claims
+            if waited <= self.step_limit:  # alone hold the table CLAIMS_AT_MOST at most
+                return
         if seat == s.me:  # was it me? it was: the table waits for a step we did not take
-            since = witness_owed_since(s)
-            if since is not None and now - since <= self.step_limit:
-                return  # a witness is ours since we read its claim, not since the progress
             s.give_up(f"this pageone has not taken its own step ({what}) for {waited:.0f} s: a "
                       "fault of this machine, please report it", -1, now)
         elif seat == s.seat_of(s.host_key):

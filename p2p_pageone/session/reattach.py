@@ -17,7 +17,7 @@ from ..wire.messages import validate_control
 from .attachment import MINORITY, lost_frame
 from .client import WELCOME_WITHIN
 from .common import Event, parse_endpoint
-from .fold.lost import listening_seats
+from .fold.lost import listening_seats, needed
 from .fold.obligations import BOUNDS
 from .peer import PeerSession
 from .reach import DropReach, nobody_reached
@@ -35,6 +35,10 @@ GATHER_FOR = WELCOME_WITHIN + 2.0
 NOBODY_LEFT = ("nobody of this table answers any more (the host and every seat that listens "
                "refused): the game most likely ended, or went on without this machine, while it "
                "could not take part; nobody is to blame")
+
+NO_MAJORITY = ("could not reach the host, and another seat that listens lost it too, but they are "
+               "no majority of the table: either the host is gone, or this part of the network "
+               "is cut off from the rest of the table; no takeover, and nobody is to blame")
 
 # What one connection attempt came to: "refused" (nothing listens there), "unreachable"
 # (nothing answered), "unanswered" (it took the connection and never welcomed us), or "" (it
@@ -175,7 +179,8 @@ class Reattach:
         # whatever a mesh connection opened before still brings
         over = now >= self.deadline and (self.reach.nobody() or not still_heard(session, now))
         if over or self.route.nobody_left(session):
-            stop_retrying(session, self.route, self.reach, self.retry_for)
+            stop_retrying(session, self.route, self.reach, self.retry_for,
+                          shared=any(self.told.values()))
             return Stopped()
         now_up, self.was_up = up and not self.was_up, up  # one that worked: again at once, once
         if self.gathering < 0 and self._next_in_line(step):
@@ -193,14 +198,21 @@ class Reattach:
 
 
 def still_heard(session: PeerSession, now: float) -> bool:
-    """Our seat is in the running game and another seat that listens talked to us within the
-    give-up time: a drop's retry window does not end then. Our seat is still at the table
-    (they serve us its log and hand our word to the host), our signs of life disprove the
-    host's claim about us, and only the table (a majority that left the host too) may decide
-    it is over (SPEC §7, "Reconnect")."""
-    return (session.game is not None and not session.game_over and not session.ended
-            and session.me in session.active
-            and now - session.mesh.heard_at < BOUNDS.give_up)
+    """Our seat is in the running game, and the listening seats that talked to us within the
+    give-up time, with us, could still make a majority: a drop's retry window does not end
+    then. Our seat is still at the table (they serve us its log and hand our word to the
+    host), our signs of life disprove the host's claim about us, and only the table (a
+    majority that left the host too) may decide it is over (SPEC §7, "Reconnect"). Fewer than
+    a majority can neither take the table over nor keep it going: their talk keeps nothing
+    open."""
+    if (session.game is None or session.game_over or session.ended
+            or session.me not in session.active):
+        return False
+    heard = session.mesh.heard_from
+    talking = [seat for seat in listening_seats(session)
+               if seat != session.me and session.keys[seat] != session.host_key
+               and now - heard.get(session.keys[seat], -1e9) < BOUNDS.give_up]
+    return len(talking) + 1 >= needed(session)
 
 
 def host_failure(session: PeerSession, to_host: bool, outcome: Outcome) -> Outcome:
@@ -216,15 +228,20 @@ def host_failure(session: PeerSession, to_host: bool, outcome: Outcome) -> Outco
     return outcome
 
 
-def stop_retrying(session: PeerSession, route: Route, reach: DropReach, retry_for: float) -> None:
-    """The retry window is over and no takeover came: who lost what decides the words."""
+def stop_retrying(session: PeerSession, route: Route, reach: DropReach, retry_for: float,
+                  shared: bool = False) -> None:
+    """The retry window is over and no takeover came: who lost what decides the words.
+    ``shared``: a successor took our lost statement (it lost the host too)."""
     session.attachment.may_resume = False
     if route.nobody_left(session):
         session.network_stop(NOBODY_LEFT)
     elif reach.nobody():  # every attempt failed: this machine's network (exit 5)
         session.network_lost(nobody_reached(retry_for))
-    elif session.identity.public in session.attachment.lost and session.may_take_over():
+    elif (session.identity.public in session.attachment.lost and session.may_take_over()
+          and not shared and len(session.lost_statements()) < 2):
         session.network_stop(MINORITY)  # the others did not lose the host: we did
+    elif session.identity.public in session.attachment.lost:  # others lost it too
+        session.network_stop(NO_MAJORITY)
     else:
         session.lost_host(session.attachment.dropped)
 

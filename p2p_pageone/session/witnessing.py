@@ -95,7 +95,7 @@ def _keep_alive(s: PlayerState, raw: bytes, now: float) -> None:
     if alive.data["table"] != s.table_id or s.seat_of(alive.sender) not in s.active:
         return
     if alive.sender != s.identity.public:
-        mesh.heard_at = now
+        mesh.heard_at = mesh.heard_from[alive.sender] = now
     known = mesh.alive.get(alive.sender)
     if known is None or alive.data["index"] > known[0]:
         mesh.alive[alive.sender] = (alive.data["index"], raw)
@@ -142,12 +142,12 @@ def witness_intent(s: PlayerState, now: float) -> tuple[EntryKind, dict[str, Any
     return None
 
 
-def witness_owed_since(s: PlayerState) -> float | None:
-    """When we read the claim whose witness we owe first (None: we owe none). Our witness is
-    our step from then: a claim need not move the table on (one about a seat the witnesses
-    disproved before does not), so the table's last progress may be much older."""
+def witness_owed_since(s: PlayerState, seat: int) -> float | None:
+    """When we read the claim whose witness ``seat`` owes first (None: it owes none). A
+    witness is owed from then: a claim need not move the table on (one about a seat the
+    witnesses disproved before does not), so the table's last progress may be much older."""
     for claim in s.claims:
-        if s.me in claim.due and s.me not in claim.heard:
+        if seat in claim.due and seat not in claim.heard:
             return s.mesh.read_at.get(claim.position)
     return None
 
