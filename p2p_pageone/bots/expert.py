@@ -1,7 +1,7 @@
 """The ``expert`` CPU: a determinized search over what its own seat may know, in both families.
 
 On each real choice it deals the cards it cannot see as its view and the public record allow
-(``SeatView.determinize``; in qdan with ``infer.py``'s guesses, in classic with
+(``SeatView.determinize``; in qdan with ``infer.py``'s slot-by-slot guesses, in classic with
 ``infer_classic.py``'s: who drew or passed on a suit, and what each lead and follow says about
 the hand that made it), plays every candidate move on a copy of that deal, plays the copy on
 with the fast engine (the others by ``normal``'s habits, itself by ``sharp``'s) and scores the
@@ -12,13 +12,21 @@ deals and the same luck, so the sums differ by what the moves change. The budget
 playouts per decision (deterministic for a seed); an optional time cap, read from a clock passed
 in, may stop it sooner. Out of turn, for calls and catches, it acts as ``normal`` does.
 
-Measured (README, scripts/bench_expert.py): against three ``normal``, 400 games on seeds not
-tuned on, qdan 0.307 [0.264, 0.354] at 120 playouts, short of issue 29's 0.36 (more playouts do
-not help; handed the others' true hands, the same qdan search wins 0.485). In classic the search
-used to stop one trick on, with a head start for the habit's choice: 0.273 [0.231, 0.318]. Played
-to the deal's end with no head start it wins 0.345 [0.300, 0.393] (400 games, seed 2, tuned on;
-handed the true hands, 0.505). Re-dealing hands whose plays ``normal`` would not have made
-(``fit_classic``, off by default) measured 0.280 [0.238, 0.326] on the same seed, and slower.
+Measured (README, scripts/bench_expert.py): against three ``normal``, seats rotated, ``--cap
+0.2``. Qdan, 400 playouts (the default), 400 games on seed 5001 (not tuned on): 0.298 [0.255,
+0.344] at 13.8 ms per decision (max 140), short of issue 29's 0.36. On tuning seeds 1-3 (900
+games, paired): 120 playouts 0.267, 400 playouts 0.304 (+0.038, z 2.1); re-dealing hands whose
+recent plays ``normal`` would not have made (``fit_qdan``, off) costs a third of the time and
+measured no gain (at 120 playouts the slot guesses alone won 0.283, with it 0.267, z 1.0); a
+draw or every colour as extra candidates, no head start, or ``normal``'s habits for its own seat
+in the playouts: no better (-0.026, -0.008, +0.002, -0.013). Handed the others' true hands the
+qdan search wins 0.485: what limits it is what it cannot see (a hand dealt with the guesses
+matches the true one in 4% of its cards, about 2% by chance). Classic, 120 playouts: to the
+deal's end with no head start it wins 0.345 [0.300, 0.393] (400 games, seed 2, tuned on), 0.318
+[0.274, 0.365] on seed 4243 and 0.293 [0.250, 0.339] on seed 5002 (5.6 ms, max 91); 300 playouts
+measured the same as 120 (seed 1, 200 games, 0.295 both). Handed the true hands, 0.505.
+Re-dealing hands whose plays ``normal`` would not have made (``fit_classic``, off) measured
+0.280 [0.238, 0.326] on seed 2, and slower.
 """
 
 from __future__ import annotations
