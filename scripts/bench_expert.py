@@ -3,7 +3,7 @@
 per decision, in both families, for one or more playout budgets.
 
     python scripts/bench_expert.py [--json] [--games N] [--seed S] [--rules classic,qdan]
-                                   [--playouts 120[,60,...]] [--level expert|hard] [--cap S]
+                                   [--playouts 0[,120,...]] [--level expert|hard] [--cap S]
 
 One bot of the level and three ``normal`` players, 4 seats, the line-up moved one seat on each
 game, the games seeded as ``pageone sim`` seeds them (with the default budget, the same games as
@@ -22,6 +22,7 @@ import random
 import time
 
 from p2p_pageone.bots import Bot, Budget, ExpertBot, NormalBot, make_bot
+from p2p_pageone.bots.expert import PLAYOUTS
 from p2p_pageone.engine import make_settings
 from p2p_pageone.sim.referee import play_game
 from p2p_pageone.sim.report import wilson
@@ -32,6 +33,7 @@ TARGET_SHARE, TARGET_LOW, MAX_MS = 0.36, 0.30, 25.0
 def measure(family: str, games: int, seed: int, level: str, playouts: int,
             cap: float = 0.0) -> dict[str, object]:
     bot: Bot = make_bot(level)
+    playouts = playouts or PLAYOUTS[family]
     if level == "expert":  # a time cap, as at a table (cli/cpu.py), on this script's clock
         bot = ExpertBot(Budget(playouts=playouts, seconds=cap), time.perf_counter)
     lineup: list[Bot] = [bot, NormalBot(), NormalBot(), NormalBot()]
@@ -63,8 +65,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=29)
     parser.add_argument("--rules", default="classic,qdan")
-    parser.add_argument("--playouts", default=str(Budget().playouts),
-                        help="expert playouts per decision; several, comma-separated, for a table")
+    parser.add_argument("--playouts", default="0",
+                        help="expert playouts per decision (0: the family's default, "
+                        f"{PLAYOUTS}); several, comma-separated, for a table")
     parser.add_argument("--level", default="expert", choices=("expert", "hard"))
     parser.add_argument("--cap", type=float, default=0.0, metavar="S",
                         help="also stop each expert decision after S seconds (tables use 0.2)")

@@ -73,10 +73,12 @@ def test_expert_decides_the_same_whoever_holds_the_unseen_cards(family: str) -> 
     assert compared >= 3
 
 
-@pytest.mark.parametrize("family", ["classic", "qdan"])
-def test_expert_mid_game_reads_only_its_view(family: str) -> None:
+@pytest.mark.parametrize(("family", "fit_qdan"),
+                         [("classic", False), ("qdan", False), ("qdan", True)])
+def test_expert_mid_game_reads_only_its_view(family: str, fit_qdan: bool) -> None:
     """Later in a deal (a public record of plays and draws to read), the referee's engine and
-    a copy in which the cards seat 0 cannot see are scrambled give the same decisions."""
+    a copy in which the cards seat 0 cannot see are scrambled give the same decisions (in qdan
+    also with hands re-dealt to fit the recent plays, ``fit_qdan``)."""
     compared = 0
     for seed in range(5):
         game, _ = _midgame(family, seed, 14 + seed % 5, seat=0)
@@ -93,7 +95,7 @@ def test_expert_mid_game_reads_only_its_view(family: str) -> None:
         random.Random(seed).shuffle(cards)
         for slot, card in zip(hidden, cards, strict=True):
             twin.deal.known[slot] = card
-        expert = ExpertBot(SMALL)
+        expert = ExpertBot(SMALL, fit_qdan=fit_qdan)
         mine = expert.choose(view, random.Random(seed))
         assert mine == expert.choose(SeatView(twin, 0), random.Random(seed))
         compared += 1

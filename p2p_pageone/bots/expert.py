@@ -1,7 +1,7 @@
 """The ``expert`` CPU: a determinized search over what its own seat may know, in both families.
 
 On each real choice it deals the cards it cannot see as its view and the public record allow
-(``SeatView.determinize``; in qdan with ``infer.py``'s guesses, in classic with
+(``SeatView.determinize``; in qdan with ``infer.py``'s slot-by-slot guesses, in classic with
 ``infer_classic.py``'s: who drew or passed on a suit, and what each lead and follow says about
 the hand that made it), plays every candidate move on a copy of that deal, plays the copy on
 with the fast engine (the others by ``normal``'s habits, itself by ``sharp``'s) and scores the
@@ -12,13 +12,21 @@ deals and the same luck, so the sums differ by what the moves change. The budget
 playouts per decision (deterministic for a seed); an optional time cap, read from a clock passed
 in, may stop it sooner. Out of turn, for calls and catches, it acts as ``normal`` does.
 
-Measured (README, scripts/bench_expert.py): against three ``normal``, 400 games on seeds not
-tuned on, qdan 0.307 [0.264, 0.354] at 120 playouts, short of issue 29's 0.36 (more playouts do
-not help; handed the others' true hands, the same qdan search wins 0.485). In classic the search
-used to stop one trick on, with a head start for the habit's choice: 0.273 [0.231, 0.318]. Played
-to the deal's end with no head start it wins 0.345 [0.300, 0.393] (400 games, seed 2, tuned on;
-handed the true hands, 0.505). Re-dealing hands whose plays ``normal`` would not have made
-(``fit_classic``, off by default) measured 0.280 [0.238, 0.326] on the same seed, and slower.
+Measured (README, scripts/bench_expert.py): against three ``normal``, seats rotated, ``--cap
+0.2``. Qdan, 400 playouts (the default), 400 games on seed 5001 (not tuned on): 0.298 [0.255,
+0.344] at 13.8 ms per decision (max 140), short of issue 29's 0.36. On tuning seeds 1-3 (900
+games, paired): 120 playouts 0.267, 400 playouts 0.304 (+0.038, z 2.1); re-dealing hands whose
+recent plays ``normal`` would not have made (``fit_qdan``, off) costs a third of the time and
+measured no gain (at 120 playouts the slot guesses alone won 0.283, with it 0.267, z 1.0); a
+draw or every colour as extra candidates, no head start, or ``normal``'s habits for its own seat
+in the playouts: no better (-0.026, -0.008, +0.002, -0.013). Handed the others' true hands the
+qdan search wins 0.485: what limits it is what it cannot see (a hand dealt with the guesses
+matches the true one in 4% of its cards, about 2% by chance). Classic, 120 playouts: to the
+deal's end with no head start it wins 0.345 [0.300, 0.393] (400 games, seed 2, tuned on), 0.318
+[0.274, 0.365] on seed 4243 and 0.293 [0.250, 0.339] on seed 5002 (5.6 ms, max 91); 300 playouts
+measured the same as 120 (seed 1, 200 games, 0.295 both). Handed the true hands, 0.505.
+Re-dealing hands whose plays ``normal`` would not have made (``fit_classic``, off) measured
+0.280 [0.238, 0.326] on seed 2, and slower.
 """
 
 from __future__ import annotations
@@ -43,12 +51,21 @@ from .rollout import classic_habit
 
 @dataclass(frozen=True)
 class Budget:
-    """What one decision may spend: ``playouts`` in all (shared among the candidates), each at
-    most ``horizon`` moves long; ``seconds`` (0: none) caps it on the clock passed in."""
+    """What one decision may spend: ``playouts`` in all (shared among the candidates; 0: the
+    family's default, ``PLAYOUTS``), each at most ``horizon`` moves long; ``seconds`` (0: none)
+    caps it on the clock passed in."""
 
-    playouts: int = 120
+    playouts: int = 0
     horizon: int = 60
     seconds: float = 0.0
+
+    def playouts_for(self, family: str) -> int:
+        return self.playouts or PLAYOUTS[family]
+
+
+# Playouts per decision by default: what about 25 ms per decision on average buys on a loaded
+# 2-core machine (README: more helped in qdan, 400 against 120; see the module docstring).
+PLAYOUTS = {"qdan": 400, "classic": 120}
 
 
 class ExpertBot(SharpBot):
@@ -61,7 +78,9 @@ class ExpertBot(SharpBot):
                  prior: tuple[float, float] = (0.0, 0.02), softness: float = 0.6,
                  spread: float = 20.0,
                  guess_classic: bool = True, tricks: int = 0, card_weight: float = 0.8,
-                 exact_classic: bool = True, fit_classic: bool = False) -> None:
+                 exact_classic: bool = True, fit_classic: bool = False,
+                 fit_qdan: bool = False) -> None:
+        self.fit_qdan = fit_qdan  # qdan: re-deal hands whose recent plays normal would not make
         self.fit_classic = fit_classic  # classic: re-deal hands whose plays normal would not make
         self.exact_classic = exact_classic  # classic playouts by normal's and sharp's own rules
         self.guess_classic = guess_classic
@@ -92,7 +111,7 @@ class ExpertBot(SharpBot):
         sample = self._sampler(view)
         budget, clock = self.budget, self.clock
         deadline = clock() + budget.seconds if clock is not None and budget.seconds > 0 else 0.0
-        worlds = max(1, budget.playouts // len(candidates))
+        worlds = max(1, budget.playouts_for(view.family) // len(candidates))
         prior = self.prior[view.family == "qdan"] * worlds
         totals = [prior if move == usual else 0.0 for move in candidates]
         score = self._scorer(view)
@@ -113,7 +132,9 @@ class ExpertBot(SharpBot):
     def _sampler(self, view: SeatView) -> Callable[[random.Random], Deal]:
         if view.family == "qdan":
             record = read_record(view)
-            return lambda rng: _fitting_world(view, record, rng, self.tries)
+            if self.fit_qdan:
+                return lambda rng: _fitting_world(view, record, rng, self.tries)
+            return lambda rng: view.determinize(rng, forbidden=record.unlikely)
         if self.guess_classic:
             guesses = classic_guesses(view)
             if self.fit_classic:
@@ -138,12 +159,17 @@ class ExpertBot(SharpBot):
                 rng.shuffle(cards)
                 deal.reshuffle(cards)
                 continue
-            habits = mine if deal.turn == me else others
+            seat = deal.turn
+            moves = deal.legal_moves(seat)
+            if len(moves) == 1:  # forced (a draw, mostly): what every habit answers
+                deal.apply(moves[0])
+                continue
+            habits = mine if seat == me else others
             if exact:
                 assert isinstance(deal, ClassicDeal)
-                deal.apply(classic_habit(deal, deal.turn, habits, deal.legal_moves(deal.turn)))
+                deal.apply(classic_habit(deal, seat, habits, moves))
             else:
-                deal.apply(_fast_move(deal, rng, habits))
+                deal.apply(_fast_move(deal, rng, habits, moves))
 
     def _scorer(self, view: SeatView) -> Callable[[Deal], float]:
         me = view.seat

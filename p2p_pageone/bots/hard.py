@@ -163,10 +163,13 @@ def _same_move(deal: Deal, move: Move) -> Move:
     return move
 
 
-def _fast_move(deal: Deal, rng: random.Random, habits: NormalBot | None = None) -> Move:
-    """The rollout policy: the ``normal`` bot's habits, read straight off the copy."""
+def _fast_move(deal: Deal, rng: random.Random, habits: NormalBot | None = None,
+               moves: list[Move] | None = None) -> Move:
+    """The rollout policy: the ``normal`` bot's habits, read straight off the copy (``moves``:
+    the turn's legal moves, if listed already)."""
     seat = deal.turn
-    moves = deal.legal_moves(seat)
+    if moves is None:
+        moves = deal.legal_moves(seat)
     plays = [m for m in moves if isinstance(m, Play)]
     if not plays:
         return next((m for m in moves if isinstance(m, Draw)), moves[0])
