@@ -194,10 +194,13 @@ def host_replaced(o: Outcome) -> bool:
 
 
 def host_abandoned(o: Outcome) -> bool:
-    """A dishonest host every honest seat left at some time (some may have come back): it
-    stopped serving them all, which any host can do (a table it ends, a host that refuses to
-    host); no honest seat was singled out."""
-    leavers = [p for p in o.honest if p != o.host and o.notes[p].ever_left]
+    """A dishonest host every honest seat left: it stopped serving them all, which any host can
+    do (a table it ends, a host that refuses to host); no honest seat was singled out. Where
+    the honest seats are no majority (none can replace the host), every one that left it at
+    some time counts, though some came back to it."""
+    majority = 2 * len(o.honest) > len(o.sessions)
+    leavers = [p for p in o.honest if p != o.host
+               and (o.notes[p].left_host if majority else o.notes[p].ever_left)]
     return o.host not in o.honest and bool(leavers) and len(leavers) == len(o.honest)
 
 
