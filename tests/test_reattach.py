@@ -444,10 +444,9 @@ def test_a_host_left_for_not_serving_the_table_failed_us_though_we_had_got_in() 
     assert isinstance(step, Attempt) and step.target == _endpoint(1) and step.tell
 
 
-def test_the_next_in_line_waits_for_the_others_statements_then_takes_over() -> None:
-    # seat 1 left the host for not serving the table; the others hand it their statements,
-    # which it would refuse once back with the host, so it does not go back at once
-    t = _mid_hand()
+def _next_in_line_told_seat_2(t: MemoryTable) -> tuple[PeerSession, Reattach]:
+    """Seat 1, the next in line, left the host for not serving the table at 1 s and handed
+    its statement to seat 2 (which took it) at 1.5 s."""
     session, reattach = _dropped(t, 1)
     session.resume()
     step = _left_for_not_serving(session, reattach, 1.0)
@@ -458,6 +457,14 @@ def test_the_next_in_line_waits_for_the_others_statements_then_takes_over() -> N
     reattach.told_lost(step, "taken")
     session.lost_host(CLOSED)
     reattach.attempted(step, "", 1.5)
+    return session, reattach
+
+
+def test_the_next_in_line_waits_for_the_others_statements_then_takes_over() -> None:
+    # seat 1 left the host for not serving the table; the others hand it their statements,
+    # which it would refuse once back with the host, so it does not go back at once
+    t = _mid_hand()
+    session, reattach = _next_in_line_told_seat_2(t)
     assert reattach.next_step(True, 1.75) == Wait(RETRY_IN_GAME)  # not the host yet
     for seat in (2, 3):
         other = t.sessions[seat]
@@ -468,15 +475,7 @@ def test_the_next_in_line_waits_for_the_others_statements_then_takes_over() -> N
 
 
 def test_the_next_in_line_tries_the_host_again_once_the_wait_is_over() -> None:
-    t = _mid_hand()
-    session, reattach = _dropped(t, 1)
-    session.resume()
-    step = _left_for_not_serving(session, reattach, 1.0)
-    reattach.attempted(step, "", 1.0)
-    session.resume()
-    step = reattach.next_step(True, 1.25)
-    reattach.told_lost(step, "taken")
-    reattach.attempted(step, "", 1.5)
+    _, reattach = _next_in_line_told_seat_2(_mid_hand())
     assert isinstance(reattach.next_step(True, 1.0 + GATHER_FOR - 0.5), Wait)
     step = reattach.next_step(True, 1.0 + GATHER_FOR)
     assert isinstance(step, Attempt) and step.target == HOST

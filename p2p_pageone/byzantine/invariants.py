@@ -103,7 +103,7 @@ class Outcome:
     retrying: set[int] = field(default_factory=set)  # honest joiners still trying to get back
     played_for: float = 0.0  # simulated seconds since an honest game last moved on, at the end
     audits: dict[int, Audit] = field(default_factory=dict)
-    audited: dict[int, bytes] = field(default_factory=dict)  # party -> its log's bytes
+    by_bytes: dict[bytes, Audit] = field(default_factory=dict)  # a log's bytes -> its audit
     splits: dict[tuple[int, int], int | None] = field(default_factory=dict)
     # party -> (sent at, (hand, moves)) of its calls; (logged at, target seat, (hand, moves))
     calls: dict[int, list[tuple[float, tuple[int, int]]]] = field(default_factory=dict)
@@ -117,9 +117,9 @@ class Outcome:
         """``pageone audit`` of the party's log; the same bytes are audited once."""
         if party not in self.audits:
             data = b"".join(frame(raw) for raw in self.sessions[party].log)
-            same = next((p for p, d in self.audited.items() if d == data), None)
-            self.audits[party] = self.audits[same] if same is not None else audit_bytes(data)
-            self.audited[party] = data
+            if data not in self.by_bytes:
+                self.by_bytes[data] = audit_bytes(data)
+            self.audits[party] = self.by_bytes[data]
         return self.audits[party]
 
 

@@ -17,8 +17,10 @@ from ..session.client import Client
 from ..session.peer import PeerSession
 from ..session.reattach import (
     Attempt,
+    Finished,
     Reattach,
     Retry,
+    Stopped,
     TakeOver,
     Wait,
     could_not_connect,
@@ -119,7 +121,7 @@ class Links:
         line.conn = -1
         self._after(line, line.reattach.attempted(line.step, "", now), now)
 
-    def _after(self, line: Line, after: object, now: float) -> None:
+    def _after(self, line: Line, after: Retry | Finished | Stopped, now: float) -> None:
         if isinstance(after, Retry):
             line.retry_at = now + after.pause
         else:
@@ -139,16 +141,12 @@ class Links:
         line.step = step
         if step.tell:
             reattach.told_lost(step, self._tell(party, step))
-        if step.to_host:
-            if self._exited(0):
-                outcome = could_not_connect(session, step.target, True, "Connection refused")
-                self._after(line, reattach.attempted(step, outcome, now), now)
-                return
+        owner = self._listening(step)
+        if owner < 0:
+            outcome = could_not_connect(session, step.target, True, "Connection refused")
+        elif step.to_host:
             line.conn = self._open(party, reattach.expected_key(step), now)
             return
-        owner = self.table.at_endpoint(step.target)
-        if owner < 0 or self._exited(owner):
-            outcome = could_not_connect(session, step.target, True, "Connection refused")
         else:  # its listener takes our intro and closes: it has not taken the table over
             session.lost_host("the connection to the host closed")
             outcome = ""
@@ -157,18 +155,21 @@ class Links:
     def _tell(self, party: int, step: Attempt) -> str:
         """Our lost statement to the successor listening at ``step.target``: "taken", "" (it
         said why not), or "refused" (nothing listens there)."""
-        owner = self.table.at_endpoint(step.target)
-        if owner < 0 or self._exited(owner):
+        owner = self._listening(step)
+        if owner < 0:
             return "refused"
         key = self.table.session(party).identity.public
         reason = take_lost_statement(self.table.session(owner), key, step.tell)
         return "" if reason else "taken"
 
-    def _exited(self, party: int) -> bool:
-        """``party``'s pageone is no longer running (nothing listens there): gone, or its
-        table is over for it (``pageone`` exits then)."""
+    def _listening(self, step: Attempt) -> int:
+        """The party whose pageone listens at ``step.target``, or -1: nobody, or one no longer
+        running (gone, or its table over for it: ``pageone`` exits then)."""
+        party = 0 if step.to_host else self.table.at_endpoint(step.target)
+        if party < 0:
+            return -1
         session = self.table.session(party)
-        return self.table.gone(party) or bool(session.ended) or session.game_over
+        return -1 if self.table.gone(party) or session.ended or session.game_over else party
 
     def _open(self, party: int, expect: bytes, now: float) -> int:
         conn, self.next_conn = self.next_conn, self.next_conn + 1

@@ -98,8 +98,8 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
             grown = sum(len(table.sessions[p].log) for p in honest)
             if grown != length:
                 grown_at, length = table.now, grown
-            if steps.count() != played:
-                played_at, played = table.now, steps.count()
+            if (counted := steps.count()) != played:
+                played_at, played = table.now, counted
             if _all_done(table, honest, notes) or table.now - grown_at > STUCK:
                 break
             table.advance(table.now + DT)
@@ -167,8 +167,8 @@ class Played:
 
     def count(self) -> int:
         log = self.session.log
-        for raw in list(log)[self.read:]:
-            self.steps += open_envelope(raw).kind not in NOT_PLAY
+        for index in range(self.read, len(log)):
+            self.steps += open_envelope(log[index]).kind not in NOT_PLAY
         self.read = len(log)
         return self.steps
 

@@ -225,8 +225,7 @@ class SimTable(MemoryTable):
             sent, client.session.outbox.direct_out = client.session.outbox.direct_out, []
             if self.gone(index):
                 continue
-            line = links.lines.get(index)
-            conn = index if line is None else line.conn
+            conn = links.conn_of(index)
             for chunk in chunks if conn >= 0 else []:
                 self.send("up", index, HOST, chunk, conn)
             for endpoint, raw in sent:

@@ -256,15 +256,13 @@ class Standby:
         return listener
 
     async def hand_over(self) -> socket.socket | None:
-        """Stop serving and return the listener once our accept has really ended: asyncio
-        (3.11) may still run a cancelled ``sock_accept``'s ready callback, which then fails
-        on the cancelled future and drops the connection it took, one the new sequencer
-        should have had."""
+        """Stop serving and return the listener once our accept task has ended (it removes
+        its reader from the listener as it goes): the new sequencer's accept then registers
+        its own, which ours could otherwise remove."""
         accepting = self._task
         listener = self.release()
         if accepting is not None:
             await asyncio.gather(accepting, return_exceptions=True)
-            await asyncio.sleep(0)  # the cancelled future's own done callbacks
         return listener
 
     def close(self) -> None:

@@ -138,7 +138,6 @@ class MeshMemory:
     synced_at: float = -1e9
     host_entry_at: float = -1e9  # when the host's own stream last brought us an entry
     table_moved_at: float = -1e9  # when a sign of life last showed a log longer than any before
-    heard_at: float = -1e9  # when another seat's sign of life last came (the others hear us)
     heard_from: dict[bytes, float] = field(default_factory=dict)  # key -> its last sign of life
     longest: int = 0  # the longest log a sign of life showed
 

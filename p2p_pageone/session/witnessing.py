@@ -95,7 +95,7 @@ def _keep_alive(s: PlayerState, raw: bytes, now: float) -> None:
     if alive.data["table"] != s.table_id or s.seat_of(alive.sender) not in s.active:
         return
     if alive.sender != s.identity.public:
-        mesh.heard_at = mesh.heard_from[alive.sender] = now
+        mesh.heard_from[alive.sender] = now
     known = mesh.alive.get(alive.sender)
     if known is None or alive.data["index"] > known[0]:
         mesh.alive[alive.sender] = (alive.data["index"], raw)
