@@ -17,7 +17,7 @@ SEAT_GONE = "the game is under way and you left it: your seat was given up"
 
 
 class Refusal(enum.IntEnum):
-    """What a ``refused`` frame means to its receiver, as a code (protocol 9): no peer reads
+    """What a ``refused`` frame means to its receiver, as a code (since protocol 9): no peer reads
     another's text to decide what to do. The text is for the player."""
 
     OTHER = 0  # the envelope does not fit now (a race lost, a move the rules refuse, …)
@@ -39,7 +39,7 @@ class Refusal(enum.IntEnum):
         """A code from the wire; one this pageone does not know is ``OTHER``."""
         return cls(code) if code in cls._value2member_map_ else cls.OTHER
 
-PROTOCOL_VERSION = 9
+PROTOCOL_VERSION = 10
 
 
 def parse_endpoint(endpoint: str) -> tuple[str, int] | None:

@@ -36,7 +36,9 @@ def next_intent(s: PlayerState, now: float) -> Intent | None:
         return None
     if s.claims:  # the host made a claim: the table takes nothing but witnesses meanwhile,
         # but a step the host says we did not take we take now, for the witnesses to hold
-        ours = any(claim.seat == s.me and claim.owed for claim in s.claims)
+        # (once per entry of the log while the round lasts: the host refuses it meanwhile)
+        ours = (any(claim.seat == s.me and claim.owed for claim in s.claims)
+                and s.outbox.round_refused_at != len(s.log))
         return witness_intent(s, now) or (_hand_intent(s, now) if ours else None)
     if s.me in s.away and not s.is_host:  # kept away, yet here: we are back
         return EntryKind.BACK, {"endpoint": s.attachment.endpoint}

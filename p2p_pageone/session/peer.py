@@ -290,6 +290,9 @@ class PeerSession(AttachedPlayer):
         if self.outbox.requested is not None:
             self.events.append(Event("refused", f"not accepted: {reason}"))
             self.outbox.requested = None
+        if kind is not None and self.claims and not KIND_RULES[kind].during_round:
+            self.outbox.round_refused_at = len(self.log)  # the round first (intents)
+            return
         if kind is not None and KIND_RULES[kind].deck_step:  # never refused for a race:
             return  # resending at once would only loop; tick retries
         self.flush(now)

@@ -87,6 +87,9 @@ class Outbox:
     local_bye: str = ""  # said until it is in the log: this machine failed
     direct_out: list[tuple[str, bytes]] = field(default_factory=list)  # (endpoint, keys) to send
     relay_out: list[bytes] = field(default_factory=list)  # others' envelopes, for the host
+    # the log's length when the host refused our step because a witness round was open: that
+    # step goes to the host again once the log moves on, not in a loop the host counts as a flood
+    round_refused_at: int = -1
 
 
 @dataclass

@@ -29,6 +29,9 @@ class Claim:
     # though the seat may since have signed a witness of another claim at that number.
     seq_then: int = -1
     floor_then: int = 0
+    # the seat's entries logged after the claim, each as (its index in the log, the position
+    # of the head it extended): from them, its next sequence number at any later head
+    later: list[tuple[int, int]] = field(default_factory=list)
     # the seat's own entry in the log after the claim that discharges it (its owed step; for a
     # claim about a move, any entry of its): the log itself disproves the claim
     discharged: int = -1

@@ -101,7 +101,7 @@ def disproof(s: PublicState, claim: Claim, raw: bytes) -> str:
                 and s.chain.position(alive.data["head"]) == index and not claim.owed):
             return f"signed sign of life from after it read that entry (at entry {index})"
         return ""
-    env = unlogged_envelope(s, raw, key) or _step_at_the_claim(s, claim, raw, key)
+    env = unlogged_envelope(s, raw, key) or _step_since_the_claim(s, claim, raw, key)
     if env is None:
         return ""
     if claim.reveal:
@@ -183,21 +183,34 @@ def note_discharge(s: PublicState, env: Envelope, seat: int) -> None:
     """``seat``'s entry, folded while a claim about it waits: it discharges the claim if it is
     the step the claim says the seat did not take (for a claim about a move: any entry of it)."""
     for claim in s.claims:
+        if claim.seat == seat and s.chain is not None:
+            claim.later.append((len(s.log) - 1, s.chain.last_prev(env.sender)))
         if (claim.seat == seat and claim.kind == "timeout" and claim.discharged < 0
                 and env.kind != EntryKind.BYE
                 and (claim.owed is None or env.kind == claim.owed.kind)):
             claim.discharged = len(s.log) - 1
 
 
-def _step_at_the_claim(s: PublicState, claim: Claim, raw: bytes, key: bytes) -> Envelope | None:
-    """``raw`` as ``key``'s envelope at its next sequence number when the claim was made, sealed
-    against a head of this log it could extend then: one the host could have logged at the claim
-    (the seat may have signed a witness of another claim at that number since)."""
-    env = _envelope_of(s, raw, key, claim.seq_then)
-    if env is None or s.chain is None:
+def _step_since_the_claim(s: PublicState, claim: Claim, raw: bytes,
+                          key: bytes) -> Envelope | None:
+    """``raw`` as ``key``'s envelope sealed against a head of this log, at or after the claim,
+    at which it was the seat's next: the host could have logged it there. Its author may have
+    signed something else at that number since, the host taking that instead: a witness of
+    another claim, or the ``back`` of a new connection when the host dropped the old one (so a
+    host cannot void what the witnesses hold by logging the seat's return before them)."""
+    try:
+        env = open_envelope(raw)
+    except ProtocolError:
         return None
-    at = s.chain.position(env.prev)
-    return env if at is not None and claim.floor_then <= at <= claim.position else None
+    at = s.chain.position(env.prev) if s.chain is not None else None
+    if at is None or at < claim.floor_then:
+        return None
+    if any(s.log[index] == raw for index, _ in claim.later):
+        return None  # logged after all
+    before = [prev for index, prev in claim.later if index < at]
+    if before and at < before[-1]:  # older than the head its last envelope then extended
+        return None
+    return _envelope_of(s, raw, key, claim.seq_then + len(before))
 
 
 def is_call(s: PublicState, raw: bytes, key: bytes) -> bool:

@@ -1,0 +1,85 @@
+"""A claim and a return in one witness round (protocol/SPEC.md §7, "Witnesses"): what the
+witnesses hold of the claimed seat is weighed at the head it was sealed against, so a host that
+drops the seat as it claims it, and logs the seat's ``back`` before the witnesses' entries,
+voids nothing; and a seat whose step the host refuses while the round is open sends it again
+once the log moves, not in a loop the host would drop as a flood."""
+
+from __future__ import annotations
+
+from p2p_pageone.crypto.envelope import open_envelope, seal
+from p2p_pageone.engine import make_settings
+from p2p_pageone.session.fold import witness
+from p2p_pageone.session.fold.duties import Duty
+from p2p_pageone.session.memory import MemoryTable
+from p2p_pageone.wire.codec import frame
+from p2p_pageone.wire.kinds import EntryKind
+
+VICTIM = 2
+
+
+def _run_until(table: MemoryTable, done: object, limit: float = 3600.0) -> None:
+    while not done() and table.now < limit:  # type: ignore[operator]
+        if not table.step():
+            table.advance(table.now + 0.5)
+
+
+def test_a_step_sealed_after_the_claim_counts_though_the_seats_back_took_its_number() -> None:
+    # The host times the victim out for its signed log head and says it is away; the victim,
+    # reading the claim, seals its head against the log after the claim and hands it to the
+    # witnesses; then its connection drops, and the host logs its back (at that same sequence
+    # number) before any witness entry. The head the witnesses hold still disproves the claim:
+    # it was the victim's next envelope at the head it was sealed against.
+    table = MemoryTable(make_settings("classic", {"deals": 2}), 4, seed=11, direct=True)
+    seq, host = table.sequencer, table.sequencer.host
+    _run_until(table, lambda: any(o.seat == VICTIM and o.duty is Duty.HEAD for o in host.owed()))
+    seq._timeout(VICTIM, "its signed log head", table.now)
+    claim = host.claims[0]
+    assert host.chain is not None and claim.owed is Duty.HEAD
+    victim = table.clients[VICTIM - 1].session.identity
+    head = seal(victim, host.table_id, host.hand, claim.seq_then, host.chain.head, EntryKind.HEAD,
+                {"index": claim.position, "head": host.chain.head})
+    assert witness.disproof(host, claim, head)
+    host.notify(EntryKind.AWAY, {"seat": VICTIM, "why": "disconnected", "window": 60})
+    host.flush(table.now)
+    seq._pump(table.now)
+    back = seal(victim, host.table_id, host.hand, claim.seq_then, host.chain.head, EntryKind.BACK,
+                {"endpoint": host.endpoints[victim.public]})
+    seq.receive(VICTIM, frame(back), table.now)
+    assert host.log[-1] == back
+    assert witness.disproof(host, claim, head).startswith("signed head message")
+    assert claim.later
+    assert not witness.disproof(host, claim, back)  # in the log: it shows nothing the log does not
+
+
+def test_a_step_refused_during_a_round_is_sent_again_once_the_log_moves() -> None:
+    # The host holds the witnesses' entries for 20 s: the victim's head, refused meanwhile, goes
+    # to the host again only when the log moves, not in a loop the host would drop as a flood.
+    table = MemoryTable(make_settings("classic", {"deals": 2}), 4, seed=12, direct=True)
+    seq, refused, held = table.sequencer, [], []
+    submit = seq._submit
+    victim = table.clients[VICTIM - 1].session.identity.public
+    released = float("inf")
+
+    def slow_host(conn: int, link: object, raw: bytes, now: float) -> bool:
+        env = open_envelope(raw)
+        if env.kind == EntryKind.WITNESS and now < released:
+            held.append((conn, link, raw))
+            return True
+        appended = submit(conn, link, raw, now)  # type: ignore[arg-type]
+        if env.sender == victim and seq.host.claims and not appended:
+            refused.append(len(seq.host.log))
+        return appended
+
+    seq._submit = slow_host  # type: ignore[method-assign]
+    _run_until(table, lambda: any(o.seat == VICTIM and o.duty is Duty.HEAD
+                                  for o in seq.host.owed()))
+    released = table.now + 20
+    seq._timeout(VICTIM, "its signed log head", table.now)
+    _run_until(table, lambda: False, limit=released)
+    for conn, link, raw in held:
+        submit(conn, link, raw, table.now)  # type: ignore[arg-type]
+    table.run(limit=table.now + 3600)
+    assert held and refused and len(refused) == len(set(refused))  # once per log length
+    for session in table.sessions:
+        assert session.game_over and not session.ended, session.ended
+        assert VICTIM in session.active
