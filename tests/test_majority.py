@@ -13,12 +13,12 @@ from p2p_pageone.crypto.envelope import open_envelope, seal
 from p2p_pageone.crypto.statements import proof_of_key, seal_statement
 from p2p_pageone.engine import make_settings
 from p2p_pageone.net.standby import Standby
-from p2p_pageone.session.attachment import MINORITY, lost_frame
+from p2p_pageone.session.attachment import lost_frame
 from p2p_pageone.session.fold.lost import HANDOVER, listening_seats, needed
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.session.reach import DropReach
-from p2p_pageone.session.reattach import stop_retrying
+from p2p_pageone.session.reattach import CUT_FROM_HOST, stop_retrying
 from p2p_pageone.session.route import Route
 from p2p_pageone.wire.codec import FrameDecoder, frame, pack, unpack
 
@@ -76,7 +76,7 @@ def test_a_successor_cut_off_from_a_live_host_stops_and_nobody_is_named() -> Non
     reach.note(HOST, "refused")
     reach.note(("127.0.0.3", 7003), "")
     stop_retrying(successor, route, reach, 60.0)
-    assert successor.ended == MINORITY and successor.attachment.network
+    assert successor.ended == CUT_FROM_HOST and successor.attachment.network
     t.run()
     others = [t.sessions[0], *t.sessions[2:]]
     assert all(s.game_over and not s.ended for s in others), [s.ended for s in others]

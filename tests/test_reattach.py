@@ -8,12 +8,12 @@ import pytest
 
 from p2p_pageone.crypto.statements import check_proof
 from p2p_pageone.engine import make_settings
-from p2p_pageone.session.attachment import MINORITY
 from p2p_pageone.session.fold.lost import open_lost
 from p2p_pageone.session.memory import MemoryTable, make_peer
 from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.session.reach import DropReach
 from p2p_pageone.session.reattach import (
+    CUT_FROM_HOST,
     GATHER_FOR,
     HOST_AGAIN,
     RETRY_EVERY,
@@ -366,7 +366,7 @@ def test_the_window_over_when_only_we_lost_the_host_names_nobody() -> None:
     reach.note(HOST, "refused")
     reach.note(_endpoint(1), "")  # a successor answered: our network works
     stop_retrying(session, route, reach, 60.0)
-    assert session.ended == MINORITY and session.attachment.network == MINORITY
+    assert session.ended == CUT_FROM_HOST and session.attachment.network == CUT_FROM_HOST
 
 
 def test_the_window_over_when_every_seat_refused_is_the_table_gone() -> None:

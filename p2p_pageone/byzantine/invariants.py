@@ -23,7 +23,7 @@ from ..audit.check import Audit, audit_bytes
 from ..audit.compare import compare
 from ..session.common import TableClosed
 from ..session.peer import PeerSession
-from ..session.reattach import NO_MAJORITY, NOBODY_LEFT
+from ..session.reattach import CUT_FROM_HOST, NO_MAJORITY, NOBODY_LEFT
 from ..wire.codec import frame
 
 STUCK = 240.0  # simulated seconds with no honest log growing: the table hangs (the longest
@@ -261,7 +261,8 @@ def blamed_own_machine(o: Outcome) -> list[Verdict]:
         session = o.sessions[party]
         if party in o.faulted:
             continue
-        if session.local or session.attachment.network not in ("", NOBODY_LEFT, NO_MAJORITY):
+        if session.local or session.attachment.network not in ("", NOBODY_LEFT, NO_MAJORITY,
+                                                                 CUT_FROM_HOST):
             found.append(Verdict("I5", f"p{party} blamed its own machine: "
                                  f"{(session.local or session.attachment.network)[:160]}"))
         elif any(e.kind == "stall" for e in session.events):

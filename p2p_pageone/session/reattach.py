@@ -36,6 +36,10 @@ NOBODY_LEFT = ("nobody of this table answers any more (the host and every seat t
                "refused): the game most likely ended, or went on without this machine, while it "
                "could not take part; nobody is to blame")
 
+CUT_FROM_HOST = ("could not get back to the host, though this machine reaches the other seats "
+                 "and they still have it: the host, or the link between the host and this "
+                 "machine, fails this seat alone; no takeover, and nobody is to blame")
+
 NO_MAJORITY = ("could not reach the host, and another seat that listens lost it too, but they are "
                "no majority of the table: either the host is gone, or this part of the network "
                "is cut off from the rest of the table; no takeover, and nobody is to blame")
@@ -239,7 +243,9 @@ def stop_retrying(session: PeerSession, route: Route, reach: DropReach, retry_fo
         session.network_lost(nobody_reached(retry_for))
     elif (session.identity.public in session.attachment.lost and session.may_take_over()
           and not shared and len(session.lost_statements()) < 2):
-        session.network_stop(MINORITY)  # the others did not lose the host: we did
+        # the others did not lose the host: we did; a seat that answered us shows that this
+        # machine's network works, so the host or our link to it is what failed
+        session.network_stop(CUT_FROM_HOST if reach.answered else MINORITY)
     elif session.identity.public in session.attachment.lost:  # others lost it too
         session.network_stop(NO_MAJORITY)
     else:
