@@ -124,14 +124,19 @@ SOAKED = {
                                        ("false_timeout", 48), ("withhold", 48),
                                        ("withhold", 48), ("false_timeout", 48),
                                        ("withhold", 48))),
+    # (seeds 4800-5999) a host withholds its stream from p3 and times it out for its witness of
+    # a catch as the others answer it: p3 stood aside, the catch's round closed, and the claim
+    # about p3 still waited for that witness, which nobody waited for any more (its whole plan:
+    # two of its actions are of one kind at one moment)
+    "witness-nobody-waited-for": (5545, ()),
 }
 
 
 @pytest.mark.parametrize("name", sorted(SOAKED))
 def test_what_a_soak_found_keeps_every_invariant(name: str) -> None:
     seed, picked = SOAKED[name]
-    plan = _from_plan(seed, *picked)
-    assert len(plan) == len(picked)
+    plan = _from_plan(seed, *picked) if picked else tuple(make(seed).plan)
+    assert len(plan) == len(picked) or not picked
     result = run(make(seed), plan)
     assert result.fired and result.verdicts == [], [v.text for v in result.verdicts]
 

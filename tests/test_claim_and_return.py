@@ -6,15 +6,27 @@ once the log moves, not in a loop the host would drop as a flood."""
 
 from __future__ import annotations
 
+import pytest
+
 from p2p_pageone.crypto.envelope import open_envelope, seal
 from p2p_pageone.engine import make_settings
+from p2p_pageone.session import intents
 from p2p_pageone.session.fold import witness
 from p2p_pageone.session.fold.duties import Duty
 from p2p_pageone.session.memory import MemoryTable
+from p2p_pageone.session.peer import PeerSession
+from p2p_pageone.session.witnessing import witness_intent
 from p2p_pageone.wire.codec import frame
 from p2p_pageone.wire.kinds import EntryKind
+from tests.cheats import audit_of
 
 VICTIM = 2
+
+
+def _mid_hand(host: PeerSession) -> bool:
+    game = host.game
+    return (game is not None and game.chance is None and not host.game_over
+            and host.hand_end is None and game.deal.moves >= 3 and not host.claims)
 
 
 def _run_until(table: MemoryTable, done: object, limit: float = 3600.0) -> None:
@@ -83,3 +95,30 @@ def test_a_step_refused_during_a_round_is_sent_again_once_the_log_moves() -> Non
     for session in table.sessions:
         assert session.game_over and not session.ended, session.ended
         assert VICTIM in session.active
+
+
+SLOW = 3
+
+
+def test_a_witness_whose_round_closed_without_it_is_not_removed_for_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Six seats. The host times out the victim, then at once the witness p3 for its witness of
+    # that claim: p3 stands aside (three other witnesses answer), and the first round closes
+    # without it. The table waits for no witness of p3's any more: p3, slow to answer but there
+    # (its sign of life after the claim), stays; nobody is named.
+    table = MemoryTable(make_settings("classic", {"deals": 2}), 6, seed=13, direct=True)
+    seq, host = table.sequencer, table.sequencer.host
+    slow = table.clients[SLOW - 1].session
+    monkeypatch.setattr(intents, "witness_intent", lambda s, now: (
+        None if s is slow else witness_intent(s, now)))
+    _run_until(table, lambda: _mid_hand(host))
+    seq._timeout(VICTIM, "sent nothing for 10 s", table.now)
+    seq._timeout(SLOW, "its witness", table.now)
+    about_slow = next(c for c in host.claims if c.seat == SLOW)
+    assert about_slow.owed is Duty.WITNESS
+    table.run(limit=table.now + 3600)
+    for session in table.sessions:
+        assert session.game_over and not session.ended, session.ended
+        assert {VICTIM, SLOW} <= set(session.active)
+        audit = audit_of(session)
+        assert audit.ok and audit.fault is None, audit.fault

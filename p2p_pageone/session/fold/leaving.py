@@ -18,7 +18,7 @@ from ...wire.codec import ProtocolError
 from ...wire.kinds import KIND_RULES, EntryKind
 from ..common import Event, MustRefuse, TableClosed, TableEnded
 from . import witness
-from .claims import Claim, awaited
+from .claims import Claim, awaited, lapse_witness_duties
 from .dealing import in_hand
 from .duties import Duty
 from .lost import HANDOVER, may_hand_over
@@ -249,6 +249,7 @@ def close_round(s: PublicState) -> None:
         if claim is None:
             return
         s.claims.remove(claim)
+        lapse_witness_duties(s.claims)
         if claim.kind == "catch":
             judge_catch(s, claim)
         else:
