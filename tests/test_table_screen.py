@@ -104,6 +104,21 @@ def check_screen(lines: list[str], cols: int, names: list[str]) -> None:
         assert not cut, f"a word cut at the line end:\n{above}\n{below}"
 
 
+def settled_screen(term: Term, cols: int, seconds: float = 15) -> list[str]:
+    """The screen once ``check_screen`` holds: a snapshot taken mid-redraw (a loaded machine
+    draws a frame in pieces) is read again, and only a screen that never comes right fails."""
+    end = time.monotonic() + seconds
+    while True:
+        lines = term.lines()
+        try:
+            check_screen(lines, cols, NAMES)
+            return lines
+        except AssertionError:
+            if time.monotonic() >= end:
+                raise
+        term.pump(0.2)
+
+
 def hinted_command(hand: list[str]) -> str:
     hint = " ".join(hand)
     commands = re.findall(r"play (?:10|[2-9jqka])[shdc]\b|play jk\b|play (?:d[23]|[0-9rsw])[rgby]\b"
@@ -143,14 +158,13 @@ def test_six_players_fit_and_survive_resizing(tmp_path: Path, family: str, colou
         if (rows, cols) != (term.screen.lines, term.screen.columns):
             term.resize(rows, cols)
         term.wait(my_turn, f"your turn at {cols}x{rows}")
-        lines = term.lines()
-        check_screen(lines, cols, NAMES)
+        lines = settled_screen(term, cols)
         hand = areas(lines)[2]
         check_marked(hand, family)
         term.type(hinted_command(hand))
         turns += 1
         term.pump(0.5)
-        check_screen(term.lines(), cols, NAMES)
+        settled_screen(term, cols)
     term.child.sendcontrol("c")
     term.wait(lambda lines: any(line.startswith("quit? (y/n)") for line in lines), "quit?")
     term.type("y")

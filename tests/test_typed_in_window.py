@@ -4,6 +4,7 @@ answered (held and then made, or refused with the reason), on a real pty."""
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pexpect
@@ -57,7 +58,8 @@ def test_play_draw_and_catch_typed_in_the_window_are_each_answered(tmp_path: Pat
         mark = _screen_length(tmp_path)
         for command in (play, "draw", f"catch {name}"):
             child.sendline(command)
-        for _ in range(160):  # each of the three gets its answer within the window's time
+        deadline = time.monotonic() + 30  # each of the three gets its answer in the window's
+        while time.monotonic() < deadline:  # time: a deadline, not a count of lines read
             child.expect([pexpect.TIMEOUT, r"\n"], timeout=0.1)
             child.logfile_read.flush()
             text = _screen_since(tmp_path, mark)
