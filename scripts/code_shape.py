@@ -26,7 +26,7 @@ PACKAGE_RANK = {"": 0, "engine": 0, "wire": 0, "bots": 1, "crypto": 1, "sim": 2,
                 "session": 3, "net": 4, "audit": 5, "byzantine": 5, "cli": 6}
 # Inside session/, the same from the bottom up: the deck and small shared pieces; the public
 # fold; the player; the sequencer and what drives peers in memory.
-SESSION_RANK = {"common": 0, "moves": 0, "rtt": 0, "links": 0, "hand": 0, "deckcheck": 0,
+SESSION_RANK = {"common": 0, "moves": 0, "rtt": 0, "links": 1, "hand": 0, "deckcheck": 0,
                 "early": 0, "deckdriver": 1, "fold": 1, "player": 2, "witnessing": 3, "intents": 3,
                 "logsync": 3,
                 "pipeline": 4, "admission": 4, "attachment": 4, "peer": 5, "gathering": 6,

@@ -17,7 +17,7 @@ from ..wire.messages import validate_control
 from .attachment import lost_frame
 from .common import BUSY, Event, Refusal
 from .fold.obligations import BOUNDS, joiner_timed, open_claims, progressed, stalemate
-from .links import RECONNECT_WINDOW, answer_challenge
+from .links import answer_challenge
 from .peer import PeerSession
 from .rtt import PING as PING  # the plain ping, for those that send one by hand
 from .rtt import RoundTrip, ping, pong
@@ -31,9 +31,7 @@ WELCOME_WITHIN = 10.0  # the host answers an intro at once; the host seats withi
 CHALLENGE_AGAIN_WITHIN = 2.0
 STEP_LIMIT = BOUNDS.give_up  # the host times a step out before; a table still waiting is
 # not served
-# the longest the table may go on with claims alone (none moves it on): a seat kept its
-# return window (60 s), then timed out, and that claim's witnesses timed out in turn
-CLAIMS_AT_MOST = STEP_LIMIT + RECONNECT_WINDOW + BOUNDS.step
+CLAIMS_AT_MOST = BOUNDS.claims_at_most  # claims alone hold a table this long at most
 DONE_WAIT = 30.0  # after the game, how long a joiner waits for the host to confirm its ``done``
 
 

@@ -11,6 +11,7 @@ from ..crypto.identity import Identity, fingerprint
 from ..crypto.statements import check_proof, proof_of_key
 from ..wire.codec import FrameDecoder, ProtocolError, frame, pack
 from .common import PROTOCOL_VERSION, Refusal
+from .fold.duties import BOUNDS
 from .rtt import RoundTrip
 
 # Bounds on strangers and floods (protocol/SPEC.md §7, "Strangers and floods").
@@ -27,7 +28,7 @@ LOBBY_TIMEOUT = 600.0  # a lobby where nobody sits down or leaves for this long 
 START_AFTER = 30.0  # with min_players: start with those seated once the lobby is this still
 AFTER_STALL = 3.0  # after a stall, how long the connections found closed wait for the rest
 NOTICE_STALL = 5.0  # a stall of this machine this long is told to the player
-RECONNECT_WINDOW = 60  # seconds a seat whose connection dropped mid-game is kept for its return
+RECONNECT_WINDOW = BOUNDS.return_window  # a seat whose connection dropped mid-game is kept
 LOST_ALL = 3  # every remote player silent this many silence thresholds: our network is down
 LINGER = 10.0  # after the game, how long the host waits for every peer's ``done``
 GATHER = 8.0  # a new host waits this long at most for the others to hand over their logs

@@ -62,13 +62,22 @@ class Bounds:
     witness_grace: float = 8.0
     step: float = 30.0
     give_up: float = 45.0
+    return_window: int = 60  # a seat whose connection dropped is kept this long (whole seconds:
+    # the ``away`` entry says it)
 
     def __post_init__(self) -> None:
         order = (self.alive_every, self.relay_after, self.witness_grace, self.step,
-                 self.give_up)
+                 self.give_up, self.return_window)
         if any(a >= b for a, b in itertools.pairwise(order)):
             raise ValueError("the bounds must grow: alive_every < relay_after < witness_grace "
-                             f"< step < give_up, not {order}")
+                             f"< step < give_up < return_window, not {order}")
+
+    @property
+    def claims_at_most(self) -> float:
+        """The longest the table may go on with claims alone (none moves it on): a joiner's
+        give-up time for the step, a seat kept its return window, then timed out, and that
+        claim's witnesses timed out in turn."""
+        return self.give_up + self.return_window + self.step
 
 
 BOUNDS = Bounds()
