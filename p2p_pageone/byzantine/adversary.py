@@ -2,11 +2,12 @@
 and its actions, each one thing a dishonest party can do (protocol/SPEC.md §8).
 
 Rules on frames (``withhold``, ``delay``, ``duplicate``, ``reorder``, ``ignore``, ``stall``,
-``friend_only``, ``lie_witness``) last ``span`` seconds from the moment they fire; one-shot
-actions (``false_timeout``, ``false_away``, ``false_expel``, ``wrong_moment``, ``fork``,
-``catch``, ``takeover``, ``flood``, ``replay``) happen once. Honest faults (``stop``,
-``link_stall``, ``slow``) strike honest parties. An action fires when the host's log has grown
-``at`` entries past the game's start (or at the end of the run's time, if it never does).
+``friend_only``, ``lie_witness``, ``hold_in``) last ``span`` seconds from the moment they fire;
+one-shot actions (``false_timeout``, ``false_away``, ``false_expel``, ``wrong_moment``,
+``fork``, ``catch``, ``takeover``, ``flood``, ``replay``, ``claim_hang_up``) happen once.
+Honest faults (``stop``, ``link_stall``, ``slow``) strike honest parties. An action fires when
+the host's log has grown ``at`` entries past the game's start (or at the end of the run's time,
+if it never does).
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ FRAME_RULES = ("withhold", "delay", "duplicate", "reorder", "ignore", "stall", "
 HOST_ENTRIES = ("false_timeout", "false_away", "false_expel", "wrong_moment", "fork")
 SEAT_DEEDS = ("catch", "takeover", "flood", "replay")
 HONEST_FAULTS = ("stop", "link_stall", "slow")
-KINDS = FRAME_RULES + HOST_ENTRIES + SEAT_DEEDS + HONEST_FAULTS
+# only in an aimed plan (``scenario``), drawn apart so that no other seed's plan changes: the
+# host claims a seat and hangs up on it at once; the host reads what the targets send it late
+AIMED = ("claim_hang_up", "hold_in")
+KINDS = FRAME_RULES + HOST_ENTRIES + SEAT_DEEDS + HONEST_FAULTS + AIMED
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,9 @@ class Rule:
         a = self.action
         if a.kind == "ignore":  # the host reads nothing from the target
             return (a.actor == HOST and frame.dst == HOST and frame.src == a.target
+                    and self._pattern(frame))
+        if a.kind == "hold_in":  # the host reads the target's frames (-1: anyone's) late
+            return (a.actor == HOST and frame.dst == HOST and a.target in (-1, frame.src)
                     and self._pattern(frame))
         if frame.src != a.actor:
             return False
@@ -92,7 +99,7 @@ class Adversary:
         kind = action.kind
         if kind in ("withhold", "ignore", "stall", "friend_only"):
             return []
-        if kind == "delay":
+        if kind in ("delay", "hold_in"):
             return [(extra + action.value, data) for extra, data in out]
         if kind == "duplicate":
             return out + out

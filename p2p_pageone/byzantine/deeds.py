@@ -60,7 +60,22 @@ def _host_entry(table: SimTable, action: Action, now: float) -> bool:
                                              "evidence": _victim_envelope(table, victim)}, now)
     if kind == "wrong_moment":
         return host_appends(table, "start", {"seats": len(table.sessions)}, now)
+    if kind == "claim_hang_up":
+        return _claim_hang_up(table, victim, now)
     return _fork(table, victim)
+
+
+def _claim_hang_up(table: SimTable, victim: int, now: float) -> bool:
+    """The host times ``victim`` out and hangs up on it: it reads the claim, then the end of
+    its connection, and comes back (its ``back`` takes its next sequence number)."""
+    conn = table.links.conn_of(victim)
+    if victim <= 0 or conn not in table.links.host_open:
+        return False
+    if not host_appends(table, "timeout", {"seat": victim, "waited_for": "its keys"}, now):
+        return False
+    table.guarded(HOST, lambda: table.sequencer._drop(conn, "disconnected", now,
+                                                      may_return=True))
+    return True
 
 
 def _fork(table: SimTable, victim: int) -> bool:
@@ -138,7 +153,8 @@ def honest_fault(table: SimTable, action: Action, now: float) -> bool:
 
 def do(table: SimTable, action: Action, now: float) -> bool:
     """Do a one-shot deed or start a fault; False if it could not be done now."""
-    if action.kind in ("false_timeout", "false_away", "false_expel", "wrong_moment", "fork"):
+    if action.kind in ("false_timeout", "false_away", "false_expel", "wrong_moment", "fork",
+                       "claim_hang_up"):
         return _host_entry(table, action, now)
     if action.kind in ("catch", "takeover", "flood", "replay"):
         if action.actor in table.crashed:

@@ -90,7 +90,7 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
             _call_late(table, honest, tried)
             for action in [a for a in pending if start >= 0 and len(host.log) - start >= a.at]:
                 pending.remove(action)
-                if action.kind in FRAME_RULES or action.kind == "catch":
+                if action.kind in FRAME_RULES or action.kind in ("catch", "hold_in"):
                     adversary.rules.append(Rule(action, table.now))
                 elif not do(table, action, table.now):
                     continue

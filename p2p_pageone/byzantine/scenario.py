@@ -70,6 +70,9 @@ def make(seed: int) -> Scenario:
     if strategy == "witnesses" and 0 in corrupt:
         actions += _at_the_witnesses(rng, players, corrupt, victim)
     actions += _holding_the_call(actions, corrupt)
+    hang = random.Random(f"byzantine/{seed}/hang-up")  # its own draws: other plans unchanged
+    if 0 in corrupt and hang.random() < 0.25:
+        actions += _claim_and_hang_up(hang, victim)
     plan = tuple(sorted(actions, key=lambda a: a.at))
     return Scenario(seed, family, players, corrupt, victim, strategy, plan)
 
@@ -86,6 +89,16 @@ def _at_the_witnesses(rng: random.Random, players: int, corrupt: frozenset[int],
             out.append(Action(kind, at, 0, witness, "*",
                               rng.choice(SPANS) if kind == "withhold" else 1e9))
     return out
+
+
+def _claim_and_hang_up(rng: random.Random, victim: int) -> tuple[Action, ...]:
+    """The host claims the victim and hangs up on it at once, and reads the witnesses' entries
+    late: the victim's ``back`` may then be logged before them (what they hold of it was sealed
+    before its ``back`` took that sequence number)."""
+    at = rng.choice((0, 2, 4, 8, 16, 24, 32, 48, 64))
+    return (Action("claim_hang_up", at, 0, victim),
+            Action("hold_in", at, 0, -1, "entry:witness", rng.choice((3.0, 9.0)),
+                   rng.choice((2.0, 5.0))))
 
 
 def _held_call(rng: random.Random, corrupt: frozenset[int], victim: int) -> tuple[Action, ...]:

@@ -62,12 +62,21 @@ def serve_laggards(s: PlayerState, now: float) -> None:
 def from_host(s: PlayerState, index: int, raw: bytes, now: float) -> bool:
     """The host's entry ``raw`` at ``index`` of its log: True if it is our log's next entry (to
     fold now). One we hold already is dropped (a different one is the host's fork: ``TableEnded``
-    names it); one beyond our log's end waits for the gap to be filled."""
+    names it); one beyond our log's end waits for the gap to be filled. On a new connection,
+    where the host sends its log again, entries we hold that it skips are no fault (a host may
+    withhold what a seat has from the mesh): the ones it sends are checked."""
     s.mesh.host_entry_at = now
-    checking = s.attachment.checked < s.attachment.known
-    expected = s.attachment.checked if checking else len(s.log)
+    at = s.attachment
+    checking = at.checked < at.known
+    expected = at.checked if checking else len(s.log)
     if index == expected:
         return True
+    if checking and index > expected:  # sent again, it skips entries we hold: no history
+        if index < at.known and raw == s.log[index]:  # of its own, so nothing to check there
+            at.checked = index + 1
+            return False
+        if index >= at.known:  # it skipped the rest of what we hold: its new entries follow
+            at.checked, checking, expected = at.known, False, len(s.log)
     if index < len(s.log) and not checking:
         if raw != s.log[index]:
             raise TableEnded(f"sent entry {index} of its log twice, two different ways (a "
