@@ -229,3 +229,15 @@ def test_a_host_that_ignores_a_seat_does_not_remove_it() -> None:
     # not take back) leaves the host
     result = run(_scenario([Action("ignore", 20, 0, VICTIM)]))
     assert result.verdicts == [], [v.text for v in result.verdicts]
+
+
+def test_a_seat_kept_away_as_its_reveal_falls_due_is_not_named() -> None:
+    # seed 33458 (a soak with aimed hang-ups): the host claims p1 and hangs up on it, never
+    # takes it back, plays the hand out and times it out with its reveal due. The witnesses
+    # hold p1's sign of life from after the hand's end, but a seat kept away seals nothing: it
+    # leaves as a leaver, and nobody is named. (That it is removed at all is the open
+    # singled-out family, SPEC §8.)
+    plan = _from_plan(33458, ("false_timeout", 2), ("withhold", 48), ("claim_hang_up", 64))
+    assert len(plan) == 3
+    result = run(make(33458), plan)
+    assert result.fired and "I1" not in {v.invariant for v in result.verdicts}

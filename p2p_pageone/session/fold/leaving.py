@@ -278,7 +278,10 @@ def judge_timeout(s: PublicState, claim: Claim) -> None:
     if claim.reveal and reveal_due(s, seat):
         # confirmed: no witness holds its reveal, and one holds its word that it read the end
         # of the hand (its seed was due, and it knew)
-        if any(witness.knew_reveal_due(s, claim, raw) for raw in claim.heard.values()):
+        # a seat kept away (no connection the host took back) can seal nothing: it knew, but
+        # could not reveal, so it leaves as a leaver does
+        if seat not in s.away and any(witness.knew_reveal_due(s, claim, raw)
+                                      for raw in claim.heard.values()):
             own = s._own_disproof(claim)
             if own:
                 raise TableEnded(own, s.host_seat)
