@@ -15,7 +15,7 @@ from ..session.client import PING
 from ..session.logsync import entry_frame
 from ..session.peer import PeerSession
 from ..wire.codec import ProtocolError, frame, pack
-from .adversary import Action
+from .adversary import HOST_ENTRIES, Action
 from .world import HOST, HonestFault, SimTable
 
 
@@ -153,8 +153,7 @@ def honest_fault(table: SimTable, action: Action, now: float) -> bool:
 
 def do(table: SimTable, action: Action, now: float) -> bool:
     """Do a one-shot deed or start a fault; False if it could not be done now."""
-    if action.kind in ("false_timeout", "false_away", "false_expel", "wrong_moment", "fork",
-                       "claim_hang_up"):
+    if action.kind in (*HOST_ENTRIES, "claim_hang_up"):
         return _host_entry(table, action, now)
     if action.kind in ("catch", "takeover", "flood", "replay"):
         if action.actor in table.crashed:

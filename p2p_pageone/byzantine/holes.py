@@ -9,7 +9,8 @@ from typing import Any
 
 from ..crypto.statements import open_statement
 from ..session.fold import apply, leaving, presence, witness
-from ..session.fold.claims import Claim, lapse_witness_duties
+from ..session.fold.claims import Claim
+from ..session.fold.obligations import lapse_witness_duties
 from ..session.fold.state import PublicState
 from ..wire.codec import ProtocolError
 from ..wire.kinds import EntryKind

@@ -53,15 +53,3 @@ def awaited(claims: list[Claim], claim: Claim, seats: int) -> set[int]:
     free = claim.due - accused
     return (free if len(free) >= seats // 2 else claim.due) - set(claim.heard)
 
-
-def lapse_witness_duties(claims: list[Claim]) -> None:
-    """A ``timeout`` for a seat's witness, once no open claim waits for that witness (its round
-    closed without it: the seat stood aside, being claimed itself), says the seat owes a step
-    the table no longer waits for: what is left to judge is whether the seat is there, as for
-    a seat that owes nothing (its sign of life from after the claim disproves it)."""
-    for claim in claims:
-        if claim.owed is not Duty.WITNESS:
-            continue
-        if not any(claim.seat in other.due and claim.seat not in other.heard
-                   for other in claims if other is not claim):
-            claim.owed = None

@@ -18,11 +18,11 @@ from ...wire.codec import ProtocolError
 from ...wire.kinds import KIND_RULES, EntryKind
 from ..common import Event, MustRefuse, TableClosed, TableEnded
 from . import witness
-from .claims import Claim, awaited, lapse_witness_duties
+from .claims import Claim, awaited
 from .dealing import in_hand
 from .duties import Duty
 from .lost import HANDOVER, may_hand_over
-from .obligations import step_owed
+from .obligations import lapse_witness_duties, step_owed
 from .queries import deck_of, reveal_due
 from .rounds import game_over, heads_agree, start_hand
 from .state import Entries, PublicState, nothing

@@ -14,7 +14,10 @@ Every role asks this module, and only it, what the table waits for:
 - **the bounds**, in ``BOUNDS``, whose order is checked where they are made: a sign of life
   every second; an envelope unlogged for ``relay_after`` goes over the mesh; a witness waits
   ``witness_grace`` for what disproves a claim; the host times a step out after ``step``; a
-  joiner gives up on a host that has not after ``give_up``.
+  joiner gives up on a host that has not after ``give_up``; a seat that dropped is kept
+  ``return_window``;
+- **a claim's owed step lapses** when the table no longer waits for it: a witness owed for a
+  round that closed without it (``lapse_witness_duties``).
 
 The sequencer times a seat out from ``owed``, the joiner's clock judges the host from it, a
 claim's owed step (``Claim.owed``) and a peer's giving up what no longer fits come from it, and
@@ -27,7 +30,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...wire.kinds import KIND_RULES, EntryKind
-from .claims import awaited
+from .claims import Claim, awaited
 from .duties import BOUNDS, Bounds, Duty, Owed
 from .queries import hand_over, slots_owed_by
 from .state import PublicState
@@ -71,6 +74,19 @@ def step_owed(s: PublicState, seat: int) -> Duty | None:
     """The step (not a move) the table waits on ``seat`` for, if any."""
     return next((o.duty for o in owed(s) if o.seat == seat and o.duty.timed_by_step_clock),
                 None)
+
+
+def lapse_witness_duties(claims: list[Claim]) -> None:
+    """A ``timeout`` for a seat's witness, once no open claim waits for that witness (its round
+    closed without it: the seat stood aside, being claimed itself), says the seat owes a step
+    the table no longer waits for: what is left to judge is whether the seat is there, as for
+    a seat that owes nothing (its sign of life from after the claim disproves it)."""
+    for claim in claims:
+        if claim.owed is not Duty.WITNESS:
+            continue
+        if not any(claim.seat in other.due and claim.seat not in other.heard
+                   for other in claims if other is not claim):
+            claim.owed = None
 
 
 def joiner_timed(s: PublicState) -> list[Owed]:

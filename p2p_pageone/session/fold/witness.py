@@ -159,9 +159,11 @@ def _envelope_of(s: PublicState, raw: bytes, key: bytes, seq: int) -> Envelope |
         env = open_envelope(raw)
     except ProtocolError:
         return None
-    if env.sender != key or env.table != s.table_id or env.hand != s.hand or env.seq != seq:
-        return None
-    return env
+    return env if _seats_at(s, env, key, seq) else None
+
+
+def _seats_at(s: PublicState, env: Envelope, key: bytes, seq: int) -> bool:
+    return env.sender == key and env.table == s.table_id and env.hand == s.hand and env.seq == seq
 
 
 def unlogged_envelope(s: PublicState, raw: bytes, key: bytes) -> Envelope | None:
@@ -183,10 +185,11 @@ def note_discharge(s: PublicState, env: Envelope, seat: int) -> None:
     """``seat``'s entry, folded while a claim about it waits: it discharges the claim if it is
     the step the claim says the seat did not take (for a claim about a move: any entry of it)."""
     for claim in s.claims:
-        if claim.seat == seat and s.chain is not None:
+        if claim.seat != seat:
+            continue
+        if s.chain is not None:
             claim.later.append((len(s.log) - 1, s.chain.last_prev(env.sender)))
-        if (claim.seat == seat and claim.kind == "timeout" and claim.discharged < 0
-                and env.kind != EntryKind.BYE
+        if (claim.kind == "timeout" and claim.discharged < 0 and env.kind != EntryKind.BYE
                 and (claim.owed is None or env.kind == claim.owed.kind)):
             claim.discharged = len(s.log) - 1
 
@@ -210,7 +213,7 @@ def _step_since_the_claim(s: PublicState, claim: Claim, raw: bytes,
     before = [prev for index, prev in claim.later if index < at]
     if before and at < before[-1]:  # older than the head its last envelope then extended
         return None
-    return _envelope_of(s, raw, key, claim.seq_then + len(before))
+    return env if _seats_at(s, env, key, claim.seq_then + len(before)) else None
 
 
 def is_call(s: PublicState, raw: bytes, key: bytes) -> bool:
