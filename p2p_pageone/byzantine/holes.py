@@ -10,7 +10,6 @@ from typing import Any
 from ..crypto.statements import open_statement
 from ..session.fold import apply, leaving, presence, witness
 from ..session.fold.claims import Claim
-from ..session.fold.obligations import lapse_witness_duties
 from ..session.fold.state import PublicState
 from ..wire.codec import ProtocolError
 from ..wire.kinds import EntryKind
@@ -74,12 +73,6 @@ def _catch_on_hosts_word() -> list[Patch]:
         return None
 
     return everywhere(leaving.judge_catch, judge_nothing)
-
-
-@plant("witness-owed-forever", "a timeout for a seat's witness still needs that witness after "
-       "the round it was owed for closed without it (the seat stood aside)")
-def _witness_owed_forever() -> list[Patch]:
-    return everywhere(lapse_witness_duties, lambda claims: None)
 
 
 _ = presence  # the fold's modules are all loaded before a plant looks for names

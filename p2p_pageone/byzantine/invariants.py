@@ -216,7 +216,8 @@ def removed_honest(o: Outcome) -> list[Verdict]:
                      and o.sessions[p].hand_deal is not None and seat not in o.sessions[p].active
                      and not _said_bye(o.sessions[p], session)]
         ended = session.ended and not session.game_over and not o.notes[party].closed
-        left = bool(o.notes[party].left_host) and party not in o.retrying  # it gave up
+        left = (bool(o.notes[party].left_host) and party not in o.retrying  # it gave up,
+                and not session.game_over)  # unless it played on through the others
         if gone_from or left or ended:
             why = o.notes[party].left_host or session.ended or f"not active for {gone_from}"
             found.append(Verdict("I2", f"honest p{party} (seat {seat}) was removed: {why[:200]}"))

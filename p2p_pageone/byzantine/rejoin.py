@@ -59,6 +59,7 @@ class Links:
         self.lines: dict[int, Line] = {}
         self.takeovers: set[int] = set()
         self.next_conn = FIRST_NEW_CONN
+        self.now = 0.0
         for party in honest:
             if party > 0:
                 reattach = Reattach(table.session(party), HOST_ADDRESS)
@@ -88,6 +89,7 @@ class Links:
         return line is None or line.over
 
     def tick(self, now: float) -> None:
+        self.now = now
         for party, line in self.lines.items():
             if line.over or self.table.stopped(party, now) or self.table.gone(party):
                 continue
@@ -169,7 +171,9 @@ class Links:
         if party < 0:
             return -1
         session = self.table.session(party)
-        return -1 if self.table.gone(party) or session.ended or session.game_over else party
+        over = session.ended or (session.game_over and (
+            party == 0 or self.table.client(party).finished(self.now)))
+        return -1 if self.table.gone(party) or over else party
 
     def _open(self, party: int, expect: bytes, now: float) -> int:
         conn, self.next_conn = self.next_conn, self.next_conn + 1

@@ -18,6 +18,7 @@ from .attachment import lost_frame
 from .common import BUSY, Event, Refusal
 from .fold.obligations import BOUNDS, joiner_timed, open_claims, progressed, stalemate
 from .links import answer_challenge
+from .logsync import serving
 from .peer import PeerSession
 from .rtt import PING as PING  # the plain ping, for those that send one by hand
 from .rtt import RoundTrip, ping, pong
@@ -184,7 +185,11 @@ class Client:
         """The table is over for this joiner: ended, or the game over and the host has our
         acknowledgement (or it hung up, or did not confirm within ``DONE_WAIT``)."""
         s = self.session
-        if s.ended or self.gone:
+        if s.ended:
+            return True
+        if s.game_over and now - self.done_at <= DONE_WAIT and serving(s, now):
+            return False  # a seat behind takes the end from us (one the host does not serve)
+        if self.gone:
             return True
         if not s.game_over:
             return False

@@ -11,6 +11,7 @@ from ..engine.settings import QdanSettings
 from ..engine.view import SeatView
 from ..wire.kinds import EntryKind
 from .common import Event, coin_commitment
+from .fold.obligations import Duty, step_owed
 from .fold.queries import slots_owed_by
 from .moves import move_data
 from .player import PlayerState
@@ -39,10 +40,19 @@ def next_intent(s: PlayerState, now: float) -> Intent | None:
         # (once per entry of the log while the round lasts: the host refuses it meanwhile)
         ours = (any(claim.seat == s.me and claim.owed for claim in s.claims)
                 and s.outbox.round_refused_at != len(s.log))
-        return witness_intent(s, now) or (_hand_intent(s, now) if ours else None)
-    if s.me in s.away and not s.is_host:  # kept away, yet here: we are back
-        return EntryKind.BACK, {"endpoint": s.attachment.endpoint}
-    return _hand_intent(s, now)
+        return witness_intent(s, now) or (_own_step(s, now) if ours else None)
+    return _own_step(s, now)
+
+
+def _own_step(s: PlayerState, now: float) -> Intent | None:
+    """Our next step of the hand; kept away, yet here: a step the table waits on us for goes
+    first (the log takes it from a seat kept away), else our ``back`` (before any move)."""
+    if s.me not in s.away or s.is_host:
+        return _hand_intent(s, now)
+    claimed = [claim.owed for claim in s.claims if claim.seat == s.me and claim.owed]
+    if claimed[0] is not Duty.RETURN if claimed else step_owed(s, s.me) is not None:
+        return _hand_intent(s, now)
+    return EntryKind.BACK, {"endpoint": s.attachment.endpoint}
 
 
 def _table_intent(s: PlayerState) -> Intent:

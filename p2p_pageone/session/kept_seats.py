@@ -168,9 +168,24 @@ class SeatKeeper(SequencerCore):
         claimed = {claim.seat for claim in host.claims}
         for seat in host.active:
             key = host.keys[seat]
-            if (key != host.identity.public and key not in linked and seat not in claimed
-                    and seat not in host.away and seat not in self.away_since):
+            if key in linked or seat in host.away:
+                self.through_others.pop(seat, None)
+            elif (key != host.identity.public and seat not in claimed
+                    and seat not in self.away_since and not self._plays_through_others(seat, now)):
                 self._keep_seat(seat, "has no connection to the host", now)
+
+    def _plays_through_others(self, seat: int, now: float) -> bool:
+        """A seat whose ``back`` the others handed us plays through them: kept unlinked while
+        the table waits on nothing of it, or for ``reconnect_window`` since (then kept away,
+        and its window times it: a seat that went for good is timed out; one that is there
+        says ``back`` again, through the others)."""
+        since = self.through_others.get(seat)
+        if since is None:
+            return False
+        if not any(o.seat == seat for o in self.host.owed()):
+            self.through_others[seat] = now
+            return True
+        return now - since <= self.reconnect_window
 
     def _none_came_back(self, now: float) -> bool:
         """Two or more remote players away and none back: as when none is heard, this machine's

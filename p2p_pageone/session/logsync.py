@@ -5,7 +5,8 @@ Every listening seat reads the others' signs of life (their log length and head)
 length stays behind ours for ``SYNC_AFTER`` s gets our entries from there, as ``entry`` frames
 on the mesh, a few at a time. A seat takes such entries only as far as the host has receipted
 them: up to the head that a later entry of the host's own (in the same run) names as its
-``prev``. The host signed that order, so no peer can show it an order the host did not choose;
+``prev``, that entry included when its ``prev`` is the head right before it. The host signed
+that order, so no peer can show it an order the host did not choose;
 an order the host signed two ways is the host's fork. The host's own stream, when it comes, is
 the same entries again: they are skipped.
 
@@ -59,6 +60,14 @@ def serve_laggards(s: PlayerState, now: float) -> None:
                                 for i in range(index, min(length, index + BATCH))]
 
 
+def serving(s: PlayerState, now: float) -> bool:
+    """A listening seat that still talks to us lags our log: we serve it (``serve_laggards``)."""
+    heard = s.mesh.heard_from
+    return any(now - heard.get(key, -1e9) < SYNC_AFTER + BOUNDS.relay_after
+               and index < len(s.log) for key, (index, _) in s.mesh.alive.items()
+               if key != s.host_key and s.seat_of(key) in s.active)
+
+
 def from_host(s: PlayerState, index: int, raw: bytes, now: float) -> bool:
     """The host's entry ``raw`` at ``index`` of its log: True if it is our log's next entry (to
     fold now). One we hold already is dropped (a different one is the host's fork: ``TableEnded``
@@ -77,7 +86,7 @@ def from_host(s: PlayerState, index: int, raw: bytes, now: float) -> bool:
             return False
         if index >= at.known:  # it skipped the rest of what we hold: its new entries follow
             at.checked, checking, expected = at.known, False, len(s.log)
-    if index < len(s.log) and not checking:
+    if index < len(s.log) and (not checking or index < expected):  # sent twice
         if raw != s.log[index]:
             raise TableEnded(f"sent entry {index} of its log twice, two different ways (a "
                              "fork)", s.seat_of(s.host_key))
@@ -122,7 +131,9 @@ def receipted(s: PlayerState, now: float) -> list[bytes]:
         except ProtocolError:
             break
         if env.sender == s.host_key and env.prev in heads[: position + 1]:
-            upto = max(upto, heads.index(env.prev))
+            # it receipts what comes before its prev; in its place, it is its own receipt
+            upto = max(upto, position + 1 if env.prev == heads[position]
+                       else heads.index(env.prev))
     return run[:max(upto, _attested(s, heads, now))]
 
 

@@ -21,7 +21,7 @@ from ..engine.game import Game
 from ..engine.moves import IllegalMove, Move
 from ..engine.settings import QdanSettings
 from ..wire.kinds import KIND_RULES, EntryKind
-from . import intents, logsync, pipeline, witnessing
+from . import intents, logsync, pipeline, through_others, witnessing
 from .admission import admissible
 from .attachment import SEAT_GIVEN_UP, AttachedPlayer
 from .common import DID_NOT_OPEN, PROTOCOL_VERSION, Event, Refusal, TableEnded
@@ -338,6 +338,7 @@ class PeerSession(AttachedPlayer):
         witnessing.send_alive(self, now)
         witnessing.hand_over(self, now)
         logsync.serve_laggards(self, now)
+        through_others.play_through_others(self, now)
         self.flush(now)
 
     # --- outputs ------------------------------------------------------------------------------

@@ -127,6 +127,7 @@ class MeshMemory:
     read_at: dict[int, float] = field(default_factory=dict)  # claim position -> when we read it
     first_call: dict[int, bytes] = field(default_factory=dict)  # catch position -> call held
     shared: bytes = b""  # our envelope the host has not logged, sent to the others too
+    told_at: float = -1e9  # when we last sent it to them, cut off from the host
     stuck_since: tuple[bytes, float] = (b"", 0.0)  # our envelope out, and since when
     relayed: dict[bytes, float] = field(default_factory=dict)  # others' envelopes we handed
     # the host, and when

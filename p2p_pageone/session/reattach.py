@@ -205,7 +205,7 @@ def still_heard(session: PeerSession, now: float) -> bool:
     """Our seat is in the running game, and the listening seats that talked to us within the
     give-up time, with us, could still make a majority: a drop's retry window does not end
     then. Our seat is still at the table (they serve us its log and hand our word to the
-    host), our signs of life disprove the host's claim about us, and only the table (a
+    host), our ``back`` through them disproves the host's claim about us, and only the table (a
     majority that left the host too) may decide it is over (SPEC §7, "Reconnect"). Fewer than
     a majority can neither take the table over nor keep it going: their talk keeps nothing
     open."""

@@ -50,6 +50,8 @@ class SequencerCore:
         self.reconnect_window = reconnect_window  # 0: a dropped seat is timed out at once
         self.away_since: dict[int, tuple[float, str]] = {}  # seats kept for their return:
         # since when, and why
+        self.through_others: dict[int, float] = {}  # seats back by a ``back`` the others
+        # handed us (no connection of their own here), and since when
         # The lobby: with ``min_players`` (0: wait for every seat) the game starts with at least
         # that many once nobody has sat down or left for ``start_after`` seconds.
         self.min_players, self.start_after = min_players, start_after
@@ -155,7 +157,7 @@ class SequencerCore:
             return False
         chain = self.host.chain
         if (chain is None or self.host.seat_of(env.sender) < 0 or self.gather_until >= 0
-                or KIND_RULES[env.kind].opens_connection  # said on a connection of its own
+                or not KIND_RULES[env.kind].relayed  # a hello: said on a connection of its own
                 or chain.next_seq(env.sender) != env.seq
                 or any(held.raw == raw for _, held in self.held)
                 or any(early.raw == raw for _, early, _ in self.early)):
@@ -163,6 +165,8 @@ class SequencerCore:
         if self._admit(env) is not None or self._must_wait(env, now):
             return False
         self._append(env, now)
+        if env.kind == EntryKind.BACK:  # it plays through the others: kept unlinked a while
+            self.through_others[self.host.seat_of(env.sender)] = now
         return True
 
     def _lacks_keys(self, env: Envelope) -> bool:

@@ -18,7 +18,7 @@ from ..wire.kinds import KIND_RULES, EntryKind
 from .common import Event
 from .fold.apply import entry_refusal
 from .fold.claims import Claim
-from .fold.obligations import BOUNDS, discharges, owed
+from .fold.obligations import BOUNDS, Owed, discharges, owed
 from .fold.witness import HELD_FOR, deck_refuses, disproof, is_call, listening
 from .player import MeshMemory, PlayerState
 
@@ -196,7 +196,7 @@ def hand_over(s: PlayerState, now: float) -> None:
             if now - max(at, mesh.relayed.get(env.raw, -1e9)) < RELAY_AFTER:
                 continue
             if (env.hand == s.hand and env.seq == s.chain.next_seq(key)
-                    and not KIND_RULES[env.kind].opens_connection):
+                    and KIND_RULES[env.kind].relayed):
                 mesh.relayed[env.raw] = now
                 s.outbox.relay_out.append(env.raw)
     if len(mesh.relayed) > 4 * KEPT:  # forget what is no longer kept
@@ -233,16 +233,30 @@ def _give_up_for_what_we_owe(s: PlayerState, now: float) -> None:
     such an envelope at once, and its refusal has not come for ``RELAY_AFTER`` s. A host that
     withholds refusals would keep our step from ever being sealed, and have us timed out for
     it: what is out is given up (taken as refused), so our step can go. What the log could
-    still take (another seat may yet hand it to the host) is kept."""
-    pipe, ours = s.outbox.pipe, [o for o in owed(s) if o.seat == s.me]
-    if not pipe or not ours or s.game is None or s.attachment.dropped:
+    still take (another seat may yet hand it to the host) is kept, unless a claim about us
+    waits for a step it is not: the witnesses weigh that step alone."""
+    if s.game is None or s.attachment.dropped or not s.outbox.pipe:
         return
-    if any(discharges(o, sent.kind, sent.data) for o in ours for sent in pipe):
-        return
-    if any(entry_refusal(s, open_envelope(sent.raw, own=True)) is None for sent in pipe):
-        return
-    s.outbox.pipe = []
-    s.flush(now)
+    if blocks_what_we_owe(s, claimed_only=False):
+        s.outbox.pipe = []
+        s.flush(now)
+
+
+def blocks_what_we_owe(s: PlayerState, claimed_only: bool = True) -> bool:
+    """What we have out takes no step the table waits on us for, and (a claim about us waits
+    for its step; or, unless ``claimed_only``, the log can no longer take it either) it must
+    make way for that step."""
+    pipe = s.outbox.pipe
+    claimed = [Owed(s.me, claim.owed) for claim in s.claims
+               if claim.seat == s.me and claim.owed and claim.discharged < 0]
+    ours = [o for o in owed(s) if o.seat == s.me] + claimed
+    if not pipe or not ours or any(discharges(o, sent.kind, sent.data)
+                                   for o in ours for sent in pipe):
+        return False
+    if claimed:
+        return True
+    return not claimed_only and all(
+        entry_refusal(s, open_envelope(sent.raw, own=True)) is not None for sent in pipe)
 
 
 def _give_up_chat(s: PlayerState, now: float) -> None:

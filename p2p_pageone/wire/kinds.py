@@ -89,6 +89,8 @@ class KindRules:
     while_away: bool = False  # a seat the host says is away may send it
     during_round: bool = False  # the log takes it while a witness round is open
     opens_connection: bool = False  # said on a connection of its author's own, first
+    relayed: bool = True  # another seat may hand it to the host (a hello may not: it seats a
+    # newcomer on a connection of its own; a back may: its author reaches the others only)
     chat: bool = False  # a line of chat: no step of a clock; given up if the host holds it
     deck_step: bool = False  # a pass or keys: its content is the deck's to check
     deck_evidence: bool = False  # a refusal of its content expels its author, with it as evidence
@@ -106,7 +108,7 @@ KIND_RULES: dict[EntryKind, KindRules] = {
     # the lobby
     EntryKind.HELLO: KindRules({"name": text(32), "proto": integer(0, 2**16),
                                 "client": text(64), "endpoint": text(64)},
-                               signer=Signer.NEWCOMER, opens_connection=True),
+                               signer=Signer.NEWCOMER, opens_connection=True, relayed=False),
     EntryKind.TABLE: KindRules({"name": text(48), "rules": text(16), "options": option_map,
                                 "seats": integer(2, MAX_SEATS)},
                                signer=Signer.HOST, makes_host=True),

@@ -24,6 +24,8 @@ class Duty(enum.Enum):
     SEED_REVEAL = (EntryKind.SEED_REVEAL, "its hand seed reveal")
     HEAD = (EntryKind.HEAD, "its signed log head")
     WITNESS = (EntryKind.WITNESS, "its witness of the host's claim")
+    RETURN = (EntryKind.BACK, "its return")  # a seat kept away that owes no step: only its
+    # ``back`` shows it is there (its signs of life do not: it may talk and never come back)
 
     @property
     def kind(self) -> EntryKind:

@@ -76,7 +76,8 @@ def on_timeout(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     silent = env.data["seat"]
     if witness.timeout_claim(s, env):  # another listening seat: the others witness it
         reveal = reveal_due(s, silent)
-        owed = Duty.SEED_REVEAL if reveal else step_owed(s, silent)
+        owed = Duty.SEED_REVEAL if reveal else step_owed(s, silent) or (
+            Duty.RETURN if silent in s.away else None)
         claim = witness.open_claim(s, env, silent, reveal, owed=owed)
         s._claimed(claim, now)
         close_round(s)

@@ -6,7 +6,7 @@ Every role asks this module, and only it, what the table waits for:
 - **what discharges it**: that seat's envelope of the duty's kind (``discharges``);
 - **what disproves a claim about it**: for a step (anything but a move), only that step, sealed
   at the seat's next place (``fold/witness.disproof``); for a move, a sign of life from after
-  the claim;
+  the claim; for a seat kept away that owes no step (``Duty.RETURN``), only its ``back``;
 - **what counts as progress** on every clock (``moves_on``): an entry that is neither a chat in
   the game, nor a witness or claim while a round stays open, nor a claim the witnesses
   disproved, nor a new claim about a seat they disproved;
