@@ -165,6 +165,18 @@ SOAKED = {
     # the new connection repeated it and the seat hung up itself, again and again
     "an-entry-twice-in-a-resent-log": (33584, (("duplicate", 16), ("claim_hang_up", 24),
                                                ("hold_in", 24))),
+    # (seeds 40000-42571, after the way back through the others) a move the host refused in a
+    # round kept the seat a claim said was away from sealing its back until the log moved
+    "a-refused-move-kept-the-back-out": (41491, ()),
+    # a witness of a claim the log had discharged (the seat's back was in) waited its grace, so
+    # a claim about that witness, timed from the same moment, stood
+    "a-discharged-claim-answered-at-once": (42219, ()),
+    # a seat back through the others was kept away again by the host: two seats the host
+    # withheld its stream from learned of each return only with the next away, for good
+    "kept-away-again-for-good": (40048, (("false_away", 2), ("link_stall", 4), ("reorder", 12),
+                                         ("ignore", 24), ("claim_hang_up", 24), ("hold_in", 24),
+                                         ("false_timeout", 32), ("withhold", 32),
+                                         ("false_away", 32), ("ignore", 96), ("withhold", 96))),
 }
 
 

@@ -9,7 +9,7 @@ from ..engine.game import Game
 from ..engine.moves import Move, Play
 from ..engine.settings import QdanSettings
 from ..engine.view import SeatView
-from ..wire.kinds import EntryKind
+from ..wire.kinds import KIND_RULES, EntryKind
 from .common import Event, coin_commitment
 from .fold.obligations import Duty, step_owed
 from .fold.queries import slots_owed_by
@@ -38,10 +38,19 @@ def next_intent(s: PlayerState, now: float) -> Intent | None:
     if s.claims:  # the host made a claim: the table takes nothing but witnesses meanwhile,
         # but a step the host says we did not take we take now, for the witnesses to hold
         # (once per entry of the log while the round lasts: the host refuses it meanwhile)
-        ours = (any(claim.seat == s.me and claim.owed for claim in s.claims)
-                and s.outbox.round_refused_at != len(s.log))
-        return witness_intent(s, now) or (_own_step(s, now) if ours else None)
+        ours = any(claim.seat == s.me and claim.owed for claim in s.claims)
+        return witness_intent(s, now) or (_step_in_round(s, now) if ours else None)
     return _own_step(s, now)
+
+
+def _step_in_round(s: PlayerState, now: float) -> Intent | None:
+    """Our step a claim about us waits for; one the round keeps out of the log (refused at
+    this length of the log) goes again once the log moves, a ``back`` at once."""
+    intent = _own_step(s, now)
+    if (intent is not None and not KIND_RULES[intent[0]].during_round
+            and s.outbox.round_refused_at == len(s.log)):
+        return None
+    return intent
 
 
 def _own_step(s: PlayerState, now: float) -> Intent | None:

@@ -175,17 +175,21 @@ class SeatKeeper(SequencerCore):
                 self._keep_seat(seat, "has no connection to the host", now)
 
     def _plays_through_others(self, seat: int, now: float) -> bool:
-        """A seat whose ``back`` the others handed us plays through them: kept unlinked while
-        the table waits on nothing of it, or for ``reconnect_window`` since (then kept away,
-        and its window times it: a seat that went for good is timed out; one that is there
-        says ``back`` again, through the others)."""
+        """A seat whose ``back`` the others handed us plays through them: kept unlinked (True).
+        Once the table has waited on it for ``reconnect_window``, it is timed out (a claim, as
+        for any seat: one that went for good leaves; one that is there disproves it, and its
+        window starts again). It is not kept away again: what the others serve it of the log
+        would then tell it it is away each time it learns it is back."""
         since = self.through_others.get(seat)
         if since is None:
             return False
-        if not any(o.seat == seat for o in self.host.owed()):
+        waits = [o for o in self.host.owed() if o.seat == seat]
+        if not waits or now - since > self.reconnect_window:
             self.through_others[seat] = now
-            return True
-        return now - since <= self.reconnect_window
+        if waits and now - since > self.reconnect_window:
+            self._timeout(seat, f"{waits[0].text}, taken through the others, within "
+                          f"{self.reconnect_window} s", now)
+        return True
 
     def _none_came_back(self, now: float) -> bool:
         """Two or more remote players away and none back: as when none is heard, this machine's

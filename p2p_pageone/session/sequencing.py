@@ -166,7 +166,9 @@ class SequencerCore:
             return False
         self._append(env, now)
         if env.kind == EntryKind.BACK:  # it plays through the others: kept unlinked a while
-            self.through_others[self.host.seat_of(env.sender)] = now
+            seat = self.host.seat_of(env.sender)
+            self.through_others[seat] = now
+            self.away_since.pop(seat, None)  # its return is in: no away is owed any more
         return True
 
     def _lacks_keys(self, env: Envelope) -> bool:

@@ -134,7 +134,8 @@ def witness_intent(s: PlayerState, now: float) -> tuple[EntryKind, dict[str, Any
             heard = mesh.first_call.get(claim.position, b"")
         else:
             heard = _disproving(s, claim, mesh)
-            if not heard and now - mesh.read_at.get(claim.position, now) < GRACE:
+            if (not heard and claim.discharged < 0  # the log shows its step: at once
+                    and now - mesh.read_at.get(claim.position, now) < GRACE):
                 return None
             if not heard and claim.reveal:  # its newest sign of life: did it know?
                 heard = mesh.alive.get(s.keys[claim.seat], (0, b""))[1]
