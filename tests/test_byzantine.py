@@ -173,6 +173,9 @@ SOAKED = {
     "a-discharged-claim-answered-at-once": (42219, ()),
     # a seat back through the others was kept away again by the host: two seats the host
     # withheld its stream from learned of each return only with the next away, for good
+    # a host that withholds its stream from two seats of four: what the mesh served each was
+    # receipted only by the other's sign of life, so both waited for good (I4)
+    "two-seats-lag": (41824, ()),
     "kept-away-again-for-good": (40048, (("false_away", 2), ("link_stall", 4), ("reorder", 12),
                                          ("ignore", 24), ("claim_hang_up", 24), ("hold_in", 24),
                                          ("false_timeout", 32), ("withhold", 32),

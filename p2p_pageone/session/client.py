@@ -230,6 +230,11 @@ class Client:
                            "though we hold it signed and handed it over: the host is not "
                            "serving the table", now)
             return
+        if s.mesh.longest > len(s.log):  # the others' logs are longer, and what they serve us
+            self._unserved(f"has not let us have for {waited:.0f} s entries the other seats "
+                           "hold (the host has not sent them, nor receipted them): the host is "
+                           "not serving this seat", now)  # is not receipted: two seats lag
+            return
         if s.in_flight:  # ours, a move included: neither in the log nor refused, timed from
             flown = now - max(self.progress, self.flight[1])  # when we sent it
             if flown > self.step_limit:
