@@ -10,7 +10,18 @@ horizon comes first); in classic, at the deal's end (a guess from the hands' poi
 the horizon comes first), its total against the best other total. Every candidate meets the same
 deals and the same luck, so the sums differ by what the moves change. The budget is a number of
 playouts per decision (deterministic for a seed); an optional time cap, read from a clock passed
-in, may stop it sooner. Out of turn, for calls and catches, it acts as ``normal`` does.
+in, may stop it sooner. The candidates race (``Race``): every few worlds, one whose mean
+trails the leader's by 2.5 standard errors of their paired differences meets no more worlds,
+so the budget goes to the close choices (in classic, 6 candidates a choice on average, a search
+at 120 playouts agreed with one at 2,400 on 66% of its choices). Out of turn, for calls and
+catches, it acts as ``normal`` does.
+
+Racing (issue 29, bots29): classic at 360-400 playouts, raced, against the old 120 unraced:
+seed 611 (150 games, tuning) 0.327 against 0.300; seed 612 (200 games) 0.445 [0.378, 0.514]
+against 0.340 [0.278, 0.408], at 20-23 ms per decision; CLASSIC_7301. Qdan, raced, measured
+no better: seed 611 (200 games) 0.275 at 400 playouts and 0.270 at 700, against 0.255 unraced
+at 400; seed 7301 (400 games, not tuned on) 0.305 [0.262, 0.352] at 700 playouts (24.6 ms)
+against 0.3225 [0.279, 0.370] unraced at 400 (16.0 ms). Qdan keeps 400 (raced: fewer ms).
 
 Measured (README, scripts/bench_expert.py): against three ``normal``, seats rotated, ``--cap
 0.2``. Qdan, 400 playouts (the default), 400 games on seed 5001 (not tuned on): 0.298 [0.255,
@@ -92,9 +103,10 @@ class Race:
         return keep
 
 
-# Playouts per decision by default: what about 25 ms per decision on average buys on a loaded
-# 2-core machine (README: more helped in qdan, 400 against 120; see the module docstring).
-PLAYOUTS = {"qdan": 400, "classic": 120}
+# Playouts per decision by default (raced): what stays under 25 ms per decision on average on a
+# loaded 2-core machine (README: in qdan 400 beat 120 and 700 measured no better; in classic 360
+# raced beat 120 unraced; see the module docstring).
+PLAYOUTS = {"qdan": 400, "classic": 360}
 
 
 class ExpertBot(SharpBot):
