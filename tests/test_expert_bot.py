@@ -8,6 +8,7 @@ import random
 import pytest
 
 from p2p_pageone.bots import Budget, EasyBot, ExpertBot, NormalBot, make_bot
+from p2p_pageone.bots.expert import Race
 from p2p_pageone.bots.infer_classic import classic_guesses
 from p2p_pageone.engine import Catch, Game, SeatView, make_settings
 from p2p_pageone.sim.referee import play_game, resolve_chance
@@ -143,6 +144,34 @@ def test_the_time_cap_holds_on_the_clock_passed_in() -> None:
             assert expert.playouts_used < 100
             return
     raise AssertionError("no searched decision found")
+
+
+def test_the_race_drops_only_a_candidate_clearly_behind_on_the_same_worlds() -> None:
+    """Paired rows: one candidate loses every world the leader wins, one is level with it on
+    all but one world, one wins fewer but on different worlds (too noisy to drop yet)."""
+    race = Race(first=8, every=4, z=2.5)
+    lead = [1.0, 0.0] * 8
+    behind = [0.0] * 16
+    level = [1.0, 0.0] * 7 + [0.0, 0.0]
+    noisy = [0.0, 1.0] * 6 + [0.0] * 4
+    rows = [lead, behind, level, noisy]
+    assert race.survivors([0, 1, 2, 3], rows, [0.0] * 4) == [0, 2, 3]
+    assert race.survivors([0, 1], rows, [0.0, 0.6]) == [0, 1]  # a head start counts
+
+
+def test_the_race_spends_fewer_playouts_and_never_more() -> None:
+    spent = {0: 0, 4: 0}
+    for seed in range(8):
+        game, _ = _midgame("classic", seed, 10)
+        if game.chance is not None or game.results:
+            continue
+        view = SeatView(game, game.deal.turn)
+        for every in spent:
+            expert = ExpertBot(Budget(playouts=240, horizon=40), race=Race(every=every))
+            expert.choose(view, random.Random(seed))
+            assert expert.playouts_used <= 240
+            spent[every] += expert.playouts_used
+    assert 0 < spent[4] < spent[0]
 
 
 @pytest.mark.parametrize(("family", "players"), [("classic", 3), ("qdan", 4), ("qdan", 2)])
