@@ -176,6 +176,11 @@ SOAKED = {
     # a host that withholds its stream from two seats of four: what the mesh served each was
     # receipted only by the other's sign of life, so both waited for good (I4)
     "two-seats-lag": (41824, ()),
+    # (seeds 50000-56644) an away the host had queued went into the log after the seat's back
+    # through the others had cleared it: nothing timed that seat, and the others left the host
+    # and came back to it for good (I4)
+    "an-away-nothing-timed": (51223, (("withhold", 0), ("stop", 0), ("fork", 2), ("withhold", 4),
+                                      ("claim_hang_up", 48), ("hold_in", 48))),
     "kept-away-again-for-good": (40048, (("false_away", 2), ("link_stall", 4), ("reorder", 12),
                                          ("ignore", 24), ("claim_hang_up", 24), ("hold_in", 24),
                                          ("false_timeout", 32), ("withhold", 32),

@@ -141,6 +141,8 @@ class SeatKeeper(SequencerCore):
         host = self.host
         if self._settle_stall(now):
             return
+        for seat in host.away:  # every seat the log keeps away is timed (its away may have
+            self.away_since.setdefault(seat, (now, "kept for its return"))  # gone in late)
         for seat, (since, _) in list(self.away_since.items()):
             if seat not in host.active or any(link.key == host.keys[seat]
                                               for link in self.links.values()):
