@@ -35,7 +35,7 @@ def play_through_others(s: PlayerState, now: float) -> None:
     """Cut off: our envelope out goes to the others (again every ``TELL_AGAIN`` s); with none
     out that the log may still take, our next one is sealed for them."""
     chain = s.chain
-    if chain is None or s.game is None or s.me not in s.active:
+    if chain is None or s.game is None or s.is_host or s.me not in s.active:
         return
     mesh, pipe = s.mesh, s.outbox.pipe
     seq = chain.next_seq(s.identity.public)
