@@ -59,7 +59,6 @@ class Links:
         self.lines: dict[int, Line] = {}
         self.takeovers: set[int] = set()
         self.next_conn = FIRST_NEW_CONN
-        self.now = 0.0
         for party in honest:
             if party > 0:
                 reattach = Reattach(table.session(party), HOST_ADDRESS)
@@ -89,7 +88,6 @@ class Links:
         return line is None or line.over
 
     def tick(self, now: float) -> None:
-        self.now = now
         for party, line in self.lines.items():
             if line.over or self.table.stopped(party, now) or self.table.gone(party):
                 continue
@@ -142,8 +140,8 @@ class Links:
             return
         line.step = step
         if step.tell:
-            reattach.told_lost(step, self._tell(party, step))
-        owner = self._listening(step)
+            reattach.told_lost(step, self._tell(party, step, now))
+        owner = self._listening(step, now)
         if owner < 0:
             outcome = could_not_connect(session, step.target, True, "Connection refused")
         elif step.to_host:
@@ -154,17 +152,17 @@ class Links:
             outcome = ""
         self._after(line, reattach.attempted(step, outcome, now), now)
 
-    def _tell(self, party: int, step: Attempt) -> str:
+    def _tell(self, party: int, step: Attempt, now: float) -> str:
         """Our lost statement to the successor listening at ``step.target``: "taken", "" (it
         said why not), or "refused" (nothing listens there)."""
-        owner = self._listening(step)
+        owner = self._listening(step, now)
         if owner < 0:
             return "refused"
         key = self.table.session(party).identity.public
         reason = take_lost_statement(self.table.session(owner), key, step.tell)
         return "" if reason else "taken"
 
-    def _listening(self, step: Attempt) -> int:
+    def _listening(self, step: Attempt, now: float) -> int:
         """The party whose pageone listens at ``step.target``, or -1: nobody, or one no longer
         running (gone, or its table over for it: ``pageone`` exits then)."""
         party = 0 if step.to_host else self.table.at_endpoint(step.target)
@@ -172,7 +170,7 @@ class Links:
             return -1
         session = self.table.session(party)
         over = session.ended or (session.game_over and (
-            party == 0 or self.table.client(party).finished(self.now)))
+            party == 0 or self.table.client(party).finished(now)))
         return -1 if self.table.gone(party) or over else party
 
     def _open(self, party: int, expect: bytes, now: float) -> int:

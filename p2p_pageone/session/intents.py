@@ -58,10 +58,18 @@ def _own_step(s: PlayerState, now: float) -> Intent | None:
     first (the log takes it from a seat kept away), else our ``back`` (before any move)."""
     if s.me not in s.away or s.is_host:
         return _hand_intent(s, now)
-    claimed = [claim.owed for claim in s.claims if claim.seat == s.me and claim.owed]
-    if claimed[0] is not Duty.RETURN if claimed else step_owed(s, s.me) is not None:
+    if _owes_a_step(s):
         return _hand_intent(s, now)
     return EntryKind.BACK, {"endpoint": s.attachment.endpoint}
+
+
+def _owes_a_step(s: PlayerState) -> bool:
+    """Kept away: does the table wait on a step of ours (else on our return)? A claim about us
+    says which; with none, what the table waits for."""
+    claimed = [claim.owed for claim in s.claims if claim.seat == s.me and claim.owed]
+    if claimed:
+        return claimed[0] is not Duty.RETURN
+    return step_owed(s, s.me) is not None
 
 
 def _table_intent(s: PlayerState) -> Intent:

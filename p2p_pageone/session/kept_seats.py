@@ -186,9 +186,10 @@ class SeatKeeper(SequencerCore):
         if since is None:
             return False
         waits = [o for o in self.host.owed() if o.seat == seat]
-        if not waits or now - since > self.reconnect_window:
-            self.through_others[seat] = now
-        if waits and now - since > self.reconnect_window:
+        if waits and now - since <= self.reconnect_window:
+            return True
+        self.through_others[seat] = now  # its window starts (again)
+        if waits:
             self._timeout(seat, f"{waits[0].text}, taken through the others, within "
                           f"{self.reconnect_window} s", now)
         return True

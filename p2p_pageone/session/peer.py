@@ -2,11 +2,10 @@
 
 A ``PeerSession`` is the public fold of the log (``fold.table.TableState``) plus what only this
 peer has (``player.PlayerState``): its identity, its hand seeds and the cards they open, the
-moves it wants to make, and its outbox; its attachment to a host is ``attachment``. Each peer
-feeds the log the sequencer (host) orders, entry by entry, to ``on_log``.
-``intents.next_intent`` is what this peer must say next: protocol steps are automatic, moves
-come from the player, or from the CPU with ``autoplay``. One envelope is in flight at a time,
-with at most two moves behind it (``pipeline``), each sealed on the latest head.
+moves it wants to make, and its outbox; its attachment to a host is ``attachment``. It folds
+the log the sequencer orders (``on_log``); ``intents.next_intent`` is what it says next (steps
+are automatic; moves come from the player, or the CPU with ``autoplay``). One envelope is in
+flight at a time, with at most two moves behind it (``pipeline``), each on the latest head.
 """
 
 from __future__ import annotations
@@ -338,6 +337,7 @@ class PeerSession(AttachedPlayer):
         witnessing.send_alive(self, now)
         witnessing.hand_over(self, now)
         logsync.serve_laggards(self, now)
+        pipeline.drop_taken(self)
         through_others.play_through_others(self, now)
         self.flush(now)
 

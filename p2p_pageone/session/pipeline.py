@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..crypto.envelope import open_envelope, seal
+from ..crypto.envelope import seal
 from ..engine.deal import NOBODY
 from ..engine.game import Game
 from ..engine.moves import IllegalMove
@@ -53,14 +53,23 @@ def fill(s: PlayerState, now: float) -> None:
         to_mesh(s, raw, kind, data)
 
 
+def drop_taken(s: PlayerState) -> None:
+    """Our envelope out whose sequence number another of ours took (a ``back`` sealed on a
+    welcome, a step given up for a claim) can never be logged: a host that reads nothing from
+    us never refuses it, so it is dropped here, with whatever is behind it."""
+    chain, pipe = s.chain, s.outbox.pipe
+    if (chain is not None and pipe and not s.is_host and s.game is not None
+            and s.me in s.active and pipe[0].number < chain.next_seq(s.identity.public)):
+        pipe.clear()
+
+
 def stale_refusal(s: PlayerState, seq: int) -> bool:
     """A refusal of an envelope of ours that is no longer out: one logged since (its duplicate
     was refused), or one given up and sealed again. Taking it for the envelope out now would
     drop that one and seal it again: a duplicate, whose own refusal would drop the next."""
     if seq < 0 or not s.outbox.pipe:
         return False
-    return all((sent.seq if sent.seq >= 0 else open_envelope(sent.raw, own=True).seq) != seq
-               for sent in s.outbox.pipe)
+    return all(sent.number != seq for sent in s.outbox.pipe)
 
 
 def refused_behind(s: PlayerState, reason: str, code: Refusal, seq: int, now: float) -> bool:

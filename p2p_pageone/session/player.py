@@ -14,7 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..bots import Bot
 from ..crypto.deck import Pass
-from ..crypto.envelope import Envelope
+from ..crypto.envelope import Envelope, open_envelope
 from ..crypto.identity import Identity
 from ..engine.moves import Move
 from ..engine.settings import Settings
@@ -59,6 +59,11 @@ class Sent:
     seq: int = -1
     doomed: bool = False  # behind a refused one: its own refusal is due
     closed: bool = False  # nothing more goes behind it (a move behind lost a race; our turn ends)
+
+    @property
+    def number(self) -> int:
+        """Its sequence number (opened from its bytes if it was sealed on a welcome)."""
+        return self.seq if self.seq >= 0 else open_envelope(self.raw, own=True).seq
 
 
 @dataclass

@@ -12,7 +12,7 @@ claim that the seat is gone is disproved by what the others hold (``fold/witness
 
 from __future__ import annotations
 
-from ..crypto.envelope import open_envelope, seal
+from ..crypto.envelope import seal
 from ..wire.kinds import KIND_RULES
 from .fold.obligations import BOUNDS
 from .intents import next_intent
@@ -35,14 +35,10 @@ def play_through_others(s: PlayerState, now: float) -> None:
     """Cut off: our envelope out goes to the others (again every ``TELL_AGAIN`` s); with none
     out that the log may still take, our next one is sealed for them."""
     chain = s.chain
-    if chain is None or s.game is None or s.is_host or s.me not in s.active:
+    if chain is None or not cut_off(s) or not peers_to_tell(s):
         return
     mesh, pipe = s.mesh, s.outbox.pipe
     seq = chain.next_seq(s.identity.public)
-    if pipe and _sequence(pipe[0]) < seq:  # another of ours took its number: it is dead (a
-        pipe.clear()  # host that reads nothing from us never refuses it)
-    if not cut_off(s) or not peers_to_tell(s):
-        return
     if blocks_what_we_owe(s):  # a claim about us waits for another step
         pipe.clear()
     if not pipe:
@@ -57,6 +53,3 @@ def play_through_others(s: PlayerState, now: float) -> None:
         mesh.shared, mesh.told_at = raw, now
         tell_all(s, raw)
 
-
-def _sequence(sent: Sent) -> int:
-    return sent.seq if sent.seq >= 0 else open_envelope(sent.raw, own=True).seq

@@ -18,7 +18,7 @@ from ..wire.kinds import KIND_RULES, EntryKind
 from .common import Event
 from .fold.apply import entry_refusal
 from .fold.claims import Claim
-from .fold.obligations import BOUNDS, Owed, discharges, owed
+from .fold.obligations import BOUNDS, Owed, claimed_of, discharges, owed
 from .fold.witness import HELD_FOR, deck_refuses, disproof, is_call, listening
 from .player import MeshMemory, PlayerState
 
@@ -248,8 +248,7 @@ def blocks_what_we_owe(s: PlayerState, claimed_only: bool = True) -> bool:
     for its step; or, unless ``claimed_only``, the log can no longer take it either) it must
     make way for that step."""
     pipe = s.outbox.pipe
-    claimed = [Owed(s.me, claim.owed) for claim in s.claims
-               if claim.seat == s.me and claim.owed and claim.discharged < 0]
+    claimed = [Owed(s.me, duty) for duty in claimed_of(s, s.me)]
     ours = [o for o in owed(s) if o.seat == s.me] + claimed
     if not pipe or not ours or any(discharges(o, sent.kind, sent.data)
                                    for o in ours for sent in pipe):

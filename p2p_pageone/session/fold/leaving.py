@@ -20,9 +20,8 @@ from ..common import Event, MustRefuse, TableClosed, TableEnded
 from . import witness
 from .claims import Claim, awaited
 from .dealing import in_hand
-from .duties import Duty
 from .lost import HANDOVER, may_hand_over
-from .obligations import lapse_witness_duties, step_owed
+from .obligations import lapse_witness_duties, timeout_duty
 from .queries import deck_of, reveal_due
 from .rounds import game_over, heads_agree, start_hand
 from .state import Entries, PublicState, nothing
@@ -76,9 +75,7 @@ def on_timeout(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     silent = env.data["seat"]
     if witness.timeout_claim(s, env):  # another listening seat: the others witness it
         reveal = reveal_due(s, silent)
-        owed = Duty.SEED_REVEAL if reveal else step_owed(s, silent) or (
-            Duty.RETURN if silent in s.away else None)
-        claim = witness.open_claim(s, env, silent, reveal, owed=owed)
+        claim = witness.open_claim(s, env, silent, reveal, owed=timeout_duty(s, silent, reveal))
         s._claimed(claim, now)
         close_round(s)
         return

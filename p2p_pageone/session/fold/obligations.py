@@ -35,9 +35,9 @@ from .duties import BOUNDS, Bounds, Duty, Owed
 from .queries import hand_over, slots_owed_by
 from .state import PublicState
 
-__all__ = ["BOUNDS", "Bounds", "Duty", "Owed", "discharges", "joiner_timed", "moves_on",
-           "open_claims", "owed", "progressed", "stalemate", "step_owed", "timeable",
-           "waiting_for"]
+__all__ = ["BOUNDS", "Bounds", "Duty", "Owed", "claimed_of", "discharges", "joiner_timed",
+           "moves_on", "open_claims", "owed", "progressed", "stalemate", "step_owed", "timeable",
+           "timeout_duty", "waiting_for"]
 
 
 def owed(s: PublicState) -> list[Owed]:
@@ -74,6 +74,20 @@ def step_owed(s: PublicState, seat: int) -> Duty | None:
     """The step (not a move) the table waits on ``seat`` for, if any."""
     return next((o.duty for o in owed(s) if o.seat == seat and o.duty.timed_by_step_clock),
                 None)
+
+
+def claimed_of(s: PublicState, seat: int) -> list[Duty]:
+    """The steps open claims about ``seat`` say it did not take, and the log does not show yet."""
+    return [claim.owed for claim in s.claims
+            if claim.seat == seat and claim.owed and claim.discharged < 0]
+
+
+def timeout_duty(s: PublicState, seat: int, reveal: bool) -> Duty | None:
+    """What a ``timeout`` of ``seat`` says it owes: its seed reveal if due, the step the table
+    waits on it for, or, kept away and owing none, its return (``None``: a move, or nothing)."""
+    if reveal:
+        return Duty.SEED_REVEAL
+    return step_owed(s, seat) or (Duty.RETURN if seat in s.away else None)
 
 
 def lapse_witness_duties(claims: list[Claim]) -> None:
