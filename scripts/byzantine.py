@@ -60,6 +60,7 @@ def _soak(args: argparse.Namespace) -> Figures:
         seed += part.runs
         total.runs += part.runs
         total.violations += part.violations
+        total.stalled += part.stalled
         total.actions.update(part.actions)
         total.coalitions.update(part.coalitions)
         total.families.update(part.families)
@@ -83,6 +84,9 @@ def _report(figures: Figures, args: argparse.Namespace) -> None:
             print(f"  action: {action}")
         print(f"  again: python scripts/byzantine.py --seed {violation['seed']}"
               + (f" --plant {args.plant}" if args.plant else ""))
+    if figures.stalled:
+        print(f"out of scope (a dishonest seat never moves; SPEC §8, \"Open\"): "
+              f"{len(figures.stalled)} runs, seeds {figures.stalled[:20]}")
     print(f"{figures.runs} runs, {len(figures.violations)} violations, "
           f"{out['runs_per_second']} runs/s; coalitions (host counted) {out['coalitions']}; "
           f"families {out['families']}; {len(out['actions'])} kinds of action")

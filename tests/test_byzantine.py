@@ -171,8 +171,6 @@ SOAKED = {
     # a witness of a claim the log had discharged (the seat's back was in) waited its grace, so
     # a claim about that witness, timed from the same moment, stood
     "a-discharged-claim-answered-at-once": (42219, ()),
-    # a seat back through the others was kept away again by the host: two seats the host
-    # withheld its stream from learned of each return only with the next away, for good
     # a host that withholds its stream from two seats of four: what the mesh served each was
     # receipted only by the other's sign of life, so both waited for good (I4)
     "two-seats-lag": (41824, ()),
@@ -181,11 +179,28 @@ SOAKED = {
     # and came back to it for good (I4)
     "an-away-nothing-timed": (51223, (("withhold", 0), ("stop", 0), ("fork", 2), ("withhold", 4),
                                       ("claim_hang_up", 48), ("hold_in", 48))),
+    # a seat back through the others was kept away again by the host: two seats the host
+    # withheld its stream from learned of each return only with the next away, for good
     "kept-away-again-for-good": (40048, (("false_away", 2), ("link_stall", 4), ("reorder", 12),
                                          ("ignore", 24), ("claim_hang_up", 24), ("hold_in", 24),
                                          ("false_timeout", 32), ("withhold", 32),
                                          ("false_away", 32), ("ignore", 96), ("withhold", 96))),
+    # (seeds 50000-56644) a host that withheld two entries from a seat's stream had sent it the
+    # next one, which waited behind the gap; the seat left the host, the mesh filled the gap
+    # meanwhile, and that waiting entry was then checked as the first of the log sent again on
+    # the next connection: "a log that differs", and the seat left a table going on
+    "an-entry-ahead-before-a-drop": (53864, (("false_timeout", 0), ("withhold", 24))),
 }
+
+
+def test_a_table_waiting_for_a_dishonest_seats_move_is_out_of_scope() -> None:
+    # (56144) a host withholds its own move from every seat: they cannot tell it from a host
+    # whose player is thinking, and no clock times a move at a table of people (SPEC §8,
+    # "Open"). The run is counted apart, not as a violation of I4
+    seed = 56144
+    result = run(make(seed), _from_plan(seed, ("withhold", 1), ("slow", 2)))
+    assert result.verdicts == [], [v.text for v in result.verdicts]
+    assert "wait for the move of dishonest seat 0" in result.stalled
 
 
 @pytest.mark.parametrize("name", sorted(SOAKED))

@@ -22,6 +22,7 @@ class Figures:
     coalitions: Counter[int] = field(default_factory=Counter)
     families: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
+    stalled: list[int] = field(default_factory=list)  # seeds out of scope: a seat never moves
 
     def add(self, one: dict[str, Any]) -> None:
         self.runs += 1
@@ -30,12 +31,15 @@ class Figures:
         self.families[one["family"]] += 1
         if one["violation"] is not None:
             self.violations.append(one["violation"])
+        if one.get("stalled"):
+            self.stalled.append(one["seed"])
 
     def as_json(self) -> dict[str, Any]:
         return {"runs": self.runs, "violations": self.violations,
                 "actions": dict(sorted(self.actions.items())),
                 "coalitions": {str(k): v for k, v in sorted(self.coalitions.items())},
                 "families": dict(sorted(self.families.items())),
+                "out_of_scope": {"never_moves": len(self.stalled), "seeds": self.stalled[:20]},
                 "runs_per_second": round(self.runs / self.seconds, 2) if self.seconds else 0.0,
                 "seconds": round(self.seconds, 1)}
 
@@ -54,7 +58,8 @@ def one_seed(seed: int, plant: str = "", shrink_budget: int = 40) -> dict[str, A
                          "says": [v.text[:300] for v in result.verdicts[:4]],
                          "actions": [a.show() for a in plan]}
     return {"actions": [a.kind for a in result.fired], "coalition": len(scenario.corrupt),
-            "family": scenario.family, "violation": violation}
+            "family": scenario.family, "violation": violation, "seed": seed,
+            "stalled": result.stalled}
 
 
 def _one(args: tuple[int, str, int]) -> dict[str, Any]:

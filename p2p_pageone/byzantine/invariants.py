@@ -10,7 +10,9 @@
   itself still moves on at the pace the clocks allow (a host may hold each entry up to the
   joiners' give-up time); a table whose claims keep falling grows but never moves on. Where
   the dishonest hold half the table, no majority can replace a host that stops serving it, so
-  its seats may wait on;
+  its seats may wait on; and a table that waits for a dishonest seat's move (a seat that
+  never moves, a host that keeps its own move from every seat) is out of scope
+  (``stalled_by_a_move``: no clock times a move at a table of people), counted apart;
 - I5 no honest peer blames its own machine for a fault injected elsewhere.
 """
 
@@ -22,6 +24,7 @@ from itertools import combinations
 from ..audit.check import Audit, audit_bytes
 from ..audit.compare import compare
 from ..session.common import TableClosed
+from ..session.fold.obligations import Duty, owed
 from ..session.peer import PeerSession
 from ..session.reattach import CUT_FROM_HOST, NO_MAJORITY, NOBODY_LEFT
 from ..wire.codec import frame
@@ -271,11 +274,32 @@ def blamed_own_machine(o: Outcome) -> list[Verdict]:
     return found
 
 
+def stalled_by_a_move(o: Outcome) -> str:
+    """Every honest peer still waiting waits, by its own log, for one dishonest seat's move,
+    with nothing of its own out: a seat that never moves (or a host that keeps its own move from
+    every seat) stalls the table, and no clock times a move at a table of people (SPEC §8,
+    "Open"). Out of the invariants' scope: counted apart, never a violation. "" if not so."""
+    waiting = [p for p in o.honest if not (o.sessions[p].game_over or o.sessions[p].ended
+                                           or o.notes[p].left_host)]
+    seats = set()
+    for party in waiting:
+        session = o.sessions[party]
+        owed_now = owed(session)
+        if (session.in_flight or session.outbox.pipe or len(owed_now) != 1
+                or owed_now[0].duty is not Duty.MOVE):
+            return ""
+        seats.add(owed_now[0].seat)
+    if len(seats) != 1 or not seats <= o.corrupt_seats:
+        return ""
+    return f"{waiting} wait for the move of dishonest seat {seats.pop()}"
+
+
 def check(o: Outcome) -> list[Verdict]:
     found = (named_honest(o) + caught_for_a_call_made(o) + forked(o) + removed_honest(o)
              + blamed_own_machine(o))
     slow = o.idle <= STUCK and o.played_for <= STUCK  # moving at the pace the clocks allow
-    if not o.finished and 2 * len(o.honest) > len(o.sessions) and not slow:
+    if (not o.finished and 2 * len(o.honest) > len(o.sessions) and not slow
+            and not stalled_by_a_move(o)):
         stuck = [p for p in o.honest if not (o.sessions[p].game_over or o.sessions[p].ended
                                              or o.notes[p].left_host)]
         found.append(Verdict("I4", f"no end: {stuck} still waiting, no log grew for "

@@ -13,7 +13,7 @@ from ..wire.kinds import EntryKind
 from . import memo
 from .adversary import FRAME_RULES, Action, Adversary, Rule
 from .deeds import do
-from .invariants import STUCK, Outcome, Verdict, Watchful, check, watch
+from .invariants import STUCK, Outcome, Verdict, Watchful, check, stalled_by_a_move, watch
 from .scenario import Scenario
 from .world import Frame, SimTable
 
@@ -30,6 +30,7 @@ class Result:
     seconds: float = 0.0  # simulated
     entries: int = 0
     crashed: str = ""  # an honest party's exception
+    stalled: str = ""  # out of scope: the table waits for a dishonest seat's move
 
 
 def _lying_witness(table: SimTable) -> object:
@@ -116,8 +117,9 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
                       taken_over=bool(table.links.takeovers),
                       retrying={p for p in honest if not table.links.done(p)})
     verdicts = check(outcome) if not crashed else [Verdict("crash", crashed)]
+    stalled = stalled_by_a_move(outcome) if not (crashed or outcome.finished) else ""
     return Result(scenario, verdicts, adversary.fired, table.now, len(table.sessions[0].log),
-                  crashed)
+                  crashed, stalled)
 
 
 def _catch_when_owed(table: SimTable, adversary: Adversary,

@@ -299,8 +299,10 @@ class SimTable(MemoryTable):
         if not self.gone(HOST) and not self.stopped(HOST, now):
             self.guarded(HOST, lambda: self.sequencer.tick(now))
         for index, client in enumerate(self.clients, start=1):
-            if not self.gone(index) and not self.stopped(index, now):
-                self.guarded(index, lambda c=client: c.tick(now))  # type: ignore[misc]
+            if self.gone(index) or self.stopped(index, now):
+                continue  # between connections, only the session's mesh duties run (net/joiner)
+            tick = client.tick if self.links.conn_of(index) >= 0 else client.session.tick
+            self.guarded(index, lambda t=tick: t(now))  # type: ignore[misc]
         self.links.tick(now)
         while self.step():
             pass

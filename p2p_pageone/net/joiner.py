@@ -47,6 +47,7 @@ from .standby import Relay, Standby
 __all__ = ["RETRY_FOR", "run_joiner", "start_cpu_peers"]
 
 LOST_ANSWER = 0.5  # how long a lost statement's answer is waited for (it decides nothing)
+IDLE_TICK = 0.5  # between connections, how often the session's mesh duties run
 
 
 async def run_joiner(session: PeerSession, host: str, port: int, on_events: EventSink,
@@ -76,7 +77,7 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
             listening = standby is not None and standby.listener is not None
             step = reattach.next_step(listening, loop.time())
             if isinstance(step, Wait):
-                await asyncio.sleep(step.pause)
+                await _between_connections(session, step.pause, on_events, log, mesh)
                 continue
             if isinstance(step, TakeOver):
                 await _take_over(session, standby, on_events, log, silent_after, catch_window,
@@ -93,12 +94,43 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
                 if isinstance(after, Stopped):
                     on_events(session, session.take_events())
                 return
-            await asyncio.sleep(after.pause)
+            await _between_connections(session, after.pause, on_events, log, mesh)
             session.resume()
     finally:
         mesh.close()
         if standby is not None:
             standby.close()
+
+
+async def _between_connections(session: PeerSession, pause: float, on_events: EventSink,
+                               log: LogWriter | None, mesh: Mesh | None) -> None:
+    """No connection to the host for ``pause`` seconds (a retry's pause, a successor's wait):
+    what the session does on the mesh goes on (its signs of life, the log served to a seat
+    behind, its steps through the others: SPEC §7), as the Byzantine simulator runs it."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + pause
+    while True:
+        session.tick(loop.time())
+        _pump(session, on_events, log, mesh)
+        left = until - loop.time()
+        if left <= 0:
+            return
+        await asyncio.sleep(min(IDLE_TICK, left))
+
+
+def _pump(session: PeerSession, on_events: EventSink, log: LogWriter | None,
+          mesh: Mesh | None) -> None:
+    """The log to disk, the session's frames to the mesh, its events to the terminal."""
+    if log is not None:
+        try:
+            log.sync(session)
+        except LocalFault as fault:  # our disk, not the network: leave, blaming nobody
+            session.local_fault(str(fault), asyncio.get_running_loop().time())
+    if mesh is not None:
+        for endpoint, raw in session.outbox.direct_out:
+            mesh.send(endpoint, raw)
+    session.outbox.direct_out.clear()
+    on_events(session, session.take_events())
 
 
 def start_cpu_peers(runner: HostRunner, peers: Sequence[PeerSession], host: str, port: int,
@@ -249,11 +281,7 @@ class _Connection:
         if client.out and not self.writer.is_closing():
             self.writer.write(b"".join(client.out))
         client.out.clear()
-        if self.mesh is not None:
-            for endpoint, raw in session.outbox.direct_out:
-                self.mesh.send(endpoint, raw)
-        session.outbox.direct_out.clear()
-        self.on_events(session, session.take_events())
+        _pump(session, self.on_events, None, self.mesh)
 
     def wake(self) -> None:
         """A peer's keys, sent to us directly, let us act."""

@@ -35,14 +35,14 @@ __all__ = ["SEAT_GIVEN_UP", "PeerSession", "SeedStore"]
 
 class PeerSession(AttachedPlayer):
     def on_log(self, raw: bytes, now: float, env: Envelope | None = None,
-               from_mesh: bool = False) -> None:
-        """The sequencer's next log entry. Anything wrong ends the table, naming the culprit."""
+               in_place: bool = False) -> None:
+        """The sequencer's next log entry (``in_place``: taken at its index, never one sent
+        again on a new connection). Anything wrong ends the table, naming the culprit."""
         if self.ended:
             return
-        if not from_mesh:
-            brought = logsync.taken_from_host(self, raw, now)  # one the mesh brought already
-            if self._resent(raw) or brought:
-                return
+        if not in_place and (logsync.taken_from_host(self, raw, now)  # the mesh brought it
+                             | self._resent(raw)):  # (both are told of it: no short cut)
+            return
         try:
             if env is None and raw == self.in_flight:  # our own bytes, back from the host
                 env = open_envelope(raw, own=True)
@@ -169,8 +169,8 @@ class PeerSession(AttachedPlayer):
             logsync.offered(self, *entry)
         while not self.ended:
             ahead = logsync.next_from_host(self)
-            if ahead:
-                self.on_log(ahead, now)
+            if ahead:  # (it may have come on a connection since closed)
+                self.on_log(ahead, now, in_place=True)
                 continue
             taken = logsync.receipted(self, now)
             for raw in taken:
@@ -178,7 +178,7 @@ class PeerSession(AttachedPlayer):
                     return
                 self.mesh.skip = [*self.mesh.skip[1 - logsync.OFFERED:], raw]
                 claims, refuted = open_claims(self), len(self.refuted)
-                self.on_log(raw, now, from_mesh=True)
+                self.on_log(raw, now, in_place=True)
                 if progressed(self, claims, refuted):  # as the host's stream is judged
                     self.mesh.synced_at = now
             if not taken:
