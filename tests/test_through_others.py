@@ -95,3 +95,32 @@ def test_a_log_sent_again_that_repeats_an_entry_is_no_fault() -> None:
     session.attachment.known, session.attachment.checked = len(session.log), 5
     assert not logsync.from_host(session, 3, session.log[3], table.now)  # told twice
     assert session.attachment.checked == 5
+
+
+def test_between_connections_pageone_join_goes_on_with_what_it_does_on_the_mesh() -> None:
+    # a retry's pause or a successor's wait: no connection to the host, but the session's
+    # signs of life, the log it serves and its steps through the others go on (every 0.5 s)
+    import asyncio
+    from types import SimpleNamespace
+
+    from p2p_pageone.net import joiner
+
+    class Session:
+        def __init__(self) -> None:
+            self.ticks: list[float] = []
+            self.outbox = SimpleNamespace(direct_out=[])
+
+        def tick(self, now: float) -> None:
+            self.ticks.append(now)
+            self.outbox.direct_out.append(("127.0.0.1:1", b"alive"))
+
+        def take_events(self) -> list[object]:
+            return []
+
+    sent: list[tuple[str, bytes]] = []
+    mesh = SimpleNamespace(send=lambda endpoint, raw: sent.append((endpoint, raw)))
+    session = Session()
+    asyncio.run(joiner._between_connections(session, 1.2, lambda s, e: None,  # type: ignore
+                                            None, mesh))  # type: ignore[arg-type]
+    assert len(session.ticks) >= 3 and len(sent) == len(session.ticks)
+    assert session.outbox.direct_out == []
