@@ -300,3 +300,15 @@ def test_a_seat_kept_away_as_its_reveal_falls_due_is_not_named() -> None:
     assert len(plan) == 3
     result = run(make(33458), plan)
     assert result.fired and "I1" not in {v.invariant for v in result.verdicts}
+
+
+def test_a_seat_that_drops_and_returns_again_and_again_holds_no_table() -> None:
+    # (seed 9, the aimed plan "flap") one coalition seat of six, the host honest, withholds
+    # its lock pass and drops its connection and returns every 20 s: each away and back moved
+    # every clock on, so nobody was ever timed out and the table waited for good (I4). A seat
+    # gets one return per step it owes; after that it is timed as a seat that is there
+    scenario = make(9)
+    plan = tuple(a for a in scenario.plan if a.kind == "flap")
+    result = run(scenario, plan)
+    assert result.fired == list(plan) and result.verdicts == [], [v.text for v in result.verdicts]
+    assert not result.stalled

@@ -2,7 +2,9 @@
 and its actions, each one thing a dishonest party can do (protocol/SPEC.md §8).
 
 Rules on frames (``withhold``, ``delay``, ``duplicate``, ``reorder``, ``ignore``, ``stall``,
-``friend_only``, ``lie_witness``, ``hold_in``) last ``span`` seconds from the moment they fire;
+``friend_only``, ``lie_witness``, ``hold_in``, ``flap``) last ``span`` seconds from the moment
+they fire (``flap``: a coalition seat withholds every frame of its step ``pattern``, an entry
+kind, and drops its connection and comes back every ``value`` seconds);
 one-shot actions (``false_timeout``, ``false_away``, ``false_expel``, ``wrong_moment``,
 ``fork``, ``catch``, ``takeover``, ``flood``, ``replay``, ``claim_hang_up``) happen once.
 Honest faults (``stop``, ``link_stall``, ``slow``) strike honest parties. An action fires when
@@ -24,7 +26,7 @@ SEAT_DEEDS = ("catch", "takeover", "flood", "replay")
 HONEST_FAULTS = ("stop", "link_stall", "slow")
 # only in an aimed plan (``scenario``), drawn apart so that no other seed's plan changes: the
 # host claims a seat and hangs up on it at once; the host reads what the targets send it late
-AIMED = ("claim_hang_up", "hold_in")
+AIMED = ("claim_hang_up", "hold_in", "flap")
 KINDS = FRAME_RULES + HOST_ENTRIES + SEAT_DEEDS + HONEST_FAULTS + AIMED
 
 
@@ -65,6 +67,9 @@ class Rule:
             return False
         if a.kind == "friend_only":
             return frame.dst != a.target and self._pattern(frame)
+        if a.kind == "flap":  # its step, whichever way it goes (up, on the mesh, relayed)
+            cls = classify(frame.data, frame.channel)
+            return cls.split(":", 1)[-1].split("/")[0] == a.pattern
         if a.kind in ("stall", "lie_witness"):
             return self._pattern(frame)
         return (a.target < 0 or frame.dst == a.target) and self._pattern(frame)
@@ -97,7 +102,7 @@ class Adversary:
     def _apply(self, action: Action, frame: Frame,
                out: list[tuple[float, bytes]]) -> list[tuple[float, bytes]]:
         kind = action.kind
-        if kind in ("withhold", "ignore", "stall", "friend_only"):
+        if kind in ("withhold", "ignore", "stall", "friend_only", "flap"):
             return []
         if kind in ("delay", "hold_in"):
             return [(extra + action.value, data) for extra, data in out]

@@ -57,6 +57,7 @@ class Links:
         self.host_open: set[int] = set(range(1, table.players))
         self.party_at: dict[int, int] = {conn: conn for conn in self.host_open}
         self.lines: dict[int, Line] = {}
+        self.honest = set(honest)
         self.takeovers: set[int] = set()
         self.next_conn = FIRST_NEW_CONN
         for party in honest:
@@ -82,6 +83,18 @@ class Links:
             return False
         at = self.table.session(party).attachment
         return at.log_read and not at.dropped
+
+    def flap(self, party: int) -> None:
+        """A coalition joiner drops its connection, to come back as ``pageone join`` does
+        (a ``Line`` of its own from now on)."""
+        if party not in self.lines:
+            reattach = Reattach(self.table.session(party), HOST_ADDRESS)
+            first = reattach.next_step(True, 0.0)
+            assert isinstance(first, Attempt)
+            self.lines[party] = Line(reattach, first, party)
+        session = self.table.session(party)
+        if self.lines[party].conn >= 0 and not session.attachment.dropped:
+            session.attachment.dropped = "it drops its connection on purpose"
 
     def done(self, party: int) -> bool:
         line = self.lines.get(party)
@@ -136,7 +149,8 @@ class Links:
             return
         if isinstance(step, TakeOver):
             line.over = True
-            self.takeovers.add(party)
+            if party in self.honest:
+                self.takeovers.add(party)
             return
         line.step = step
         if step.tell:

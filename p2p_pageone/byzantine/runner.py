@@ -81,6 +81,7 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
     played_at, steps = 0.0, Played(table.sessions[honest[0]])
     played = steps.count()
     tried: set[tuple[int, int, int]] = set()
+    flapped: dict[int, float] = {}  # a flapping seat: when it last dropped its connection
     pending = list(plan)
     try:
         while table.now < LIMIT:
@@ -88,10 +89,11 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
             if start < 0 and host.game is not None:
                 start = len(host.log)
             _catch_when_owed(table, adversary, tried)
+            _flap_when_due(table, adversary, flapped)
             _call_late(table, honest, tried)
             for action in [a for a in pending if start >= 0 and len(host.log) - start >= a.at]:
                 pending.remove(action)
-                if action.kind in FRAME_RULES or action.kind in ("catch", "hold_in"):
+                if action.kind in FRAME_RULES or action.kind in ("catch", "hold_in", "flap"):
                     adversary.rules.append(Rule(action, table.now))
                 elif not do(table, action, table.now):
                     continue
@@ -139,6 +141,18 @@ def _catch_when_owed(table: SimTable, adversary: Adversary,
         if table.now - seen >= action.value:  # it waits, so a held call looks forgotten
             tried.add(moment)
             do(table, action, table.now)
+
+
+def _flap_when_due(table: SimTable, adversary: Adversary, flapped: dict[int, float]) -> None:
+    """A live ``flap`` rule: its seat, back at the table, drops its connection again once
+    ``value`` seconds have passed since it last did."""
+    for rule in adversary.rules:
+        seat = rule.action.actor
+        if (rule.action.kind == "flap" and rule.live(table.now) and not table.gone(seat)
+                and table.now - flapped.get(seat, -1e9) >= rule.action.value
+                and (seat not in table.links.lines or table.links.back_in(seat))):
+            flapped[seat] = table.now
+            table.links.flap(seat)
 
 
 def _call_late(table: SimTable, honest: list[int], tried: set[tuple[int, int, int]]) -> None:

@@ -73,6 +73,9 @@ def make(seed: int) -> Scenario:
     hang = random.Random(f"byzantine/{seed}/hang-up")  # its own draws: other plans unchanged
     if 0 in corrupt and hang.random() < 0.25:
         actions += _claim_and_hang_up(hang, victim)
+    flapper = random.Random(f"byzantine/{seed}/flap")  # its own draws: other plans unchanged
+    if corrupt - {0} and flapper.random() < 0.2:
+        actions.append(_flapping(flapper, corrupt))
     plan = tuple(sorted(actions, key=lambda a: a.at))
     return Scenario(seed, family, players, corrupt, victim, strategy, plan)
 
@@ -99,6 +102,14 @@ def _claim_and_hang_up(rng: random.Random, victim: int) -> tuple[Action, ...]:
     return (Action("claim_hang_up", at, 0, victim),
             Action("hold_in", at, 0, -1, "entry:witness", rng.choice((3.0, 9.0)),
                    rng.choice((2.0, 5.0))))
+
+
+def _flapping(rng: random.Random, corrupt: frozenset[int]) -> Action:
+    """A coalition seat that withholds a step of the hand and drops its connection and comes
+    back every few seconds: each ``away`` and ``back`` is an entry in the log."""
+    return Action("flap", rng.choice((4, 8, 16, 24)), rng.choice(sorted(corrupt - {0})), -1,
+                  rng.choice(("keys", "shuffle", "lock", "seed_reveal")),
+                  1e9, rng.choice((10.0, 20.0, 28.0)))
 
 
 def _held_call(rng: random.Random, corrupt: frozenset[int], victim: int) -> tuple[Action, ...]:

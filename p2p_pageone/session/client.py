@@ -16,7 +16,14 @@ from ..wire.codec import FrameDecoder, ProtocolError, frame, pack, unpack
 from ..wire.messages import validate_control
 from .attachment import lost_frame
 from .common import BUSY, Event, Refusal
-from .fold.obligations import BOUNDS, joiner_timed, open_claims, progressed, stalemate
+from .fold.obligations import (
+    BOUNDS,
+    came_back_owing,
+    joiner_timed,
+    open_claims,
+    progressed,
+    stalemate,
+)
 from .links import answer_challenge
 from .logsync import serving
 from .peer import PeerSession
@@ -245,7 +252,8 @@ class Client:
         waits = [(o.seat, o.text) for o in joiner_timed(s)]
         if not waits:
             return
-        present = [(seat, what) for seat, what in waits if seat not in s.away]
+        present = [(seat, what) for seat, what in waits
+                   if seat not in s.away or came_back_owing(s, seat)]
         if not present:  # the host times a seat kept for its return out when its window ends
             seat, what = waits[0]
             if waited > self.step_limit + s.away[seat]:

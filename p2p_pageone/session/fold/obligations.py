@@ -9,7 +9,9 @@ Every role asks this module, and only it, what the table waits for:
   the claim; for a seat kept away that owes no step (``Duty.RETURN``), only its ``back``;
 - **what counts as progress** on every clock (``moves_on``): an entry that is neither a chat in
   the game, nor a witness or claim while a round stays open, nor a claim the witnesses
-  disproved, nor a new claim about a seat they disproved;
+  disproved, nor a new claim about a seat they disproved, nor the ``away`` or ``back`` of a
+  seat that owes a step and came back once already while the table owed what it owes now
+  (``came_back_owing``: such a seat is timed as one that is there);
 - **the witness round** is the explicit state ``PublicState.claims`` (``fold/witness``);
 - **the bounds**, in ``BOUNDS``, whose order is checked where they are made: a sign of life
   every second; an envelope unlogged for ``relay_after`` goes over the mesh; a witness waits
@@ -35,9 +37,9 @@ from .duties import BOUNDS, Bounds, Duty, Owed
 from .queries import hand_over, slots_owed_by
 from .state import PublicState
 
-__all__ = ["BOUNDS", "Bounds", "Duty", "Owed", "claimed_of", "discharges", "joiner_timed",
-           "moves_on", "open_claims", "owed", "progressed", "stalemate", "step_owed", "timeable",
-           "timeout_duty", "waiting_for"]
+__all__ = ["BOUNDS", "Bounds", "Duty", "Owed", "came_back_owing", "claimed_of", "discharges",
+           "joiner_timed", "moves_on", "note_presence", "open_claims", "owed", "progressed",
+           "stalemate", "step_owed", "timeable", "timeout_duty", "waiting_for"]
 
 
 def owed(s: PublicState) -> list[Owed]:
@@ -74,6 +76,26 @@ def step_owed(s: PublicState, seat: int) -> Duty | None:
     """The step (not a move) the table waits on ``seat`` for, if any."""
     return next((o.duty for o in owed(s) if o.seat == seat and o.duty.timed_by_step_clock),
                 None)
+
+
+def came_back_owing(s: PublicState, seat: int) -> bool:
+    """``seat`` owes a step and came back once already while the table owed what it owes now:
+    its comings and goings no longer move the clocks on, and a clock times it as a seat that is
+    there, away or not (else a seat that drops and returns again and again holds the table for
+    good; one return per step keeps a dropped seat's time for its step)."""
+    return step_owed(s, seat) is not None and s.returned.get(seat) == _owing_now(s)
+
+
+def note_presence(s: PublicState, seat: int, back: bool) -> None:
+    """An ``away`` or a ``back`` of ``seat`` is folded: does it move the clocks on?"""
+    spent = came_back_owing(s, seat)
+    s.presence_moves_on = not spent
+    if back and not spent and step_owed(s, seat) is not None:
+        s.returned[seat] = _owing_now(s)
+
+
+def _owing_now(s: PublicState) -> tuple[object, ...]:
+    return (s.hand, *((o.seat, o.duty) for o in owed(s)))
 
 
 def claimed_of(s: PublicState, seat: int) -> list[Duty]:
@@ -133,7 +155,8 @@ def moves_on(s: PublicState, claims_before: tuple[int, ...]) -> bool:
     witnesses are owed from now."""
     chat = s.folded_kind is not None and KIND_RULES[s.folded_kind].chat
     unchanged = bool(claims_before) and open_claims(s) == claims_before
-    return not ((chat and s.game is not None) or unchanged)
+    presence = s.folded_kind in (EntryKind.AWAY, EntryKind.BACK) and not s.presence_moves_on
+    return not ((chat and s.game is not None) or unchanged or presence)
 
 
 def timeable(s: PublicState, waits: list[Owed]) -> list[Owed]:

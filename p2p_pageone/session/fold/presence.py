@@ -27,6 +27,7 @@ from ...wire.kinds import EntryKind
 from ..common import Event, TableEnded, checked_endpoint
 from .leaving import leave
 from .lost import listening_seats, majority_refusal
+from .obligations import note_presence
 from .queries import reveal_due
 from .rounds import heads_agree, start_hand
 from .state import Entries, PublicState
@@ -54,6 +55,7 @@ def check_away(s: PublicState, env: Envelope, seat: int) -> None:
 def on_away(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     away = env.data["seat"]
     window = env.data["window"]
+    note_presence(s, away, back=False)
     s.away[away] = window
     name = s.names[away]
     s.events.append(Event("away", f"{name} (seat {away}) left ({env.data['why']}): the seat "
@@ -72,6 +74,7 @@ def check_back(s: PublicState, env: Envelope, seat: int) -> None:
 
 
 def on_back(s: PublicState, env: Envelope, seat: int, now: float) -> None:
+    note_presence(s, seat, back=True)
     del s.away[seat]
     s.endpoints[env.sender] = checked_endpoint(env.data["endpoint"])
     s.events.append(Event("back", f"{s.names[seat]} (seat {seat}) returned: the game goes on",

@@ -82,6 +82,9 @@ class PublicState:
         self.claims: list[Claim] = []  # the host's claims waiting for witnesses (fold/witness)
         self.refuted: list[int] = []  # the seats of the host's claims the witnesses disproved
         self.folded_kind: EntryKind | None = None  # the kind of the entry folded last
+        # seat -> what the table owed when it came back owing a step (``obligations``)
+        self.returned: dict[int, tuple[object, ...]] = {}
+        self.presence_moves_on = True  # the ``away`` or ``back`` folded last moves clocks on
         self.reveals_due_at = -1  # the entry that ended the hand in play: its seeds due after it
 
     # --- hooks for what only one viewer knows -----------------------------------------------------
