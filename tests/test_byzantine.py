@@ -190,6 +190,12 @@ SOAKED = {
     # meanwhile, and that waiting entry was then checked as the first of the log sent again on
     # the next connection: "a log that differs", and the seat left a table going on
     "an-entry-ahead-before-a-drop": (53864, (("false_timeout", 0), ("withhold", 24))),
+    # (seeds 70000-70999) a seat playing through the others put a call and a play behind its
+    # play, chosen on a copy of its own with that play applied; the others had relayed an
+    # earlier choice of that play, which the host logged, so the turn left the seat, and when
+    # it came back the stale call went in: false by the seat's own cards, which named it
+    "moves-behind-through-the-others": (70071, (("flood", 4), ("false_timeout", 32),
+                                                ("withhold", 32), ("false_away", 48))),
 }
 
 

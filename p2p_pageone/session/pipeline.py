@@ -30,6 +30,7 @@ from .fold.queries import lacks_keys, slots_owed_by
 from .intents import Intent, move_intent
 from .moves import move_from
 from .player import PlayerState, Sent
+from .through_others import cut_off
 from .witnessing import to_mesh
 
 PIPE = 3  # envelopes out at once: keys, a Page One call, the play after it
@@ -38,6 +39,8 @@ PIPE = 3  # envelopes out at once: keys, a Page One call, the play after it
 def fill(s: PlayerState, now: float) -> None:
     """Seal moves behind our envelopes out while one may go."""
     chain = s.chain
+    if cut_off(s):  # through the others, each step alone: relays come late and in any order,
+        return  # and a move behind chosen on one copy of ours may follow another in the log
     while (chain is not None and not s.is_host and len(s.outbox.pipe) < PIPE
            and all(sent.kind is not None and KIND_RULES[sent.kind].pipelined
                    and not (sent.doomed or sent.closed)
