@@ -249,11 +249,17 @@ class Client:
                 self._unserved(f"has neither put our {kind} message in the log nor refused it "
                                f"for {flown:.0f} s: the host is unresponsive", now)
             return
+        self._check_waits(waited, now)
+
+    def _check_waits(self, waited: float, now: float) -> None:
+        """The table waits on a seat's step (``waited`` s since it last moved on): did the host
+        time that seat out, or close a table half of which is claimed silent, in time?"""
+        s = self.session
         waits = [(o.seat, o.text) for o in joiner_timed(s)]
         if not waits:
             return
-        present = [(seat, what) for seat, what in waits
-                   if seat not in s.away or came_back_owing(s, seat)]
+        present = [(seat, what) for seat, what in waits  # (never blames our own return)
+                   if seat not in s.away or (seat != s.me and came_back_owing(s, seat))]
         if not present:  # the host times a seat kept for its return out when its window ends
             seat, what = waits[0]
             if waited > self.step_limit + s.away[seat]:
