@@ -194,6 +194,9 @@ SOAKED = {
     # play, chosen on a copy of its own with that play applied; the others had relayed an
     # earlier choice of that play, which the host logged, so the turn left the seat, and when
     # it came back the stale call went in: false by the seat's own cards, which named it
+    # (seeds 73000-73999) a host that welcomed a seat back and served it nothing: the seat
+    # counted the host as unanswered and, its successor refusing too, blamed its own network
+    "welcomed-and-not-served": (73164, (("fork", 8), ("withhold", 16))),
     "moves-behind-through-the-others": (70071, (("flood", 4), ("false_timeout", 32),
                                                 ("withhold", 32), ("false_away", 48))),
 }

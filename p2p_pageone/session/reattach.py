@@ -36,9 +36,10 @@ NOBODY_LEFT = ("nobody of this table answers any more (the host and every seat t
                "refused): the game most likely ended, or went on without this machine, while it "
                "could not take part; nobody is to blame")
 
-CUT_FROM_HOST = ("could not get back to the host, though this machine reaches the other seats "
-                 "and they still have it: the host, or the link between the host and this "
-                 "machine, fails this seat alone; no takeover, and nobody is to blame")
+CUT_FROM_HOST = ("could not get back to the host, though this machine's network works (a seat, "
+                 "or the host itself, answered it) and no majority of the table lost the host: "
+                 "the host, or the link between the host and this machine, fails this seat "
+                 "alone; no takeover, and nobody is to blame")
 
 NO_MAJORITY = ("could not reach the host, and another seat that listens lost it too, but they are "
                "no majority of the table: either the host is gone, or this part of the network "
@@ -174,8 +175,8 @@ class Reattach:
             self.reach.clear()
             self.gathering = -1.0
         self.route.note(step.target, outcome)
-        if not up:  # one that got in says nothing of this machine's network
-            self.reach.note(step.target, outcome)
+        if not up:  # one that got in says nothing of this machine's network, nor one the
+            self.reach.note(step.target, "" if at.answered else outcome)  # host answered
         if not at.dropped or session.game_over or session.ended:
             return Finished()
         self.deadline = now + self.retry_for if self.deadline < 0 else self.deadline
