@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from p2p_pageone.byzantine import runner
 from p2p_pageone.byzantine.adversary import AIMED, Action
 from p2p_pageone.byzantine.batch import run_seeds
 from p2p_pageone.byzantine.plants import PLANTS, planted
@@ -199,6 +200,12 @@ SOAKED = {
     "welcomed-and-not-served": (73164, (("fork", 8), ("withhold", 16))),
     "moves-behind-through-the-others": (70071, (("flood", 4), ("false_timeout", 32),
                                                 ("withhold", 32), ("false_away", 48))),
+    # (a review, seeds 81000-83999) the coalition seat next in line took every honest seat's
+    # lost statement and never took the table over, while it kept talking on the mesh: the
+    # honest seats' retry windows stayed open for good (an honest seat that named the host had
+    # left, so the rest were no majority without it)
+    "successor-never-takes-over": (82119, (("claim_hang_up", 2), ("flap", 4),
+                                           ("false_timeout", 8), ("withhold", 8))),
 }
 
 
@@ -210,6 +217,15 @@ def test_a_table_waiting_for_a_dishonest_seats_move_is_out_of_scope() -> None:
     result = run(make(seed), _from_plan(seed, ("withhold", 1), ("slow", 2)))
     assert result.verdicts == [], [v.text for v in result.verdicts]
     assert "wait for the move of dishonest seat 0" in result.stalled
+
+
+def test_a_stall_no_action_explains_is_a_violation(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the same run, judged as if no action had kept seat 0's move back: a table that waits on
+    # a move nobody withheld is waiting on our own code, and that is I4
+    monkeypatch.setattr(runner, "_moves_withheld", lambda *_: set())
+    seed = 56144
+    result = run(make(seed), _from_plan(seed, ("withhold", 1), ("slow", 2)))
+    assert result.stalled == "" and [v.invariant for v in result.verdicts] == ["I4"]
 
 
 @pytest.mark.parametrize("name", sorted(SOAKED))

@@ -180,7 +180,7 @@ def test_our_lost_statement_goes_first_to_the_successor_and_only_once() -> None:
     assert step == Attempt(_endpoint(1), _own_lost(session), False)
     assert session.attachment.via_successor
     assert reattach.expected_key(step) == t.sessions[1].identity.public
-    reattach.told_lost(step, "taken")
+    reattach.told_lost(step, "taken", 1.0)
     session.lost_host(CLOSED)  # it did not serve the table (yet)
     assert isinstance(reattach.attempted(step, "", 1.5), Retry)
     session.resume()
@@ -192,7 +192,7 @@ def test_the_host_is_tried_again_once_a_while_has_passed() -> None:
     session, reattach = _dropped(_mid_hand(), 2)
     _refused_by_host(session, reattach, 0.0)
     step = reattach.next_step(True, 1.0)
-    reattach.told_lost(step, "taken")
+    reattach.told_lost(step, "taken", 1.0)
     session.lost_host(CLOSED)
     reattach.attempted(step, "", 1.5)
     session.resume()
@@ -205,7 +205,7 @@ def test_a_successor_that_did_not_take_our_statement_is_told_again(outcome: str)
     _refused_by_host(session, reattach, 0.0)
     step = reattach.next_step(True, 1.0)
     assert isinstance(step, Attempt) and step.tell
-    reattach.told_lost(step, outcome)  # it said why not, or nothing listens there
+    reattach.told_lost(step, outcome, 1.0)  # it said why not, or nothing listens there
     assert reattach.route.failed.get(_endpoint(1), "") == outcome
     assert reattach.told[_endpoint(1)] == b""
     reattach.route.note(_endpoint(1), "")  # later it serves again, and the route is back
@@ -334,7 +334,7 @@ def test_the_window_over_with_nobody_reached_is_this_machines_network() -> None:
     session.resume()
     step = reattach.next_step(True, 1.25)
     assert isinstance(step, Attempt) and step.target == _endpoint(1)
-    reattach.told_lost(step, "unreachable")
+    reattach.told_lost(step, "unreachable", 1.25)
     outcome = could_not_connect(session, step.target, False, "")
     assert reattach.attempted(step, outcome, 61.0) == Stopped()
     assert session.local_network and not session.attachment.may_resume
@@ -454,7 +454,7 @@ def _next_in_line_told_seat_2(t: MemoryTable) -> tuple[PeerSession, Reattach]:
     session.resume()
     step = reattach.next_step(True, 1.25)  # past us to seat 2 (it has no host either)
     assert isinstance(step, Attempt) and step.target == _endpoint(2) and step.tell
-    reattach.told_lost(step, "taken")
+    reattach.told_lost(step, "taken", 1.25)
     session.lost_host(CLOSED)
     reattach.attempted(step, "", 1.5)
     return session, reattach

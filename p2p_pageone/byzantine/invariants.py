@@ -26,7 +26,7 @@ from ..audit.compare import compare
 from ..session.common import TableClosed
 from ..session.fold.obligations import Duty, owed
 from ..session.peer import PeerSession
-from ..session.reattach import CUT_FROM_HOST, NO_MAJORITY, NOBODY_LEFT
+from ..session.reattach import CUT_FROM_HOST, NO_MAJORITY, NOBODY_LEFT, NOT_TAKEN_OVER
 from ..wire.codec import frame
 
 STUCK = 240.0  # simulated seconds with no honest log growing: the table hangs (the longest
@@ -103,6 +103,8 @@ class Outcome:
     host: int = 0
     host_gone: bool = False  # a dishonest host's pageone ended or fell over: the table is over
     taken_over: bool = False  # an honest seat held a majority's lost statements: it takes over
+    moves_withheld: set[int] = field(default_factory=set)  # dishonest seats an action kept a
+    # move of from some peer (``stalled_by_a_move``)
     retrying: set[int] = field(default_factory=set)  # honest joiners still trying to get back
     played_for: float = 0.0  # simulated seconds since an honest game last moved on, at the end
     audits: dict[int, Audit] = field(default_factory=dict)
@@ -265,8 +267,8 @@ def blamed_own_machine(o: Outcome) -> list[Verdict]:
         session = o.sessions[party]
         if party in o.faulted:
             continue
-        if session.local or session.attachment.network not in ("", NOBODY_LEFT, NO_MAJORITY,
-                                                                 CUT_FROM_HOST):
+        if session.local or session.attachment.network not in (
+                "", NOBODY_LEFT, NO_MAJORITY, NOT_TAKEN_OVER, CUT_FROM_HOST):
             found.append(Verdict("I5", f"p{party} blamed its own machine: "
                                  f"{(session.local or session.attachment.network)[:160]}"))
         elif any(e.kind == "stall" for e in session.events):
@@ -278,7 +280,9 @@ def stalled_by_a_move(o: Outcome) -> str:
     """Every honest peer still waiting waits, by its own log, for one dishonest seat's move,
     with nothing of its own out: a seat that never moves (or a host that keeps its own move from
     every seat) stalls the table, and no clock times a move at a table of people (SPEC §8,
-    "Open"). Out of the invariants' scope: counted apart, never a violation. "" if not so."""
+    "Open"). Out of the invariants' scope: counted apart, never a violation, but only if an
+    action of the plan keeps that seat's moves back (else what stalls is ours: I4). "" if not
+    so."""
     waiting = [p for p in o.honest if not (o.sessions[p].game_over or o.sessions[p].ended
                                            or o.notes[p].left_host)]
     seats = set()
@@ -289,7 +293,7 @@ def stalled_by_a_move(o: Outcome) -> str:
                 or owed_now[0].duty is not Duty.MOVE):
             return ""
         seats.add(owed_now[0].seat)
-    if len(seats) != 1 or not seats <= o.corrupt_seats:
+    if len(seats) != 1 or not seats <= o.corrupt_seats & o.moves_withheld:
         return ""
     return f"{waiting} wait for the move of dishonest seat {seats.pop()}"
 

@@ -154,7 +154,7 @@ class Links:
             return
         line.step = step
         if step.tell:
-            reattach.told_lost(step, self._tell(party, step, now))
+            reattach.told_lost(step, self._tell(party, step, now), now)
         owner = self._listening(step, now)
         if owner < 0:
             outcome = could_not_connect(session, step.target, True, "Connection refused")

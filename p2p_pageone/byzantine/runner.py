@@ -13,6 +13,7 @@ from ..wire.kinds import EntryKind
 from . import memo
 from .adversary import FRAME_RULES, Action, Adversary, Rule
 from .deeds import do
+from .frames import matches
 from .invariants import STUCK, Outcome, Verdict, Watchful, check, stalled_by_a_move, watch
 from .scenario import Scenario
 from .world import Frame, SimTable
@@ -117,7 +118,8 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
                       calls=table.calls, catches=list(table.catches.values()),
                       host_gone=0 in scenario.corrupt and table.gone(0),
                       taken_over=bool(table.links.takeovers),
-                      retrying={p for p in honest if not table.links.done(p)})
+                      retrying={p for p in honest if not table.links.done(p)},
+                      moves_withheld=_moves_withheld(table, scenario, adversary.fired))
     verdicts = check(outcome) if not crashed else [Verdict("crash", crashed)]
     stalled = stalled_by_a_move(outcome) if not (crashed or outcome.finished) else ""
     return Result(scenario, verdicts, adversary.fired, table.now, len(table.sessions[0].log),
@@ -201,6 +203,14 @@ def _all_done(table: SimTable, honest: list[int], notes: dict[int, Watchful]) ->
 def _corrupt_seats(table: SimTable, scenario: Scenario) -> set[int]:
     ref = next(s for i, s in enumerate(table.sessions) if i not in scenario.corrupt)
     return {ref.seat_of(table.sessions[p].identity.public) for p in scenario.corrupt}
+
+
+def _moves_withheld(table: SimTable, scenario: Scenario, fired: list[Action]) -> set[int]:
+    """The dishonest seats an action that fired keeps a move of from some peer."""
+    ref = next(s for i, s in enumerate(table.sessions) if i not in scenario.corrupt)
+    return {ref.seat_of(table.sessions[a.actor].identity.public) for a in fired
+            if a.kind in ("withhold", "stall", "friend_only")
+            and any(matches(cls, a.pattern) for cls in ("entry:move", "relay:move", "mesh:move"))}
 
 
 def _faulted(plan: tuple[Action, ...]) -> set[int]:

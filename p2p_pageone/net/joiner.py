@@ -86,7 +86,7 @@ async def run_joiner(session: PeerSession, host: str, port: int, on_events: Even
             if step.tell:
                 told = await tell_lost(session, *step.target, reattach.expected_key(step),
                                        step.tell)
-                reattach.told_lost(step, told)
+                reattach.told_lost(step, told, loop.time())
             outcome = await _take_part(session, *step.target, on_events, log, silent_after,
                                        standby, mesh, round_trip, reattach.expected_key(step))
             after = reattach.attempted(step, outcome, loop.time())

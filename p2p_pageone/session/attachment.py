@@ -145,8 +145,10 @@ class AttachedPlayer(PlayerState):
     def resume(self) -> None:
         """A new connection after a drop: we say ``back`` (sealed against the host's welcome),
         then the host sends its whole log again and the entries we have are checked against ours
-        (SPEC §7, "Reconnect")."""
+        (SPEC §7, "Reconnect"). What was sealed for the host while we had none was sealed
+        against the log before the drop: it is not sent; a step still owed is sealed again."""
         self.attachment.dropped, self.attachment.log_read, self.in_flight = "", False, b""
+        self.outbox.outgoing.clear()
         self.attachment.known, self.attachment.checked = len(self.log), 0
         at = self.attachment
         at.resuming, at.answered, at.back_sent = True, False, b""

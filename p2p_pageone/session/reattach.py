@@ -31,6 +31,10 @@ HOST_AGAIN = 5.0  # a host the successor lost too is tried again no sooner than 
 # statements before it tries the host again: the longest try at a host (an intro unanswered)
 # and the pause after it, so that every other seat comes round to it once
 GATHER_FOR = WELCOME_WITHIN + 2.0
+# a successor that took our lost statement waits GATHER_FOR for the others', tries the host
+# once more and takes the table over if a majority lost it: one that has not after this long
+# had no majority, or does not serve the table, and its talk keeps no retry window open
+TAKE_OVER_WITHIN = 2 * GATHER_FOR
 
 NOBODY_LEFT = ("nobody of this table answers any more (the host and every seat that listens "
                "refused): the game most likely ended, or went on without this machine, while it "
@@ -40,6 +44,11 @@ CUT_FROM_HOST = ("could not get back to the host, though this machine's network 
                  "or the host itself, answered it) and no majority of the table lost the host: "
                  "the host, or the link between the host and this machine, fails this seat "
                  "alone; no takeover, and nobody is to blame")
+
+NOT_TAKEN_OVER = ("could not reach the host; the seat next in line took this seat's statement that "
+                  "the host is lost and has not taken the table over, and too few other seats "
+                  "that listen still answer to make a majority: no takeover, and nobody is to "
+                  "blame")
 
 NO_MAJORITY = ("could not reach the host, and another seat that listens lost it too, but they are "
                "no majority of the table: either the host is gone, or this part of the network "
@@ -105,6 +114,7 @@ class Reattach:
         self.route = Route(first)
         self.reach = DropReach()  # whom this drop's attempts reached: none at all is our network
         self.told: dict[Address, bytes] = {}  # the lost statement a successor took
+        self.told_at: dict[Address, float] = {}  # when it took it
         self.host_tried = -HOST_AGAIN
         self.deadline = -1.0  # this drop's retry window closes then (-1: no drop yet)
         self.was_up = False  # the last attempt got back to the table
@@ -135,7 +145,7 @@ class Reattach:
         if not to_host and self.told.get(target) != lost:
             if lost:  # our statement goes first to a successor that does not have it yet
                 return Attempt(target, lost, to_host)
-            self.told_lost(step, "")  # none to hand over: as from one that said why not
+            self.told_lost(step, "", now)  # none to hand over: as from one that said why not
         return step
 
     def expected_key(self, step: Attempt) -> bytes:
@@ -158,11 +168,15 @@ class Reattach:
                     if seat >= 0 else None)
         return endpoint if endpoint is not None and self.told.get(endpoint) == lost else target
 
-    def told_lost(self, step: Attempt, outcome: Outcome) -> None:
+    def told_lost(self, step: Attempt, outcome: Outcome, now: float) -> None:
         """How handing ``step.tell`` to the successor at ``step.target`` went: "taken" (it said
         nothing: it took the statement), "refused"/"unreachable", or "" (it said why not)."""
         taken = outcome == "taken"
         self.told[step.target] = step.tell if taken else b""
+        if taken:
+            self.told_at.setdefault(step.target, now)
+        else:
+            self.told_at.pop(step.target, None)
         self.route.note(step.target, "" if taken else outcome)
 
     def attempted(self, step: Attempt, outcome: Outcome, now: float) -> Retry | Finished | Stopped:
@@ -174,6 +188,7 @@ class Reattach:
             self.route.failed.clear()  # not serving the table failed us: the successor next)
             self.reach.clear()
             self.gathering = -1.0
+            self.told_at.clear()
         self.route.note(step.target, outcome)
         if not up:  # one that got in says nothing of this machine's network, nor one the
             self.reach.note(step.target, "" if at.answered else outcome)  # host answered
@@ -182,15 +197,25 @@ class Reattach:
         self.deadline = now + self.retry_for if self.deadline < 0 else self.deadline
         # every new connection failing, at two places or more, is this machine's network,
         # whatever a mesh connection opened before still brings
-        over = now >= self.deadline and (self.reach.nobody() or not still_heard(session, now))
+        idle = self._not_taken_over(now)
+        over = now >= self.deadline and (self.reach.nobody()
+                                         or not still_heard(session, now, idle))
         if over or self.route.nobody_left(session):
             stop_retrying(session, self.route, self.reach, self.retry_for,
-                          shared=any(self.told.values()))
+                          shared=any(self.told.values()), idle=bool(idle))
             return Stopped()
         now_up, self.was_up = up and not self.was_up, up  # one that worked: again at once, once
         if self.gathering < 0 and self._next_in_line(step):
             self.gathering = now
         return Retry(0.0 if now_up else RETRY_IN_GAME if session.game else RETRY_EVERY)
+
+    def _not_taken_over(self, now: float) -> frozenset[int]:
+        """The seats that took our lost statement ``TAKE_OVER_WITHIN`` ago or more and have
+        not taken the table over (we would be back, at it)."""
+        session = self.session
+        return frozenset(session.seat_of(key_at(session, where))
+                         for where, since in self.told_at.items()
+                         if self.told.get(where) and now - since >= TAKE_OVER_WITHIN)
 
     def _next_in_line(self, step: Attempt) -> bool:
         """The host failed us on ``step``, our lost statement stands, and we are the successor
@@ -202,20 +227,21 @@ class Reattach:
                 and self.route.next_standing(s) == s.me and not s.lost_majority())
 
 
-def still_heard(session: PeerSession, now: float) -> bool:
+def still_heard(session: PeerSession, now: float, idle: frozenset[int] = frozenset()) -> bool:
     """Our seat is in the running game, and the listening seats that talked to us within the
     give-up time, with us, could still make a majority: a drop's retry window does not end
     then. Our seat is still at the table (they serve us its log and hand our word to the
     host), our ``back`` through them disproves the host's claim about us, and only the table (a
     majority that left the host too) may decide it is over (SPEC §7, "Reconnect"). Fewer than
     a majority can neither take the table over nor keep it going: their talk keeps nothing
-    open."""
+    open, nor does a successor's (``idle``) that took our lost statement and never took over."""
     if (session.game is None or session.game_over or session.ended
             or session.me not in session.active):
         return False
     heard = session.mesh.heard_from
     talking = [seat for seat in listening_seats(session)
-               if seat != session.me and session.keys[seat] != session.host_key
+               if seat != session.me and seat not in idle
+               and session.keys[seat] != session.host_key
                and now - heard.get(session.keys[seat], -1e9) < BOUNDS.give_up]
     return len(talking) + 1 >= needed(session)
 
@@ -234,9 +260,10 @@ def host_failure(session: PeerSession, to_host: bool, outcome: Outcome) -> Outco
 
 
 def stop_retrying(session: PeerSession, route: Route, reach: DropReach, retry_for: float,
-                  shared: bool = False) -> None:
+                  shared: bool = False, idle: bool = False) -> None:
     """The retry window is over and no takeover came: who lost what decides the words.
-    ``shared``: a successor took our lost statement (it lost the host too)."""
+    ``shared``: a successor took our lost statement (it lost the host too); ``idle``: one that
+    took it did not take the table over in time."""
     session.attachment.may_resume = False
     if route.nobody_left(session):
         session.network_stop(NOBODY_LEFT)
@@ -248,7 +275,7 @@ def stop_retrying(session: PeerSession, route: Route, reach: DropReach, retry_fo
         # machine's network works, so the host or our link to it is what failed
         session.network_stop(CUT_FROM_HOST if reach.answered else MINORITY)
     elif session.identity.public in session.attachment.lost:  # others lost it too
-        session.network_stop(NO_MAJORITY)
+        session.network_stop(NOT_TAKEN_OVER if idle else NO_MAJORITY)
     else:
         session.lost_host(session.attachment.dropped)
 

@@ -15,7 +15,7 @@ from ...engine.settings import SettingError
 from ...wire.codec import ProtocolError
 from ...wire.kinds import KIND_RULES, EntryKind, Signer
 from ..common import MustRefuse, TableEnded
-from . import dealing, leaving, lobby, presence, witness
+from . import dealing, leaving, lobby, obligations, presence, witness
 from .state import Check, Effect, Entries, PublicState, no_effect, nothing
 
 __all__ = ["ENTRIES", "FOLD_ERRORS", "Check", "Effect", "apply_entry", "check_common",
@@ -77,6 +77,7 @@ def apply_entry(s: PublicState, raw: bytes, now: float, env: Envelope | None = N
     check(s, env, s.author)
     witness.note_discharge(s, env, s.author)
     effect(s, env, s.author, now)
+    obligations.forget_returns_discharged(s)
 
 
 def entry_refusal(s: PublicState, env: Envelope) -> str | None:

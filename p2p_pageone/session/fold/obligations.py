@@ -38,8 +38,9 @@ from .queries import hand_over, slots_owed_by
 from .state import PublicState
 
 __all__ = ["BOUNDS", "Bounds", "Duty", "Owed", "came_back_owing", "claimed_of", "discharges",
-           "joiner_timed", "moves_on", "note_presence", "open_claims", "owed", "progressed",
-           "stalemate", "step_owed", "timeable", "timeout_duty", "waiting_for"]
+           "forget_returns_discharged", "joiner_timed", "moves_on", "note_presence", "open_claims",
+           "owed", "progressed", "stalemate", "step_owed", "timeable", "timeout_duty",
+           "waiting_for"]
 
 
 def owed(s: PublicState) -> list[Owed]:
@@ -92,6 +93,13 @@ def note_presence(s: PublicState, seat: int, back: bool) -> None:
     s.presence_moves_on = not spent
     if back and not spent and step_owed(s, seat) is not None:
         s.returned[seat] = _owing_now(s)
+
+
+def forget_returns_discharged(s: PublicState) -> None:
+    """A seat that owes nothing more has spent no return: the next step it owes, even one that
+    looks the same (keys again in the same hand), gets its one return afresh."""
+    for seat in [seat for seat in s.returned if step_owed(s, seat) is None]:
+        del s.returned[seat]
 
 
 def _owing_now(s: PublicState) -> tuple[object, ...]:
