@@ -15,9 +15,13 @@ import pexpect
 import pyte
 import pytest
 
+from p2p_pageone.engine.cards import JOKER, QDAN_COLOURED, classic_name, qdan_name
+
 SGR = re.compile(rb"\x1b\[[0-9;:]*m")  # Select Graphic Rendition: colours and attributes
 RULE = "─"
 CLASSIC_SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+WHOLE_CARDS = ({qdan_name(card) for card in range(QDAN_COLOURED + 8)}
+               | {classic_name(card) for card in range(JOKER + 1)})
 
 
 class Term:
@@ -99,8 +103,11 @@ def check_screen(lines: list[str], cols: int, names: list[str]) -> None:
     for above, below in itertools.pairwise(lines):
         # a line that fills the width exactly may be followed by the next player's entry
         starts_entry = below.split(" ", 1)[0].lstrip(">") in names
+        # and a hand that fills it exactly by the next card (both ends whole cards)
+        between_cards = bool(above.split() and below.split()) and {
+            above.split()[-1].strip("[]"), below.split()[0].strip("[]")} <= WHOLE_CARDS
         cut = (len(above) == cols and above[-1:].isalnum() and below[:1].isalnum()
-               and not starts_entry)
+               and not starts_entry and not between_cards)
         assert not cut, f"a word cut at the line end:\n{above}\n{below}"
 
 
