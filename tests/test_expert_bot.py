@@ -273,3 +273,36 @@ def test_an_expert_at_a_table_stops_searching_on_the_tables_clock() -> None:
     assert bot.bot.budget.seconds == EXPERT_CAP <= 0.25 and bot.bot.clock is clock
     bare = cpu_bot("expert", clock, 0.0, 0.0, random.Random(0))
     assert isinstance(bare, ExpertBot) and bare.budget.seconds == EXPERT_CAP
+
+
+def test_qdan_playouts_choose_as_normal_scores_with_ties_broken_by_the_world() -> None:
+    """The qdan playout habit picks one of ``normal``'s best-scored plays, and the same one for
+    the same salt (the candidates of a world break ties alike)."""
+    from p2p_pageone.bots.normal import _preferred_plays, qdan_score
+    from p2p_pageone.bots.rollout import qdan_habit
+    from p2p_pageone.engine import Play, QdanDeal
+
+    checked = 0
+    for seed in range(6):
+        game, _ = _midgame("qdan", seed, 8)
+        deal = game.deal
+        if game.chance is not None or not isinstance(deal, QdanDeal):
+            continue
+        seat, habits = deal.turn, NormalBot()
+        moves = deal.legal_moves(seat)
+        plays = _preferred_plays(moves)
+        if not plays:
+            continue
+        colours = [0, 0, 0, 0]
+        for slot in deal.hands[seat]:
+            if deal.known[slot] < 104:
+                colours[deal.known[slot] // 26] += 1
+        nxt = len(deal.hands[deal._step(seat, 1)])
+        top = max(qdan_score(habits, p, colours, nxt) for p in plays)
+        for salt in (1, 2, 3):
+            pick = qdan_habit(deal, seat, habits, moves, salt)
+            assert isinstance(pick, Play)
+            assert qdan_score(habits, pick, colours, nxt) >= top - 1
+            assert pick == qdan_habit(deal, seat, habits, moves, salt)
+        checked += 1
+    assert checked >= 3

@@ -25,6 +25,12 @@ seed 611 (200 games) 0.275 at 400 playouts and 0.270 at 700, against 0.255 unrac
 seed 7301 (400 games, not tuned on) 0.305 [0.262, 0.352] at 700 playouts (24.6 ms)
 against 0.3225 [0.279, 0.370] unraced at 400 (16.0 ms). Qdan keeps 400 (raced: fewer ms).
 
+Qdan playouts break ``normal``'s ties by a salt drawn once per world (``qdan_habit``), not by a
+fresh random draw, so every candidate's playout of a world breaks them alike (bots30): seed 9101
+(400 games, not tuned on) 0.3375 [0.293, 0.385] at 12.1 ms (max 174) against 0.3175 [0.274,
+0.365] at 11.9 ms untied, within the noise. Classic there (unchanged): 0.305 [0.262, 0.352] at
+15.2 ms (max 209). Issue 29's target is not met in either family on that seed.
+
 Measured (README, scripts/bench_expert.py): against three ``normal``, seats rotated, ``--cap
 0.2``. Qdan, 400 playouts (the default), 400 games on seed 5001 (not tuned on): 0.298 [0.255,
 0.344] at 13.8 ms per decision (max 140), short of issue 29's 0.36. On tuning seeds 1-3 (900
@@ -59,7 +65,7 @@ from .hard import SharpBot, _candidates, _classic_voids, _fast_move, _fitting_wo
 from .infer import read_record
 from .infer_classic import classic_guesses
 from .normal import NormalBot
-from .rollout import classic_habit
+from .rollout import classic_habit, qdan_habit
 
 
 @dataclass(frozen=True)
@@ -122,7 +128,9 @@ class ExpertBot(SharpBot):
                  spread: float = 20.0,
                  guess_classic: bool = True, tricks: int = 0, card_weight: float = 0.8,
                  exact_classic: bool = True, fit_classic: bool = False,
-                 fit_qdan: bool = False, race: Race | None = None) -> None:
+                 fit_qdan: bool = False, race: Race | None = None,
+                 tied_qdan: bool = True) -> None:
+        self.tied_qdan = tied_qdan  # qdan playouts break ties alike across the candidates
         self.race = race or Race()  # when a candidate clearly behind stops being played
         self.fit_qdan = fit_qdan  # qdan: re-deal hands whose recent plays normal would not make
         self.fit_classic = fit_classic  # classic: re-deal hands whose plays normal would not make
@@ -178,7 +186,7 @@ class ExpertBot(SharpBot):
             for index in alive:
                 copy = world.clone()
                 copy.apply(_same_move(copy, candidates[index]))
-                self._play_on(copy, view.seat, budget.horizon, random.Random(luck))
+                self._play_on(copy, view.seat, budget.horizon, random.Random(luck), luck)
                 rows[index].append(score(copy))
                 self.playouts_used += 1
             done += 1
@@ -202,7 +210,8 @@ class ExpertBot(SharpBot):
         voids = _classic_voids(view)
         return lambda rng: view.determinize(rng, voids)
 
-    def _play_on(self, deal: Deal, me: int, horizon: int, rng: random.Random) -> None:
+    def _play_on(self, deal: Deal, me: int, horizon: int, rng: random.Random,
+                 salt: int = 0) -> None:
         """Play ``deal`` on: until someone goes out or is eliminated (qdan), to the deal's end
         or after ``tricks`` more tricks (classic), or for ``horizon`` moves."""
         others, mine = self.habits
@@ -226,6 +235,8 @@ class ExpertBot(SharpBot):
             if exact:
                 assert isinstance(deal, ClassicDeal)
                 deal.apply(classic_habit(deal, seat, habits, moves))
+            elif self.tied_qdan and isinstance(deal, QdanDeal):
+                deal.apply(qdan_habit(deal, seat, habits, moves, salt))
             else:
                 deal.apply(_fast_move(deal, rng, habits, moves))
 

@@ -4,10 +4,29 @@ without building one."""
 
 from __future__ import annotations
 
-from ..engine.cards import JOKER
+from ..engine.cards import JOKER, QDAN_COLOURED
 from ..engine.classic import ClassicDeal
 from ..engine.moves import Draw, Move, Play
-from .normal import NormalBot, _preferred_plays, best_led_rank, cheapest_winner
+from ..engine.qdan import QdanDeal
+from .normal import NormalBot, _preferred_plays, best_led_rank, cheapest_winner, qdan_score
+
+
+def qdan_habit(deal: QdanDeal, seat: int, habits: NormalBot, moves: list[Move],
+               salt: int) -> Move:
+    """``normal``'s qdan choice (or ``sharp``'s) read off the copy, its ties broken by ``salt``
+    (one per world) instead of a fresh random draw: the candidates' playouts of a world then
+    break the same ties alike, so their outcomes differ by what the moves change."""
+    plays = _preferred_plays(moves)
+    if not plays:
+        return next((m for m in moves if isinstance(m, Draw)), moves[0])
+    known, colours = deal.known, [0, 0, 0, 0]
+    for slot in deal.hands[seat]:
+        card = known[slot]
+        if card < QDAN_COLOURED:
+            colours[card // 26] += 1
+    next_count = len(deal.hands[deal._step(seat, 1)])
+    return max(plays, key=lambda p: qdan_score(habits, p, colours, next_count)
+               + ((p.cards[0] * 131 + p.colour * 17 + salt) % 997) / 997)
 
 
 def classic_habit(deal: ClassicDeal, seat: int, habits: NormalBot, moves: list[Move]) -> Move:
