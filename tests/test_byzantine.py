@@ -81,6 +81,19 @@ def test_a_stale_refusal_drops_no_envelope_out_of_a_seat_a_flooder_left_alone() 
     assert result.verdicts == [], [v.text for v in result.verdicts]
 
 
+@pytest.mark.parametrize(("family", "players"), [("classic", 5), ("qdan", 5), ("qdan", 6)])
+def test_a_hosts_friend_next_in_line_that_sits_on_the_statements_is_passed(
+        family: str, players: int) -> None:
+    # the host falls silent to everyone, and its friend, the first successor, drops and comes
+    # back over and over, takes every honest seat's lost statement and never takes over: the
+    # honest seats hand theirs to the next one in line, which does (before, they waited for good)
+    corrupt = frozenset({0, 1})
+    plan = (Action("flap", 4, 1, -1, "keys", 1e9, 10.0), Action("withhold", 8, 0, -1))
+    result = run(Scenario(3, family, players, corrupt, players - 1, "victim", plan))
+    assert len(result.fired) == 2 and result.taken_over
+    assert result.verdicts == [], [v.text for v in result.verdicts]
+
+
 def _from_plan(seed: int, *picked: tuple[str, int]) -> tuple[Action, ...]:
     return tuple(a for a in make(seed).plan if (a.kind, a.at) in picked)
 

@@ -60,3 +60,23 @@ def test_a_seat_that_came_back_once_keeps_its_window_the_next_time(
     assert not seen["spent_again"]
     assert result.verdicts == [], [v.text for v in result.verdicts]
     assert SEAT in seen["table"].sequencer.host.active  # not timed out inside its window
+
+
+def test_a_witness_round_keeps_the_return_a_seat_spent_on_the_step_it_still_owes() -> None:
+    # while a round is open the table owes only witnesses: the step the seat owed before it is
+    # owed again after it, so the round does not give the seat a second return for that step
+    from p2p_pageone.crypto.envelope import Envelope
+    from p2p_pageone.engine import make_settings
+    from p2p_pageone.session.fold.claims import Claim
+    from p2p_pageone.session.fold.obligations import forget_returns_discharged
+    from p2p_pageone.session.memory import MemoryTable
+
+    s = MemoryTable(make_settings("classic", {"deals": 1}), 4, seed=5).sessions[0]
+    s.returned[SEAT] = ("spent",)
+    claim = Envelope(b"", b"", b"", 1, 10, b"", "timeout", {"seat": 1})
+    s.claims.append(Claim(10, 1, claim, due={SEAT, 3}))
+    forget_returns_discharged(s)
+    assert s.returned == {SEAT: ("spent",)}
+    s.claims.clear()  # the round is over and the seat owes nothing: its return is its own
+    forget_returns_discharged(s)
+    assert s.returned == {}

@@ -9,6 +9,7 @@ import pytest
 from p2p_pageone.crypto.statements import check_proof
 from p2p_pageone.engine import make_settings
 from p2p_pageone.session.fold.lost import open_lost
+from p2p_pageone.session.fold.obligations import BOUNDS
 from p2p_pageone.session.memory import MemoryTable, make_peer
 from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.session.reach import DropReach
@@ -16,8 +17,10 @@ from p2p_pageone.session.reattach import (
     CUT_FROM_HOST,
     GATHER_FOR,
     HOST_AGAIN,
+    NOT_TAKEN_OVER,
     RETRY_EVERY,
     RETRY_IN_GAME,
+    TAKE_OVER_WITHIN,
     Attempt,
     Finished,
     Reattach,
@@ -42,10 +45,10 @@ HOST = ("127.0.0.1", 7000)  # where the joiners first found the host
 CLOSED = "the connection to the host closed"
 
 
-def _mid_hand() -> MemoryTable:
+def _mid_hand(players: int = 4) -> MemoryTable:
     """Four seats in a running hand, every one listening (seat n at 127.0.0.1:4000n), every
     joiner holding the host's whole log."""
-    t = MemoryTable(make_settings("classic", {"deals": 2}), 4, seed=5, direct=True)
+    t = MemoryTable(make_settings("classic", {"deals": 2}), players, seed=5, direct=True)
     s = t.sessions
     run_until(t, lambda: s[1].game is not None and s[1].game.deal.moves >= 3)
     out, t.sequencer.out = t.sequencer.out, []
@@ -197,6 +200,80 @@ def test_the_host_is_tried_again_once_a_while_has_passed() -> None:
     reattach.attempted(step, "", 1.5)
     session.resume()
     assert reattach.next_step(True, HOST_AGAIN) == Attempt(HOST, b"", True)  # it may be back
+
+
+def _told_seat_1(session: PeerSession, reattach: Reattach) -> None:
+    """The host refused us at 0 s, and seat 1, the first successor, took our statement at 1 s
+    (it lost the host too) and then closed our intro: it has not taken the table over."""
+    _refused_by_host(session, reattach, 0.0)
+    step = reattach.next_step(True, 1.0)
+    assert step == Attempt(_endpoint(1), _own_lost(session), False)
+    reattach.told_lost(step, "taken", 1.0)
+    session.lost_host(CLOSED)
+    reattach.attempted(step, "", 1.5)
+    session.resume()
+
+
+def test_a_successor_that_took_our_statement_and_never_took_over_is_passed() -> None:
+    # a host's friend next in line takes every seat's statement and sits on them: once it has
+    # had them for the time a takeover takes, it failed us as a successor, and the next one in
+    # line (at five seats, we: with the other two honest seats' statements we take over)
+    t = _mid_hand(5)
+    session, reattach = _dropped(t, 2)
+    _told_seat_1(session, reattach)
+    later = 1.0 + TAKE_OVER_WITHIN
+    for seat in (3, 4):
+        assert session.take_lost(t.sessions[seat].sign_lost("the host went silent")) is None
+    assert not isinstance(reattach.next_step(True, later - 0.5), TakeOver)
+    assert isinstance(reattach.next_step(True, later), TakeOver)
+    assert reattach.route.failed[_endpoint(1)] == "idle"
+
+
+def test_our_statement_goes_past_a_successor_that_sat_on_it_to_the_next() -> None:
+    t = _mid_hand()
+    session, reattach = _dropped(t, 2)
+    _told_seat_1(session, reattach)
+    later = 1.0 + TAKE_OVER_WITHIN
+    steps = [reattach.next_step(True, later + n) for n in range(2)]
+    assert Attempt(_endpoint(3), _own_lost(session), False) in steps  # no majority: not us
+    assert Attempt(_endpoint(1), b"", False) not in steps
+
+
+def test_a_successor_that_sits_on_our_statement_still_counts_as_heard() -> None:
+    # two seats cut from a host that still serves the rest hold each other's statements and
+    # neither has a majority: while the game goes on (the third seat's log grows), each one's
+    # talk still shows the other that its seat is at the table, so neither gives up; once the
+    # table stands still, a successor that sat on our statement keeps nothing open
+    t = _mid_hand()
+    session, reattach = _dropped(t, 2)
+    _told_seat_1(session, reattach)
+    now = 100.0 + TAKE_OVER_WITHIN
+    for seat in (1, 3):
+        session.mesh.heard_from[session.keys[seat]] = now
+    session.mesh.table_moved_at = now - 1.0
+    step = reattach.next_step(True, now)
+    session.lost_host(CLOSED)
+    assert isinstance(reattach.attempted(step, "", now), Retry)
+    assert reattach.route.failed[_endpoint(1)] == "idle"
+    session.resume()
+    later = now + BOUNDS.give_up
+    for seat in (1, 3):
+        session.mesh.heard_from[session.keys[seat]] = later
+    step = reattach.next_step(True, later)
+    session.lost_host(CLOSED)
+    assert reattach.attempted(step, "", later) == Stopped()
+    assert any(NOT_TAKEN_OVER in e.text for e in session.take_events())
+
+
+def test_a_successor_that_took_over_is_the_host_and_never_idle() -> None:
+    t = _mid_hand()
+    session, reattach = _dropped(t, 2)
+    _told_seat_1(session, reattach)
+    session.host_key = session.keys[1]  # the others serve us its takeover
+    session.endpoints[session.keys[1]] = "127.0.0.1:40001"
+    step = reattach.next_step(True, 1.0 + TAKE_OVER_WITHIN)
+    assert _endpoint(1) not in reattach.route.failed
+    assert isinstance(step, Attempt) and step.target == _endpoint(1) and step.to_host
 
 
 @pytest.mark.parametrize("outcome", ["", "refused"])

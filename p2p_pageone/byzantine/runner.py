@@ -32,6 +32,7 @@ class Result:
     entries: int = 0
     crashed: str = ""  # an honest party's exception
     stalled: str = ""  # out of scope: the table waits for a dishonest seat's move
+    taken_over: bool = False  # an honest seat took the table over
 
 
 def _lying_witness(table: SimTable) -> object:
@@ -123,7 +124,7 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
     verdicts = check(outcome) if not crashed else [Verdict("crash", crashed)]
     stalled = stalled_by_a_move(outcome) if not (crashed or outcome.finished) else ""
     return Result(scenario, verdicts, adversary.fired, table.now, len(table.sessions[0].log),
-                  crashed, stalled)
+                  crashed, stalled, outcome.taken_over)
 
 
 def _catch_when_owed(table: SimTable, adversary: Adversary,

@@ -33,7 +33,8 @@ HOST_AGAIN = 5.0  # a host the successor lost too is tried again no sooner than 
 GATHER_FOR = WELCOME_WITHIN + 2.0
 # a successor that took our lost statement waits GATHER_FOR for the others', tries the host
 # once more and takes the table over if a majority lost it: one that has not after this long
-# had no majority, or does not serve the table, and its talk keeps no retry window open
+# had no majority, or does not serve the table, and failed us as a successor (the next one in
+# line gets our statement)
 TAKE_OVER_WITHIN = 2 * GATHER_FOR
 
 NOBODY_LEFT = ("nobody of this table answers any more (the host and every seat that listens "
@@ -127,6 +128,9 @@ class Reattach:
         if self.gathering >= 0 and now - self.gathering >= GATHER_FOR:
             self.gathering = -1.0  # the host again, then we wait once more if it fails us
         last = route.last
+        for where in self._not_taken_over(now):  # the next successor in line is asked now
+            if where != route.host(session):  # (unless it is the host now: it took over)
+                route.note(where, "idle")
         target = route.next(session, listening, session.lost_majority())
         if target is None:
             return TakeOver()
@@ -198,8 +202,8 @@ class Reattach:
         # every new connection failing, at two places or more, is this machine's network,
         # whatever a mesh connection opened before still brings
         idle = self._not_taken_over(now)
-        over = now >= self.deadline and (self.reach.nobody()
-                                         or not still_heard(session, now, idle))
+        over = now >= self.deadline and (self.reach.nobody() or not still_heard(
+            session, now, frozenset(session.seat_of(key_at(session, where)) for where in idle)))
         if over or self.route.nobody_left(session):
             stop_retrying(session, self.route, self.reach, self.retry_for,
                           shared=any(self.told.values()), idle=bool(idle))
@@ -209,13 +213,14 @@ class Reattach:
             self.gathering = now
         return Retry(0.0 if now_up else RETRY_IN_GAME if session.game else RETRY_EVERY)
 
-    def _not_taken_over(self, now: float) -> frozenset[int]:
-        """The seats that took our lost statement ``TAKE_OVER_WITHIN`` ago or more and have
-        not taken the table over (we would be back, at it)."""
-        session = self.session
-        return frozenset(session.seat_of(key_at(session, where))
-                         for where, since in self.told_at.items()
-                         if self.told.get(where) and now - since >= TAKE_OVER_WITHIN)
+    def _not_taken_over(self, now: float) -> list[Address]:
+        """Where the successors listen that took our lost statement ``TAKE_OVER_WITHIN`` ago
+        or more and have not taken the table over (we would be back, at it): each failed us
+        as a successor, and the next one in line gets our statement. Their talk still counts
+        (``still_heard``): a seat that gathers statements without a majority is no sign that
+        the table is gone, and only the one standing next may take over."""
+        return [where for where, since in self.told_at.items()
+                if self.told.get(where) and now - since >= TAKE_OVER_WITHIN]
 
     def _next_in_line(self, step: Attempt) -> bool:
         """The host failed us on ``step``, our lost statement stands, and we are the successor
@@ -234,11 +239,15 @@ def still_heard(session: PeerSession, now: float, idle: frozenset[int] = frozens
     host), our ``back`` through them disproves the host's claim about us, and only the table (a
     majority that left the host too) may decide it is over (SPEC §7, "Reconnect"). Fewer than
     a majority can neither take the table over nor keep it going: their talk keeps nothing
-    open, nor does a successor's (``idle``) that took our lost statement and never took over."""
+    open. Nor does a successor's (``idle``) that took our lost statement and never took over,
+    once the table stands still: while the others' logs still grow it is a seat cut off from
+    the host as we are, in a game that goes on without a majority lost."""
     if (session.game is None or session.game_over or session.ended
             or session.me not in session.active):
         return False
-    heard = session.mesh.heard_from
+    mesh = session.mesh
+    heard, moving = mesh.heard_from, max(mesh.table_moved_at, mesh.synced_at)
+    idle = idle if now - moving >= BOUNDS.give_up else frozenset()
     talking = [seat for seat in listening_seats(session)
                if seat != session.me and seat not in idle
                and session.keys[seat] != session.host_key

@@ -18,7 +18,8 @@ class Route:
     def __init__(self, first: Address) -> None:
         self.first = first
         # address -> "refused", "unreachable" or "unanswered" (it took the connection and said
-        # nothing: a stopped pageone's machine does that)
+        # nothing: a stopped pageone's machine does that), or "idle" (a successor that took our
+        # lost statement long ago and has not taken the table over)
         self.failed: dict[Address, str] = {}
         self.last: Address | None = None
 

@@ -97,7 +97,11 @@ def note_presence(s: PublicState, seat: int, back: bool) -> None:
 
 def forget_returns_discharged(s: PublicState) -> None:
     """A seat that owes nothing more has spent no return: the next step it owes, even one that
-    looks the same (keys again in the same hand), gets its one return afresh."""
+    looks the same (keys again in the same hand), gets its one return afresh. Not while a
+    witness round is open: the table owes only witnesses then, and the step a seat owed before
+    the round is owed again after it."""
+    if s.claims:
+        return
     for seat in [seat for seat in s.returned if step_owed(s, seat) is None]:
         del s.returned[seat]
 
