@@ -234,9 +234,10 @@ def test_our_statement_goes_past_a_successor_that_sat_on_it_to_the_next() -> Non
     session, reattach = _dropped(t, 2)
     _told_seat_1(session, reattach)
     later = 1.0 + TAKE_OVER_WITHIN
-    steps = [reattach.next_step(True, later + n) for n in range(2)]
+    steps = [reattach.next_step(True, later + n) for n in range(3)]
     assert Attempt(_endpoint(3), _own_lost(session), False) in steps  # no majority: not us
-    assert Attempt(_endpoint(1), b"", False) not in steps
+    # it may yet take over (a majority that formed late): an intro alone, once per 5 s
+    assert steps.count(Attempt(_endpoint(1), b"", False)) == 1
 
 
 def test_a_successor_that_sits_on_our_statement_still_counts_as_heard() -> None:
@@ -252,9 +253,9 @@ def test_a_successor_that_sits_on_our_statement_still_counts_as_heard() -> None:
         session.mesh.heard_from[session.keys[seat]] = now
     session.mesh.table_moved_at = now - 1.0
     step = reattach.next_step(True, now)
+    assert reattach.route.failed[_endpoint(1)] == "idle"
     session.lost_host(CLOSED)
     assert isinstance(reattach.attempted(step, "", now), Retry)
-    assert reattach.route.failed[_endpoint(1)] == "idle"
     session.resume()
     later = now + BOUNDS.give_up
     for seat in (1, 3):

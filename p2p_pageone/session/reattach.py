@@ -116,7 +116,7 @@ class Reattach:
         self.reach = DropReach()  # whom this drop's attempts reached: none at all is our network
         self.told: dict[Address, bytes] = {}  # the lost statement a successor took
         self.told_at: dict[Address, float] = {}  # when it took it
-        self.host_tried = -HOST_AGAIN
+        self.host_tried = self.idle_tried = -HOST_AGAIN
         self.deadline = -1.0  # this drop's retry window closes then (-1: no drop yet)
         self.was_up = False  # the last attempt got back to the table
         self.gathering = -1.0  # since when we, next in line, wait for the others' statements
@@ -141,6 +141,7 @@ class Reattach:
         lost = session.attachment.lost.get(session.identity.public, b"")
         if now - self.host_tried < HOST_AGAIN:
             target = self._past_host(target, address, lost)
+        target = self._idle_again(now) or target
         to_host = target == address
         if to_host:
             self.host_tried = now
@@ -171,6 +172,18 @@ class Reattach:
         endpoint = (parse_endpoint(session.endpoints.get(session.keys[seat], ""))
                     if seat >= 0 else None)
         return endpoint if endpoint is not None and self.told.get(endpoint) == lost else target
+
+    def _idle_again(self, now: float) -> Address | None:
+        """A successor that sat on our statement may yet take over (a majority that formed
+        late: a seat on a slow link noticed a silent host late), and the others cannot always
+        show us its takeover: we try it again, an intro alone, every ``HOST_AGAIN``."""
+        if now - self.idle_tried < HOST_AGAIN:
+            return None
+        host = self.route.host(self.session)
+        where = next((w for w in self._not_taken_over(now) if w != host), None)
+        if where is not None:
+            self.idle_tried = now
+        return where
 
     def told_lost(self, step: Attempt, outcome: Outcome, now: float) -> None:
         """How handing ``step.tell`` to the successor at ``step.target`` went: "taken" (it said

@@ -1,0 +1,214 @@
+"""A takeover that comes late (a review found it): the host's machine goes off mid-hand and a
+seat on a slow link notices 30-40 s after the others, so the first successor holds the early
+seats' `lost` statements for more than the 24 s after which they pass it by. It still takes the
+table over once the late statement is in, a legitimate majority, and every seat must join it:
+one that passed it by tries it again (an intro alone), since nothing else may show it the
+takeover. Real sessions, clients, sequencer and `Reattach` in memory, the mesh between the
+listening seats, a takeover run as `net/joiner` runs it; no sockets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from p2p_pageone.engine import make_settings
+from p2p_pageone.session.client import Client
+from p2p_pageone.session.common import parse_endpoint
+from p2p_pageone.session.memory import MemoryTable
+from p2p_pageone.session.reattach import (
+    Attempt,
+    Finished,
+    Reattach,
+    Retry,
+    Stopped,
+    TakeOver,
+    Wait,
+    could_not_connect,
+    start_takeover,
+    take_lost_statement,
+)
+from p2p_pageone.session.route import Address
+from p2p_pageone.session.sequencer import Sequencer
+
+from .test_takeover_attacks import run_until
+
+HOST = ("127.0.0.1", 7000)
+CONNECT_TIMEOUT = 5.0  # a try at the dead host's machine costs this much
+DT = 0.25
+
+
+@dataclass
+class Line:
+    reattach: Reattach
+    step: Attempt
+    client: Client | None
+    conn: int = -1  # the connection to the new host (-1: the old one, or none)
+    retry_at: float = -1.0
+    over: bool = False
+    waiting: bool = False
+
+
+class LateTakeover:
+    """The table after its host's machine went off: each joiner follows its ``Reattach``."""
+
+    def __init__(self, players: int, slow: dict[int, float]) -> None:
+        t = self.table = MemoryTable(make_settings("classic", {"deals": 2}), players, seed=5,
+                                     direct=True)
+        s = self.s = t.sessions
+        run_until(t, lambda: s[1].game is not None and s[1].game.deal.moves >= 3)
+        out, t.sequencer.out = t.sequencer.out, []
+        for conn, data in out:
+            t.clients[conn - 1].receive(data, t.now)
+        self.start = t.now
+        self.seq: Sequencer | None = None
+        self.host, self.next_conn = -1, 100
+        self.at: dict[int, int] = {}  # connection to the new host -> its joiner
+        self.lines: dict[int, Line] = {}
+        for p in range(1, players):
+            reattach = Reattach(s[p], HOST, 60.0)
+            first = reattach.next_step(True, self.start)
+            assert isinstance(first, Attempt)
+            client = t.clients[p - 1]
+            client.silent_after = slow.get(p, 10.0)
+            self.lines[p] = Line(reattach, first, client)
+
+    def owner_of(self, address: Address) -> int:
+        if address == HOST:
+            return 0
+        return next((p for p in self.lines
+                     if parse_endpoint(self.s[p].attachment.endpoint) == address), -1)
+
+    def pump(self, now: float) -> None:
+        for _ in range(50):
+            if not (self._from_new_host(now) | self._to_new_host(now) | self._mesh(now)):
+                return
+
+    def _from_new_host(self, now: float) -> bool:
+        if self.seq is None:
+            return False
+        out, self.seq.out = self.seq.out, []
+        moved = False
+        for conn, data in out:
+            line = self.lines.get(self.at.get(conn, -1))
+            if line is not None and line.conn == conn and line.client is not None:
+                line.client.receive(data, now)
+                moved = True
+        for conn in self.seq.to_close:
+            line = self.lines.get(self.at.get(conn, -1))
+            if line is not None and line.conn == conn and line.client is not None:
+                line.client.gone = True
+                line.client.closed()
+        self.seq.to_close.clear()
+        return moved
+
+    def _to_new_host(self, now: float) -> bool:
+        moved = False
+        for line in self.lines.values():
+            if line.client is not None:
+                chunks, line.client.out = line.client.out, []
+                if self.seq is not None and line.conn in self.seq.links:
+                    for chunk in chunks:
+                        self.seq.receive(line.conn, chunk, now)
+                        moved = True
+        return moved
+
+    def _mesh(self, now: float) -> bool:
+        moved = False
+        for p in self.lines:
+            sent, self.s[p].outbox.direct_out = self.s[p].outbox.direct_out, []
+            for endpoint, raw in sent:
+                q = self.owner_of(parse_endpoint(endpoint) or HOST)
+                if q > 0 and not self.s[q].ended:
+                    self.s[q].direct(raw, now)
+                    if (client := self.lines[q].client) is not None:
+                        client.collect()
+                    moved = True
+        return moved
+
+    def after(self, line: Line, result: Retry | Finished | Stopped, now: float,
+              extra: float = 0.0) -> None:
+        if isinstance(result, Retry):
+            line.retry_at = now + result.pause + extra
+        else:
+            line.over = True
+
+    def attempt(self, p: int, line: Line, now: float) -> None:
+        session, reattach = self.s[p], line.reattach
+        step = reattach.next_step(True, now)
+        line.waiting = isinstance(step, Wait)
+        if isinstance(step, Wait):
+            line.retry_at = now + step.pause
+            return
+        if isinstance(step, TakeOver):
+            start_takeover(session)
+            self.seq, self.host, line.over = Sequencer(session, now), p, True
+            return
+        line.step, owner = step, self.owner_of(step.target)
+        if step.tell:
+            reattach.told_lost(step, self._tell(p, owner, step), now)
+        if owner == 0:  # the host's machine is off: the try times out
+            outcome = could_not_connect(session, step.target, False, "")
+            self.after(line, reattach.attempted(step, outcome, now), now, CONNECT_TIMEOUT)
+        elif owner == self.host and self.seq is not None:
+            self.next_conn += 1
+            self.at[self.next_conn], line.conn = p, self.next_conn
+            line.client = Client(session, now, 10.0, expect=reattach.expected_key(step))
+            self.seq.connect(self.next_conn, now)
+        else:  # its listener takes our intro and closes: it has not taken the table over
+            session.lost_host("the connection to the host closed")
+            self.after(line, reattach.attempted(step, "", now), now)
+
+    def _tell(self, p: int, owner: int, step: Attempt) -> str:
+        if owner <= 0:
+            return "unreachable"
+        if owner == self.host:
+            return "taken"
+        reason = take_lost_statement(self.s[owner], self.s[p].identity.public, step.tell)
+        return "" if reason else "taken"
+
+    def tick(self, p: int, line: Line, now: float) -> None:
+        session = self.s[p]
+        if line.client is not None:
+            line.client.tick(now)
+            if line.client.finished(now) or session.attachment.dropped:
+                if line.conn >= 0 and self.seq is not None:
+                    self.seq.disconnect(line.conn, now)
+                line.client = None
+                self.after(line, line.reattach.attempted(line.step, "", now), now)
+        else:
+            session.tick(now)
+            if 0 <= line.retry_at <= now:
+                line.retry_at = -1.0
+                if not line.waiting:
+                    session.resume()
+                self.attempt(p, line, now)
+
+    def run(self, limit: float = 400.0) -> None:
+        now = self.start
+        while now < self.start + limit:
+            now += DT
+            self.pump(now)
+            if self.seq is not None:
+                self.seq.tick(now)
+            for p, line in self.lines.items():
+                if not line.over:
+                    self.tick(p, line, now)
+            self.pump(now)
+            if all(line.over or self.s[p].game_over or self.s[p].ended
+                   for p, line in self.lines.items()):
+                return
+
+
+@pytest.mark.parametrize(("players", "slow"), [
+    (4, {3: 40.0}), (4, {3: 30.0}), (6, {4: 40.0, 5: 40.0})])
+def test_a_late_takeover_gathers_every_seat_that_passed_it_by(
+        players: int, slow: dict[int, float]) -> None:
+    table = LateTakeover(players, slow)
+    table.run()
+    assert table.host == 1  # the first successor took over
+    for p in range(1, players):
+        session = table.s[p]
+        assert session.seat_of(session.host_key) == 1, (p, session.ended)
+        assert session.game_over and not session.ended and not session.attachment.network
+        assert sorted(session.active) == list(range(1, players)), p
