@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from p2p_pageone.audit.check import audit_bytes
 from p2p_pageone.engine import make_settings
 from p2p_pageone.session.client import Client
 from p2p_pageone.session.common import parse_endpoint
@@ -30,6 +31,7 @@ from p2p_pageone.session.reattach import (
 )
 from p2p_pageone.session.route import Address
 from p2p_pageone.session.sequencer import Sequencer
+from p2p_pageone.wire.codec import frame
 
 from .test_takeover_attacks import run_until
 
@@ -52,7 +54,9 @@ class Line:
 class LateTakeover:
     """The table after its host's machine went off: each joiner follows its ``Reattach``."""
 
-    def __init__(self, players: int, slow: dict[int, float]) -> None:
+    def __init__(self, players: int, slow: dict[int, float],
+                 stop: tuple[set[int], float] = (set(), 0.0)) -> None:
+        self.stop = stop  # these seats' pageones stop this long after the host's
         t = self.table = MemoryTable(make_settings("classic", {"deals": 2}), players, seed=5,
                                      direct=True)
         s = self.s = t.sessions
@@ -192,6 +196,8 @@ class LateTakeover:
             if self.seq is not None:
                 self.seq.tick(now)
             for p, line in self.lines.items():
+                if p in self.stop[0] and now - self.start >= self.stop[1]:
+                    line.over, self.s[p].ended = True, self.s[p].ended or "stopped"
                 if not line.over:
                     self.tick(p, line, now)
             self.pump(now)
@@ -212,3 +218,19 @@ def test_a_late_takeover_gathers_every_seat_that_passed_it_by(
         assert session.seat_of(session.host_key) == 1, (p, session.ended)
         assert session.game_over and not session.ended and not session.attachment.network
         assert sorted(session.active) == list(range(1, players)), p
+
+
+def test_two_seats_that_never_reach_the_new_host_close_its_table_naming_nobody() -> None:
+    # (a review found it) six seats: the host's machine goes off, two seats' pageones stop
+    # before they reach the new host, and each is a due witness of the other's timeout: the
+    # round can close neither claim (the free witnesses are fewer than half the table), and
+    # the host, which timed nothing for seats kept away, let the table wait for good while
+    # the others left it and came back. Now it closes the table, as for seats there
+    table = LateTakeover(6, {4: 40.0, 5: 40.0}, stop=({2, 3}, 30.0))
+    table.run(limit=600.0)
+    assert table.host == 1
+    for p in (1, 4, 5):
+        session = table.s[p]
+        assert "half the table went silent at once" in session.ended, (p, session.ended)
+        report = audit_bytes(b"".join(frame(raw) for raw in session.log))
+        assert report.fault is None, report.fault

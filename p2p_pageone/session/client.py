@@ -258,6 +258,12 @@ class Client:
         waits = [(o.seat, o.text) for o in joiner_timed(s)]
         if not waits:
             return
+        silent = stalemate(s)
+        if silent:
+            names = ", ".join(s.names[seat] for seat in silent)
+            self._unserved(f"did not close the table in {waited:.0f} s, though half of it "
+                           f"({names}) is claimed silent at once: the host is unresponsive", now)
+            return
         present = [(seat, what) for seat, what in waits  # (never blames our own return)
                    if seat not in s.away or (seat != s.me and came_back_owing(s, seat))]
         if not present:  # the host times a seat kept for its return out when its window ends
@@ -267,12 +273,6 @@ class Client:
                                f"for {waited:.0f} s (a seat is kept {s.away[seat]} s, then timed "
                                "out, and a seat the others still hear is not left behind): the "
                                "host is not serving the table", now)
-            return
-        silent = stalemate(s)
-        if silent:
-            names = ", ".join(s.names[seat] for seat in silent)
-            self._unserved(f"did not close the table in {waited:.0f} s, though half of it "
-                           f"({names}) is claimed silent at once: the host is unresponsive", now)
             return
         seat, what = present[0]
         since = witness_owed_since(s, seat)

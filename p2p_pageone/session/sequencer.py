@@ -24,7 +24,7 @@ from ..wire.messages import validate_control
 from .client import PING, STALL, Client
 from .common import SEAT_GONE, Event
 from .doors import CLAIMS, Doors
-from .fold.obligations import came_back_owing
+from .fold.obligations import came_back_owing, stalemate
 from .fold.queries import expected_at_takeover
 from .gathering import back_to_new_host, fold_handed_over, told_lost
 from .links import (
@@ -131,7 +131,9 @@ class Sequencer(Doors):
         waits = [o for o in self.host.owed()  # a seat away: its return window times it,
                  if o.duty.timed_by_step_clock and (o.seat not in self.host.away  # once
                                                     or came_back_owing(self.host, o.seat))]
-        if waits and now - self.last_progress > self.step_timeout and not quiet:
+        # (every witness owed claimed gone, away too: the table closes, as for seats there)
+        if ((waits or stalemate(self.host)) and now - self.last_progress > self.step_timeout
+                and not quiet):
             self._time_out_or_close(waits, now)
         self.host.watch_room = (self.watching(), self.watchers)
         self.host.tick(now)
