@@ -229,9 +229,9 @@ class Reattach:
     def _not_taken_over(self, now: float) -> list[Address]:
         """Where the successors listen that took our lost statement ``TAKE_OVER_WITHIN`` ago
         or more and have not taken the table over (we would be back, at it): each failed us
-        as a successor, and the next one in line gets our statement. Their talk still counts
-        (``still_heard``): a seat that gathers statements without a majority is no sign that
-        the table is gone, and only the one standing next may take over."""
+        as a successor, and the next one in line gets our statement (we still try each again,
+        ``_idle_again``). Their talk counts while the game goes on (``still_heard``): a seat
+        that gathers statements without a majority is no sign that the table is gone."""
         return [where for where, since in self.told_at.items()
                 if self.told.get(where) and now - since >= TAKE_OVER_WITHIN]
 
