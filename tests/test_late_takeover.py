@@ -54,11 +54,16 @@ class Line:
 
 
 class LateTakeover:
-    """The table after its host's machine went off: each joiner follows its ``Reattach``."""
+    """The table after its host's machine went off: each joiner follows its ``Reattach``.
+    ``cut``: pairs of seats whose link is down; ``fast_host``: the old host's address refuses
+    at once (else a try at it costs ``CONNECT_TIMEOUT``). Every seat that takes over runs a
+    sequencer of its own (``seqs``); ``host`` is the first."""
 
     def __init__(self, players: int, slow: dict[int, float],
-                 stop: dict[int, float] | None = None, seed: int = 5) -> None:
+                 stop: dict[int, float] | None = None, seed: int = 5,
+                 cut: tuple[tuple[int, int], ...] = (), fast_host: bool = False) -> None:
         self.stop = stop or {}  # seat -> its pageone stops this long after the host's
+        self.cut, self.fast_host = {frozenset(pair) for pair in cut}, fast_host
         t = self.table = MemoryTable(make_settings("classic", {"deals": 2}), players,
                                      seed=seed, direct=True)
         s = self.s = t.sessions
@@ -67,9 +72,9 @@ class LateTakeover:
         for conn, data in out:
             t.clients[conn - 1].receive(data, t.now)
         self.start = t.now
-        self.seq: Sequencer | None = None
+        self.seqs: dict[int, Sequencer] = {}
         self.host, self.next_conn = -1, 100
-        self.at: dict[int, int] = {}  # connection to the new host -> its joiner
+        self.at: dict[int, tuple[int, int]] = {}  # connection -> (its joiner, its new host)
         self.lines: dict[int, Line] = {}
         for p in range(1, players):
             reattach = Reattach(s[p], HOST, 60.0)
@@ -85,27 +90,31 @@ class LateTakeover:
         return next((p for p in self.lines
                      if parse_endpoint(self.s[p].attachment.endpoint) == address), -1)
 
+    def linked(self, a: int, b: int) -> bool:
+        return frozenset((a, b)) not in self.cut
+
     def pump(self, now: float) -> None:
         for _ in range(50):
             if not (self._from_new_host(now) | self._to_new_host(now) | self._mesh(now)):
                 return
 
+    def _line_at(self, conn: int) -> Line | None:
+        line = self.lines.get(self.at.get(conn, (-1, -1))[0])
+        return line if line is not None and line.conn == conn and line.client else None
+
     def _from_new_host(self, now: float) -> bool:
-        if self.seq is None:
-            return False
-        out, self.seq.out = self.seq.out, []
         moved = False
-        for conn, data in out:
-            line = self.lines.get(self.at.get(conn, -1))
-            if line is not None and line.conn == conn and line.client is not None:
-                line.client.receive(data, now)
-                moved = True
-        for conn in self.seq.to_close:
-            line = self.lines.get(self.at.get(conn, -1))
-            if line is not None and line.conn == conn and line.client is not None:
-                line.client.gone = True
-                line.client.closed()
-        self.seq.to_close.clear()
+        for seq in self.seqs.values():
+            out, seq.out = seq.out, []
+            for conn, data in out:
+                if (line := self._line_at(conn)) is not None and line.client is not None:
+                    line.client.receive(data, now)
+                    moved = True
+            for conn in seq.to_close:
+                if (line := self._line_at(conn)) is not None and line.client is not None:
+                    line.client.gone = True
+                    line.client.closed()
+            seq.to_close.clear()
         return moved
 
     def _to_new_host(self, now: float) -> bool:
@@ -113,9 +122,10 @@ class LateTakeover:
         for line in self.lines.values():
             if line.client is not None:
                 chunks, line.client.out = line.client.out, []
-                if self.seq is not None and line.conn in self.seq.links:
+                seq = self.seqs.get(self.at.get(line.conn, (-1, -1))[1])
+                if seq is not None and line.conn in seq.links:
                     for chunk in chunks:
-                        self.seq.receive(line.conn, chunk, now)
+                        seq.receive(line.conn, chunk, now)
                         moved = True
         return moved
 
@@ -125,7 +135,7 @@ class LateTakeover:
             sent, self.s[p].outbox.direct_out = self.s[p].outbox.direct_out, []
             for endpoint, raw in sent:
                 q = self.owner_of(parse_endpoint(endpoint) or HOST)
-                if q > 0 and not self.s[q].ended:
+                if q > 0 and not self.s[q].ended and self.linked(p, q):
                     self.s[q].direct(raw, now)
                     if (client := self.lines[q].client) is not None:
                         client.collect()
@@ -139,6 +149,11 @@ class LateTakeover:
         else:
             line.over = True
 
+    def take_over(self, p: int, now: float) -> None:
+        start_takeover(self.s[p])
+        self.seqs[p], self.lines[p].over = Sequencer(self.s[p], now), True
+        self.host = p if self.host < 0 else self.host
+
     def attempt(self, p: int, line: Line, now: float) -> None:
         session, reattach = self.s[p], line.reattach
         step = reattach.next_step(True, now)
@@ -147,8 +162,7 @@ class LateTakeover:
             line.retry_at = now + step.pause
             return
         if isinstance(step, TakeOver):
-            start_takeover(session)
-            self.seq, self.host, line.over = Sequencer(session, now), p, True
+            self.take_over(p, now)
             return
         line.step, owner = step, self.owner_of(step.target)
         if step.tell:
@@ -156,24 +170,26 @@ class LateTakeover:
         if owner > 0 and self.stopped(owner):  # its machine is on, nothing listens there
             outcome = could_not_connect(session, step.target, True, "Connection refused")
             self.after(line, reattach.attempted(step, outcome, now), now)
-        elif owner == 0:  # the host's machine is off: the try times out
-            outcome = could_not_connect(session, step.target, False, "")
-            self.after(line, reattach.attempted(step, outcome, now), now, CONNECT_TIMEOUT)
-        elif owner == self.host and self.seq is not None:
+        elif owner == 0 or not self.linked(p, owner):  # the try times out (or is refused)
+            refused = owner == 0 and self.fast_host
+            outcome = could_not_connect(session, step.target, refused, "")
+            self.after(line, reattach.attempted(step, outcome, now), now,
+                       0.0 if refused else CONNECT_TIMEOUT)
+        elif owner in self.seqs:
             self.next_conn += 1
-            self.at[self.next_conn], line.conn = p, self.next_conn
+            self.at[self.next_conn], line.conn = (p, owner), self.next_conn
             line.client = Client(session, now, 10.0, expect=reattach.expected_key(step))
-            self.seq.connect(self.next_conn, now)
+            self.seqs[owner].connect(self.next_conn, now)
         else:  # its listener takes our intro and closes: it has not taken the table over
             session.lost_host("the connection to the host closed")
             self.after(line, reattach.attempted(step, "", now), now)
 
     def _tell(self, p: int, owner: int, step: Attempt) -> str:
-        if owner <= 0:
+        if owner <= 0 or not self.linked(p, owner):
             return "unreachable"
         if self.stopped(owner):
             return "refused"
-        if owner == self.host:
+        if owner in self.seqs:
             return "taken"
         reason = take_lost_statement(self.s[owner], self.s[p].identity.public, step.tell)
         return "" if reason else "taken"
@@ -183,8 +199,9 @@ class LateTakeover:
         if line.client is not None:
             line.client.tick(now)
             if line.client.finished(now) or session.attachment.dropped:
-                if line.conn >= 0 and self.seq is not None:
-                    self.seq.disconnect(line.conn, now)
+                seq = self.seqs.get(self.at.get(line.conn, (-1, -1))[1])
+                if seq is not None:
+                    seq.disconnect(line.conn, now)
                 line.client = None
                 self.after(line, line.reattach.attempted(line.step, "", now), now)
         else:
@@ -200,23 +217,25 @@ class LateTakeover:
 
     def halt(self, p: int) -> None:
         """Seat ``p``'s pageone stops: a new host's connections close with it."""
-        line = self.lines[p]
-        line.over, self.s[p].ended = True, STOPPED
-        if p != self.host or self.seq is None:
+        self.lines[p].over, self.s[p].ended = True, STOPPED
+        if self.seqs.pop(p, None) is None:
             return
-        self.seq = None
-        for other in self.lines.values():
-            if other.conn >= 0 and other.client is not None:
-                other.client.gone = True
-                other.client.closed()
+        for conn, (_, host) in self.at.items():
+            if host == p and (line := self._line_at(conn)) is not None and line.client:
+                line.client.gone = True
+                line.client.closed()
+
+    def before(self, now: float) -> None:
+        """What happens first at each step (a coalition seat's own doing, in a subclass)."""
 
     def run(self, limit: float = 400.0) -> None:
         now = self.start
         while now < self.start + limit:
             now += DT
+            self.before(now)
             self.pump(now)
-            if self.seq is not None:
-                self.seq.tick(now)
+            for seq in list(self.seqs.values()):
+                seq.tick(now)
             for p, line in self.lines.items():
                 if p in self.stop and now - self.start >= self.stop[p] and not self.stopped(p):
                     self.halt(p)

@@ -141,7 +141,8 @@ class Reattach:
         lost = session.attachment.lost.get(session.identity.public, b"")
         if now - self.host_tried < HOST_AGAIN:
             target = self._past_host(target, address, lost)
-        target = self._idle_again(now) or target
+        if target == address:  # the host's turn: a passed successor may have it instead
+            target = self._idle_again(now) or target
         to_host = target == address
         if to_host:
             self.host_tried = now
@@ -176,10 +177,15 @@ class Reattach:
     def _idle_again(self, now: float) -> Address | None:
         """A successor that sat on our statement may yet take over (a majority that formed
         late: a seat on a slow link noticed a silent host late), and the others cannot always
-        show us its takeover: we try it again, an intro alone, every ``HOST_AGAIN``."""
-        if now - self.idle_tried < HOST_AGAIN:
+        show us its takeover: we try it again, an intro alone, every ``HOST_AGAIN``, in the
+        host's turn (never the next successor's, which must get our statement). Only while we
+        stand next ourselves: once another successor holds our statement to take over with,
+        we follow that one alone (else a passed successor could take over late and draw us
+        from the table the next one made with our statement: two tables)."""
+        session = self.session
+        if now - self.idle_tried < HOST_AGAIN or self.route.next_standing(session) != session.me:
             return None
-        host = self.route.host(self.session)
+        host = self.route.host(session)
         where = next((w for w in self._not_taken_over(now) if w != host), None)
         if where is not None:
             self.idle_tried = now

@@ -1,0 +1,97 @@
+"""A first successor that is the host's friend (a review found both): it takes every honest
+seat's `lost` statement and sits on them. The honest seats pass it by after 24 s and the next
+successor takes over with their statements; a passed successor is tried again (it may have
+taken over late, rightly), but only in the host's turn (never the next successor's, which
+must get the statements: else nobody took over while the host's machine took 5 s a try) and
+only by a seat that stands next itself (else the friend, taking over the moment after the next
+one did, drew a seat from that table onto its own: two histories, nobody named)."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2p_pageone.audit.check import audit_bytes
+from p2p_pageone.session.reattach import take_lost_statement
+from p2p_pageone.wire.codec import frame
+
+from .test_late_takeover import LateTakeover, Line
+
+FRIEND = 1
+NEVER = 1e9
+
+
+class FriendNextInLine(LateTakeover):
+    """Seat 1 is the dead host's friend: it never takes over on its own. Once honest seats
+    pass it by, it hands its own statement to seat 2; it takes over ``delay`` s after seat 2
+    does (-1: as soon as seat 2 holds a majority)."""
+
+    def __init__(self, players: int, delay: float, slow: dict[int, float] | None = None,
+                 fast_host: bool = False) -> None:
+        super().__init__(players, slow or {}, fast_host=fast_host)
+        self.delay, self.gave, self.next_at = delay, False, -1.0
+
+    def attempt(self, p: int, line: Line, now: float) -> None:
+        if p != FRIEND:
+            super().attempt(p, line, now)
+            if p in self.seqs and self.next_at < 0:
+                self.next_at = now
+            return
+        line.reattach.next_step(True, now)  # it keeps its own books, and waits
+        line.waiting, line.retry_at = True, now + 0.25
+
+    def before(self, now: float) -> None:
+        friend = self.s[FRIEND]
+        own = friend.attachment.lost.get(friend.identity.public, b"")
+        passed = any(self.lines[p].reattach.route.failed for p in self.lines if p != FRIEND)
+        if own and passed and not self.gave:
+            self.gave = not take_lost_statement(self.s[2], friend.identity.public, own)
+        if self.delay < 0:
+            due = self.s[2].lost_majority()
+        else:
+            due = self.next_at >= 0 and now >= self.next_at + self.delay
+        if FRIEND not in self.seqs and due and friend.lost_majority():
+            self.take_over(FRIEND, now)
+
+
+def _one_history(table: LateTakeover) -> list[int]:
+    honest = [p for p in table.lines if p != FRIEND]
+    for p in honest:
+        log = list(table.s[p].log)
+        assert audit_bytes(b"".join(frame(raw) for raw in log)).fault is None
+        for q in honest:
+            other = list(table.s[q].log)
+            shared = min(len(log), len(other))
+            assert log[:shared] == other[:shared], f"seats {p} and {q} hold two histories"
+    return honest
+
+
+def test_the_next_successor_gets_the_statements_though_the_host_is_slow_to_refuse() -> None:
+    table = FriendNextInLine(5, NEVER)
+    table.run(limit=600.0)
+    assert 2 in table.seqs
+    for p in _one_history(table):
+        assert table.s[p].seat_of(table.s[p].host_key) == 2 and not table.s[p].ended
+
+
+@pytest.mark.parametrize(("delay", "slow"), [(0.0, {}), (3.0, {}), (-1.0, {4: 20.0})])
+def test_a_friend_that_takes_over_just_after_the_next_one_draws_nobody_away(
+        delay: float, slow: dict[int, float]) -> None:
+    table = FriendNextInLine(5, delay, slow, fast_host=True)
+    table.run(limit=600.0)
+    assert 2 in table.seqs
+    for p in _one_history(table):
+        assert table.s[p].seat_of(table.s[p].host_key) == 2, (p, table.s[p].ended)
+
+
+@pytest.mark.parametrize("stops_at", [42.0, 50.0])
+def test_a_first_successor_cut_from_two_seats_that_then_stops_leaves_nobody_behind(
+        stops_at: float) -> None:
+    # honest: seat 1 cannot reach seats 4 and 5, holds the early statements and stops after
+    # the others passed it by; seat 3 must still reach seat 2 with its statement
+    table = LateTakeover(6, {}, stop={1: stops_at}, cut=((1, 4), (1, 5)))
+    table.run(limit=600.0)
+    assert 2 in table.seqs
+    for p in (2, 3, 4, 5):
+        session = table.s[p]
+        assert session.game_over and not session.ended, (p, session.ended)
+        assert session.seat_of(session.host_key) == 2
