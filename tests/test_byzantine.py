@@ -219,6 +219,10 @@ SOAKED = {
     # left, so the rest were no majority without it)
     "successor-never-takes-over": (82119, (("claim_hang_up", 2), ("flap", 4),
                                            ("false_timeout", 8), ("withhold", 8))),
+    # (seeds 84000-) three seats: a fork shown to one honest seat, which left naming the host;
+    # the host kept its own call and play from the other, then waited for that seat's move
+    # while the seat, an entry behind with the host's later one held, waited for the host's
+    "gap-and-nobody-to-fill-it": (86603, (("fork", 0), ("withhold", 4))),
 }
 
 

@@ -237,6 +237,12 @@ class Client:
                            "though we hold it signed and handed it over: the host is not "
                            "serving the table", now)
             return
+        ahead = [index for index in s.mesh.host_ahead if index > len(s.log)]
+        if ahead:  # the host's own stream went on past an entry it never sent us
+            self._unserved(f"sent us entry {max(ahead)} of its log but not entry {len(s.log)} "
+                           f"in {waited:.0f} s, and no other seat had it: the host is not "
+                           "serving this seat", now)
+            return
         if s.mesh.longest > len(s.log):  # the others' logs are longer, and what they serve us
             self._unserved(f"has not let us have for {waited:.0f} s entries the other seats "
                            "hold (the host has not sent them, nor receipted them): the host is "
