@@ -248,7 +248,7 @@ class LateTakeover:
 
 
 @pytest.mark.parametrize(("players", "slow"), [
-    (4, {3: 40.0}), (4, {3: 30.0}), (6, {4: 40.0, 5: 40.0})])
+    (4, {3: 40.0}), (4, {3: 30.0}), (6, {4: 40.0, 5: 40.0}), (6, {2: 40.0, 3: 40.0})])
 def test_a_late_takeover_gathers_every_seat_that_passed_it_by(
         players: int, slow: dict[int, float]) -> None:
     table = LateTakeover(players, slow)

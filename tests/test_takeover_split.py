@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from p2p_pageone.audit.check import audit_bytes
-from p2p_pageone.session.reattach import take_lost_statement
+from p2p_pageone.session.reattach import Attempt, take_lost_statement
 from p2p_pageone.wire.codec import frame
 
 from .test_late_takeover import LateTakeover, Line
@@ -26,9 +26,13 @@ class FriendNextInLine(LateTakeover):
     does (-1: as soon as seat 2 holds a majority)."""
 
     def __init__(self, players: int, delay: float, slow: dict[int, float] | None = None,
-                 fast_host: bool = False) -> None:
+                 fast_host: bool = False, refuse: frozenset[int] = frozenset()) -> None:
         super().__init__(players, slow or {}, fast_host=fast_host)
         self.delay, self.gave, self.next_at = delay, False, -1.0
+        self.refuse = refuse  # seats whose statements it refuses ("the host still answers")
+
+    def _tell(self, p: int, owner: int, step: Attempt) -> str:
+        return "" if owner == FRIEND and p in self.refuse else super()._tell(p, owner, step)
 
     def attempt(self, p: int, line: Line, now: float) -> None:
         if p != FRIEND:
@@ -41,6 +45,8 @@ class FriendNextInLine(LateTakeover):
 
     def before(self, now: float) -> None:
         friend = self.s[FRIEND]
+        if friend.attachment.dropped and friend.identity.public not in friend.attachment.lost:
+            friend.sign_lost("the host went silent")  # signed for seat 2's use
         own = friend.attachment.lost.get(friend.identity.public, b"")
         passed = any(self.lines[p].reattach.route.failed for p in self.lines if p != FRIEND)
         if own and passed and not self.gave:
@@ -95,3 +101,19 @@ def test_a_first_successor_cut_from_two_seats_that_then_stops_leaves_nobody_behi
         session = table.s[p]
         assert session.game_over and not session.ended, (p, session.ended)
         assert session.seat_of(session.host_key) == 2
+
+
+@pytest.mark.parametrize(("slow", "refuse"), [({2: 40.0}, frozenset()),
+                                              ({}, frozenset({2, 3, 4}))])
+def test_a_friend_that_sits_or_refuses_is_passed_and_the_window_waits_for_the_next(
+        slow: dict[int, float], refuse: frozenset[int]) -> None:
+    # (a review found both) seat 2 notices the host's loss 40 s late: the others' 60 s windows
+    # closed before it took over (each now lasts until the successor that took its statement
+    # last had its time); a friend that answers every statement "the host still answers here"
+    # (the host serves it alone) was never passed, and the table waited for good
+    table = FriendNextInLine(5, NEVER, slow, refuse=refuse)
+    table.run(limit=1500.0)
+    assert 2 in table.seqs
+    for p in _one_history(table):
+        session = table.s[p]
+        assert session.game_over and not session.ended, (p, session.ended)

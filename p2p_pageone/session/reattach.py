@@ -116,6 +116,8 @@ class Reattach:
         self.reach = DropReach()  # whom this drop's attempts reached: none at all is our network
         self.told: dict[Address, bytes] = {}  # the lost statement a successor took
         self.told_at: dict[Address, float] = {}  # when it took it
+        self.refused_at: dict[Address, float] = {}  # when a successor first said why not
+        self.passed_tried: dict[Address, float] = {}  # when each passed one was tried again
         self.host_tried = self.idle_tried = -HOST_AGAIN
         self.deadline = -1.0  # this drop's retry window closes then (-1: no drop yet)
         self.was_up = False  # the last attempt got back to the table
@@ -128,7 +130,7 @@ class Reattach:
         if self.gathering >= 0 and now - self.gathering >= GATHER_FOR:
             self.gathering = -1.0  # the host again, then we wait once more if it fails us
         last = route.last
-        for where in self._not_taken_over(now):  # the next successor in line is asked now
+        for where in self._passed(now):  # the next successor in line is asked now
             if where != route.host(session):  # (unless it is the host now: it took over)
                 route.note(where, "idle")
         target = route.next(session, listening, session.lost_majority())
@@ -175,20 +177,25 @@ class Reattach:
         return endpoint if endpoint is not None and self.told.get(endpoint) == lost else target
 
     def _idle_again(self, now: float) -> Address | None:
-        """A successor that sat on our statement may yet take over (a majority that formed
-        late: a seat on a slow link noticed a silent host late), and the others cannot always
-        show us its takeover: we try it again, an intro alone, every ``HOST_AGAIN``, in the
-        host's turn (never the next successor's, which must get our statement). Only while we
-        stand next ourselves: once another successor holds our statement to take over with,
-        we follow that one alone (else a passed successor could take over late and draw us
-        from the table the next one made with our statement: two tables)."""
+        """A successor we passed by may yet take over (a majority that formed late: a seat on a
+        slow link noticed a silent host late), and the others cannot always show us its
+        takeover: we try each again, an intro alone, by turns, every ``HOST_AGAIN``, in the
+        host's turn (never the next successor's, which must get our statement). Not while a
+        successor we have not passed holds our statement: we follow that one alone (else a
+        passed one could take over late and draw us from the table the next one made with our
+        statement: two tables)."""
         session = self.session
-        if now - self.idle_tried < HOST_AGAIN or self.route.next_standing(session) != session.me:
+        lost = session.attachment.lost.get(session.identity.public, b"")
+        passed = self._passed(now)
+        if now - self.idle_tried < HOST_AGAIN or any(
+                statement and statement == lost and where not in passed
+                for where, statement in self.told.items()):
             return None
         host = self.route.host(session)
-        where = next((w for w in self._not_taken_over(now) if w != host), None)
+        where = min((w for w in passed if w != host), default=None,
+                    key=lambda w: self.passed_tried.get(w, -1e9))
         if where is not None:
-            self.idle_tried = now
+            self.idle_tried = self.passed_tried[where] = now
         return where
 
     def told_lost(self, step: Attempt, outcome: Outcome, now: float) -> None:
@@ -196,6 +203,10 @@ class Reattach:
         nothing: it took the statement), "refused"/"unreachable", or "" (it said why not)."""
         taken = outcome == "taken"
         self.told[step.target] = step.tell if taken else b""
+        if taken or not step.tell:
+            self.refused_at.pop(step.target, None)
+        elif not outcome:  # it said why not (it still has the host, it says)
+            self.refused_at.setdefault(step.target, now)
         if taken:
             self.told_at.setdefault(step.target, now)
         else:
@@ -212,12 +223,16 @@ class Reattach:
             self.reach.clear()
             self.gathering = -1.0
             self.told_at.clear()
+            self.refused_at.clear()
         self.route.note(step.target, outcome)
         if not up:  # one that got in says nothing of this machine's network, nor one the
             self.reach.note(step.target, "" if at.answered else outcome)  # host answered
         if not at.dropped or session.game_over or session.ended:
             return Finished()
         self.deadline = now + self.retry_for if self.deadline < 0 else self.deadline
+        if self.told_at:  # the last successor that took our statement has its time to use it
+            self.deadline = max(self.deadline,
+                                max(self.told_at.values()) + TAKE_OVER_WITHIN + GATHER_FOR)
         # every new connection failing, at two places or more, is this machine's network,
         # whatever a mesh connection opened before still brings
         idle = self._not_taken_over(now)
@@ -240,6 +255,14 @@ class Reattach:
         that gathers statements without a majority is no sign that the table is gone."""
         return [where for where, since in self.told_at.items()
                 if self.told.get(where) and now - since >= TAKE_OVER_WITHIN]
+
+    def _passed(self, now: float) -> list[Address]:
+        """The successors that failed us as successors: those that sat on our statement
+        (``_not_taken_over``), and those that kept refusing it for as long while we had lost
+        the host (a host's friend it still serves says "the host still answers here")."""
+        idle = self._not_taken_over(now)
+        return idle + [where for where, since in self.refused_at.items()
+                       if now - since >= TAKE_OVER_WITHIN and where not in idle]
 
     def _next_in_line(self, step: Attempt) -> bool:
         """The host failed us on ``step``, our lost statement stands, and we are the successor
