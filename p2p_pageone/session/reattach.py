@@ -116,7 +116,6 @@ class Reattach:
         self.reach = DropReach()  # whom this drop's attempts reached: none at all is our network
         self.told: dict[Address, bytes] = {}  # the lost statement a successor took
         self.told_at: dict[Address, float] = {}  # when it took it
-        self.refused_at: dict[Address, float] = {}  # when a successor first said why not
         self.passed_tried: dict[Address, float] = {}  # when each passed one was tried again
         self.host_tried = self.idle_tried = -HOST_AGAIN
         self.deadline = -1.0  # this drop's retry window closes then (-1: no drop yet)
@@ -130,7 +129,7 @@ class Reattach:
         if self.gathering >= 0 and now - self.gathering >= GATHER_FOR:
             self.gathering = -1.0  # the host again, then we wait once more if it fails us
         last = route.last
-        for where in self._passed(now):  # the next successor in line is asked now
+        for where in self._not_taken_over(now):  # the next successor in line is asked now
             if where != route.host(session):  # (unless it is the host now: it took over)
                 route.note(where, "idle")
         target = route.next(session, listening, session.lost_majority())
@@ -186,7 +185,7 @@ class Reattach:
         statement: two tables)."""
         session = self.session
         lost = session.attachment.lost.get(session.identity.public, b"")
-        passed = self._passed(now)
+        passed = self._not_taken_over(now)
         if now - self.idle_tried < HOST_AGAIN or any(
                 statement and statement == lost and where not in passed
                 for where, statement in self.told.items()):
@@ -203,10 +202,6 @@ class Reattach:
         nothing: it took the statement), "refused"/"unreachable", or "" (it said why not)."""
         taken = outcome == "taken"
         self.told[step.target] = step.tell if taken else b""
-        if taken or not step.tell:
-            self.refused_at.pop(step.target, None)
-        elif not outcome:  # it said why not (it still has the host, it says)
-            self.refused_at.setdefault(step.target, now)
         if taken:
             self.told_at.setdefault(step.target, now)
         else:
@@ -223,7 +218,6 @@ class Reattach:
             self.reach.clear()
             self.gathering = -1.0
             self.told_at.clear()
-            self.refused_at.clear()
         self.route.note(step.target, outcome)
         if not up:  # one that got in says nothing of this machine's network, nor one the
             self.reach.note(step.target, "" if at.answered else outcome)  # host answered
@@ -255,14 +249,6 @@ class Reattach:
         that gathers statements without a majority is no sign that the table is gone."""
         return [where for where, since in self.told_at.items()
                 if self.told.get(where) and now - since >= TAKE_OVER_WITHIN]
-
-    def _passed(self, now: float) -> list[Address]:
-        """The successors that failed us as successors: those that sat on our statement
-        (``_not_taken_over``), and those that kept refusing it for as long while we had lost
-        the host (a host's friend it still serves says "the host still answers here")."""
-        idle = self._not_taken_over(now)
-        return idle + [where for where, since in self.refused_at.items()
-                       if now - since >= TAKE_OVER_WITHIN and where not in idle]
 
     def _next_in_line(self, step: Attempt) -> bool:
         """The host failed us on ``step``, our lost statement stands, and we are the successor
