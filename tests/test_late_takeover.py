@@ -53,6 +53,17 @@ class Line:
     waiting: bool = False
 
 
+def assert_one_history(table: LateTakeover, seats: list[int]) -> None:
+    """Every log of ``seats`` audits clean, and each is a prefix of the others or they agree."""
+    for p in seats:
+        log = list(table.s[p].log)
+        assert audit_bytes(b"".join(frame(raw) for raw in log)).fault is None
+        for q in seats:
+            other = list(table.s[q].log)
+            shared = min(len(log), len(other))
+            assert log[:shared] == other[:shared], f"seats {p} and {q} hold two histories"
+
+
 class LateTakeover:
     """The table after its host's machine went off: each joiner follows its ``Reattach``.
     ``cut``: pairs of seats whose link is down; ``fast_host``: the old host's address refuses
@@ -302,11 +313,7 @@ def test_failovers_with_honest_faults_keep_one_table(seed: int) -> None:
     players = len(table.lines) + 1
     sessions = [table.s[p] for p in running]
     assert all(table.lines[p].over or table.s[p].game_over or table.s[p].ended for p in running)
-    for session in sessions:
-        assert audit_bytes(b"".join(frame(raw) for raw in session.log)).fault is None
-        for other in sessions:
-            shared = min(len(session.log), len(other.log))
-            assert list(session.log)[:shared] == list(other.log)[:shared]
+    assert_one_history(table, running)
     if len(running) >= players // 2 + 1:
         assert all(not s.ended or "half the table" in s.ended for s in sessions), [
             s.ended for s in sessions]

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from p2p_pageone.audit.check import audit_bytes
 from p2p_pageone.session.reattach import take_lost_statement
-from p2p_pageone.wire.codec import frame
 
-from .test_late_takeover import LateTakeover, Line
+from .test_late_takeover import LateTakeover, Line, assert_one_history
 
 FRIEND = 1
 NEVER = 1e9
@@ -57,13 +55,7 @@ class FriendNextInLine(LateTakeover):
 
 def _one_history(table: LateTakeover) -> list[int]:
     honest = [p for p in table.lines if p != FRIEND]
-    for p in honest:
-        log = list(table.s[p].log)
-        assert audit_bytes(b"".join(frame(raw) for raw in log)).fault is None
-        for q in honest:
-            other = list(table.s[q].log)
-            shared = min(len(log), len(other))
-            assert log[:shared] == other[:shared], f"seats {p} and {q} hold two histories"
+    assert_one_history(table, honest)
     return honest
 
 

@@ -117,7 +117,7 @@ class Reattach:
         self.told: dict[Address, bytes] = {}  # the lost statement a successor took
         self.told_at: dict[Address, float] = {}  # when it took it
         self.passed_tried: dict[Address, float] = {}  # when each passed one was tried again
-        self.host_tried = self.idle_tried = -HOST_AGAIN
+        self.host_tried = -HOST_AGAIN
         self.deadline = -1.0  # this drop's retry window closes then (-1: no drop yet)
         self.was_up = False  # the last attempt got back to the table
         self.gathering = -1.0  # since when we, next in line, wait for the others' statements
@@ -143,7 +143,7 @@ class Reattach:
         if now - self.host_tried < HOST_AGAIN:
             target = self._past_host(target, address, lost)
         if target == address:  # the host's turn: a passed successor may have it instead
-            target = self._idle_again(now) or target
+            target = self._idle_again(lost, now) or target
         to_host = target == address
         if to_host:
             self.host_tried = now
@@ -175,7 +175,7 @@ class Reattach:
                     if seat >= 0 else None)
         return endpoint if endpoint is not None and self.told.get(endpoint) == lost else target
 
-    def _idle_again(self, now: float) -> Address | None:
+    def _idle_again(self, lost: bytes, now: float) -> Address | None:
         """A successor we passed by may yet take over (a majority that formed late: a seat on a
         slow link noticed a silent host late), and the others cannot always show us its
         takeover: we try each again, an intro alone, by turns, every ``HOST_AGAIN``, in the
@@ -183,18 +183,16 @@ class Reattach:
         successor we have not passed holds our statement: we follow that one alone (else a
         passed one could take over late and draw us from the table the next one made with our
         statement: two tables)."""
-        session = self.session
-        lost = session.attachment.lost.get(session.identity.public, b"")
         passed = self._not_taken_over(now)
-        if now - self.idle_tried < HOST_AGAIN or any(
+        if now - max(self.passed_tried.values(), default=-HOST_AGAIN) < HOST_AGAIN or any(
                 statement and statement == lost and where not in passed
                 for where, statement in self.told.items()):
             return None
-        host = self.route.host(session)
+        host = self.route.host(self.session)
         where = min((w for w in passed if w != host), default=None,
                     key=lambda w: self.passed_tried.get(w, -1e9))
         if where is not None:
-            self.idle_tried = self.passed_tried[where] = now
+            self.passed_tried[where] = now
         return where
 
     def told_lost(self, step: Attempt, outcome: Outcome, now: float) -> None:

@@ -132,8 +132,8 @@ class Sequencer(Doors):
                  if o.duty.timed_by_step_clock and (o.seat not in self.host.away  # once
                                                     or came_back_owing(self.host, o.seat))]
         # (every witness owed claimed gone, away too: the table closes, as for seats there)
-        if ((waits or stalemate(self.host)) and now - self.last_progress > self.step_timeout
-                and not quiet):
+        if (now - self.last_progress > self.step_timeout and not quiet
+                and (waits or stalemate(self.host))):
             self._time_out_or_close(waits, now)
         self.host.watch_room = (self.watching(), self.watchers)
         self.host.tick(now)
