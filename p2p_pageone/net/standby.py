@@ -23,6 +23,7 @@ from typing import Any
 
 from ..crypto.envelope import open_envelope
 from ..crypto.statements import open_statement
+from ..session.attachment import follows_frame
 from ..session.common import parse_endpoint
 from ..session.links import (
     FLOOD_WINDOW,
@@ -145,6 +146,9 @@ class Standby:
                     await asyncio.wait_for(writer.drain(), 2.0)
                 return
             if value["control"] == "intro":  # no witness of anything: a new host takes it
+                if answer := follows_frame(s):  # the host our seat follows now, if any
+                    writer.write(answer)
+                    await asyncio.wait_for(writer.drain(), 2.0)
                 return
             self._one_per_peer(value["from"])
             decoder.max_frame = DIRECT_FRAME

@@ -37,6 +37,17 @@ def lost_frame(s: PlayerState, statement: bytes, proof: bytes = b"") -> bytes:
                        "statement": statement}))
 
 
+def follows_frame(s: PlayerState) -> bytes:
+    """Our listener's answer to a seat's ``intro``: the host our seat follows now, if a host
+    answers us (a successor that joined another's takeover says where the table went: the seat
+    that handed it its ``lost`` statement follows it there); b"" while we have none (in a drop,
+    or taking the table over) or are the host."""
+    at = s.attachment
+    if s.is_host or not at.answered or at.dropped or at.taking_over >= 0:
+        return b""
+    return frame(pack({"control": "follows", "host": s.host_key}))
+
+
 class AttachedPlayer(PlayerState):
     def _log_differs(self, raw: bytes) -> None:
         """The host's log, sent again on a new connection, is not the one we hold."""
@@ -151,7 +162,7 @@ class AttachedPlayer(PlayerState):
         self.outbox.outgoing.clear()
         self.attachment.known, self.attachment.checked = len(self.log), 0
         at = self.attachment
-        at.resuming, at.answered, at.back_sent = True, False, b""
+        at.resuming, at.answered, at.back_sent, at.follows = True, False, b"", b""
 
     def take_over(self) -> None:
         """The host is gone and we are its successor: we become the table's sequencer. Nothing

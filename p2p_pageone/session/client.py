@@ -78,8 +78,8 @@ class Client:
                     raise ProtocolError("a frame is a control map: the log comes as entry "
                                         "frames, each with its index")
                 # a challenge (a joiner's listener, first): nothing to prove here yet
-                kind = validate_control(value, ("ping", "pong", "refused", "welcome",
-                                                "done", "chat", "challenge", "entry"))
+                kind = validate_control(value, ("ping", "pong", "refused", "welcome", "done",
+                                                "chat", "challenge", "entry", "follows"))
                 if kind == "entry":
                     self._entry(value["index"], value["raw"], now)
                 elif kind == "challenge":
@@ -96,6 +96,8 @@ class Client:
                     self._hand_over_log()
                 elif kind == "done" and value["index"] == self.done_sent:
                     self.confirmed = True
+                elif kind == "follows":  # a successor's listener: whom its seat follows now
+                    self.session.attachment.follows = value["host"]
                 # a "chat" frame (a watcher's line, on the host's word only: no one
                 # signed it) is not shown
         except ProtocolError as error:

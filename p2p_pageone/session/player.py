@@ -115,6 +115,8 @@ class Attachment:
     endpoint: str = ""  # where this joiner listens for a takeover ("": it does not)
     resend: int = -1  # a new host lacks our log from this entry on: the client sends it
     via_successor: bool = False  # this connection is to the successor, not to the host
+    follows: bytes = b""  # on a connection to a successor's listener: the host it says its
+    # seat follows now (a successor that joined another's takeover)
     taking_over: int = -1  # we are the new sequencer gathering the others: the old host's
     # seat, until our ``takeover`` is sealed
     lost: dict[bytes, bytes] = field(default_factory=dict)  # signer -> its ``lost`` statement

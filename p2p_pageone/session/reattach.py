@@ -117,6 +117,7 @@ class Reattach:
         self.told: dict[Address, bytes] = {}  # the lost statement a successor took
         self.told_at: dict[Address, float] = {}  # when it took it
         self.passed_tried: dict[Address, float] = {}  # when each passed one was tried again
+        self.follows: dict[Address, bytes] = {}  # the host a successor says its seat follows now
         self.host_tried = -HOST_AGAIN
         self.deadline = -1.0  # this drop's retry window closes then (-1: no drop yet)
         self.was_up = False  # the last attempt got back to the table
@@ -184,16 +185,27 @@ class Reattach:
         passed one could take over late and draw us from the table the next one made with our
         statement: two tables)."""
         passed = self._not_taken_over(now)
-        if now - max(self.passed_tried.values(), default=-HOST_AGAIN) < HOST_AGAIN or any(
-                statement and statement == lost and where not in passed
-                for where, statement in self.told.items()):
+        if now - max(self.passed_tried.values(), default=-HOST_AGAIN) < HOST_AGAIN:
             return None
+        holders = [where for where, statement in self.told.items()
+                   if statement and statement == lost and where not in passed]
         host = self.route.host(self.session)
-        where = min((w for w in passed if w != host), default=None,
-                    key=lambda w: self.passed_tried.get(w, -1e9))
+        where = self._followed(holders) if holders else min(
+            (w for w in passed if w != host), default=None,
+            key=lambda w: self.passed_tried.get(w, -1e9))
         if where is not None:
             self.passed_tried[where] = now
         return where
+
+    def _followed(self, holders: list[Address]) -> Address | None:
+        """Where the host listens that a successor holding our statement says its seat follows
+        now (it joined that one's takeover: so do we; that takeover stands or falls by its own
+        statements), if one said so."""
+        s = self.session
+        keys = [self.follows.get(holder, b"") for holder in holders]
+        return next((endpoint for key in keys if key not in (b"", s.host_key, s.identity.public)
+                     and s.seat_of(key) in s.active
+                     and (endpoint := parse_endpoint(s.endpoints.get(key, ""))) is not None), None)
 
     def told_lost(self, step: Attempt, outcome: Outcome, now: float) -> None:
         """How handing ``step.tell`` to the successor at ``step.target`` went: "taken" (it said
@@ -217,6 +229,8 @@ class Reattach:
             self.gathering = -1.0
             self.told_at.clear()
         self.route.note(step.target, outcome)
+        if not step.to_host:
+            self.follows[step.target] = at.follows
         if not up:  # one that got in says nothing of this machine's network, nor one the
             self.reach.note(step.target, "" if at.answered else outcome)  # host answered
         if not at.dropped or session.game_over or session.ended:

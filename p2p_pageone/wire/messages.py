@@ -87,6 +87,8 @@ CONTROLS: dict[str, dict[str, Check]] = {
     "entry": {"index": integer(0, 2**32 - 1), "raw": blob_upto(MAX_ENTRY)},
     "relay": {"raw": blob_upto(MAX_EVIDENCE)},  # another seat's envelope a peer hands the host
     "done": {"index": integer(0, 2**32 - 1)},
+    # a joiner's listener, to a seat's intro: the host its own seat follows now (its word only)
+    "follows": {"host": blob(32)},
     "refused": {"seq": integer(-1, 2**32 - 1), "reason": Check(
         lambda v: type(v) is str and len(v) <= 1000, "text of at most 1000 characters"),
         "code": integer(0, 255)},  # what it means to its receiver (session.common.Refusal)
