@@ -18,6 +18,7 @@ from p2p_pageone.engine import make_settings
 from p2p_pageone.session.attachment import follows_frame
 from p2p_pageone.session.client import Client
 from p2p_pageone.session.common import parse_endpoint
+from p2p_pageone.session.handover import start_takeover, take_lost_statement
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.reattach import (
     Attempt,
@@ -28,8 +29,6 @@ from p2p_pageone.session.reattach import (
     TakeOver,
     Wait,
     could_not_connect,
-    start_takeover,
-    take_lost_statement,
 )
 from p2p_pageone.session.route import Address
 from p2p_pageone.session.sequencer import Sequencer
@@ -290,6 +289,23 @@ def test_two_seats_that_never_reach_the_new_host_close_its_table_naming_nobody()
         assert "half the table went silent at once" in session.ended, (p, session.ended)
         report = audit_bytes(b"".join(frame(raw) for raw in session.log))
         assert report.fault is None, report.fault
+
+
+def test_a_seat_that_reaches_the_gathering_new_host_early_keeps_its_back() -> None:
+    # (a review found it) four seats, the second successor noticing the host 50 s late and the
+    # link between seats 1 and 3 cut: seat 2 takes over, and seat 3 reaches it at once, 8 s
+    # before the gathering ends. The new host holds its `back` until its `takeover` is in;
+    # seat 3's own fold, lacking that entry, refuses a back, and after 5 s it gave the back
+    # up for the keys it owed the voided hand, so it could not seal it again on the second
+    # welcome, and it stopped. Now a back waits for its log
+    table = LateTakeover(4, {2: 50.0}, cut=((1, 3),))
+    table.run(limit=600.0)
+    assert table.host == 2
+    for p in (1, 2, 3):
+        session = table.s[p]
+        assert session.game_over and not session.ended, (p, session.ended)
+        assert session.seat_of(session.host_key) == 2
+    assert_one_history(table, [1, 2, 3])
 
 
 def _random_failover(seed: int) -> tuple[LateTakeover, list[int]]:

@@ -10,6 +10,7 @@ from p2p_pageone.crypto.statements import check_proof
 from p2p_pageone.engine import make_settings
 from p2p_pageone.session.fold.lost import open_lost
 from p2p_pageone.session.fold.obligations import BOUNDS
+from p2p_pageone.session.handover import offer_lost, start_takeover, unanswered_word
 from p2p_pageone.session.memory import MemoryTable, make_peer
 from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.session.reach import DropReach
@@ -31,10 +32,7 @@ from p2p_pageone.session.reattach import (
     could_not_connect,
     host_failure,
     key_at,
-    offer_lost,
-    start_takeover,
     stop_retrying,
-    unanswered_word,
 )
 from p2p_pageone.session.route import Route
 from p2p_pageone.wire.codec import FrameDecoder, ProtocolError, pack, unpack

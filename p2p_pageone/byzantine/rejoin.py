@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..session.attachment import follows_frame
 from ..session.client import Client
+from ..session.handover import take_lost_statement, unanswered_word
 from ..session.peer import PeerSession
 from ..session.reattach import (
     Attempt,
@@ -24,8 +26,6 @@ from ..session.reattach import (
     TakeOver,
     Wait,
     could_not_connect,
-    take_lost_statement,
-    unanswered_word,
 )
 from ..session.route import Address
 
@@ -162,6 +162,8 @@ class Links:
             line.conn = self._open(party, reattach.expected_key(step), now)
             return
         else:  # its listener takes our intro and closes: it has not taken the table over
+            if word := follows_frame(self.table.session(owner)):  # whom its seat follows now
+                Client(session, now, SILENT_AFTER).receive(word, now)
             session.lost_host("the connection to the host closed")
             outcome = ""
         self._after(line, reattach.attempted(step, outcome, now), now)

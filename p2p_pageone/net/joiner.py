@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 from ..session.client import Client
 from ..session.common import parse_endpoint
+from ..session.handover import offer_lost, start_takeover, unanswered_word
 from ..session.links import RECONNECT_WINDOW
 from ..session.peer import PeerSession
 from ..session.reattach import (
@@ -25,9 +26,6 @@ from ..session.reattach import (
     Wait,
     could_not_connect,
     key_at,
-    offer_lost,
-    start_takeover,
-    unanswered_word,
 )
 from ..session.rtt import RoundTrip
 from ..wire.codec import FrameDecoder, ProtocolError

@@ -25,6 +25,7 @@ from ..crypto.envelope import open_envelope
 from ..crypto.statements import open_statement
 from ..session.attachment import follows_frame
 from ..session.common import parse_endpoint
+from ..session.handover import take_lost_statement
 from ..session.links import (
     FLOOD_WINDOW,
     IDLE_FRAMES,
@@ -37,7 +38,6 @@ from ..session.links import (
 )
 from ..session.logsync import entry_in
 from ..session.peer import PeerSession
-from ..session.reattach import take_lost_statement
 from ..wire.codec import FrameDecoder, ProtocolError, unpack
 from ..wire.messages import validate_control
 from .accepting import accept

@@ -235,8 +235,13 @@ def _give_up_for_what_we_owe(s: PlayerState, now: float) -> None:
     withholds refusals would keep our step from ever being sealed, and have us timed out for
     it: what is out is given up (taken as refused), so our step can go. What the log could
     still take (another seat may yet hand it to the host) is kept, unless a claim about us
-    waits for a step it is not: the witnesses weigh that step alone."""
-    if s.game is None or s.attachment.dropped or not s.outbox.pipe:
+    waits for a step it is not: the witnesses weigh that step alone. Our ``back`` is kept: a
+    new host holds it until its ``takeover`` is in (up to its gathering time), and our fold,
+    which lacks that entry, refuses it meanwhile; given up, the step sealed in its place
+    would keep us from sealing it again on the new host's second welcome."""
+    at = s.attachment
+    if (s.game is None or at.dropped or not s.outbox.pipe
+            or (s.in_flight == at.back_sent and not at.log_read)):
         return
     if blocks_what_we_owe(s, claimed_only=False):
         s.outbox.pipe = []
