@@ -102,12 +102,39 @@ def test_the_window_waits_for_a_next_successor_that_noticed_late() -> None:
     # (a review found it) the friend sits on the statements and seat 2 notices the host's loss
     # 40 s late: the others' 60 s windows closed before it took over (each now lasts until the
     # successor that took its statement last had its time). A friend that answers every
-    # statement "the host still answers here" (the host serves it alone) is still never passed
-    # (SPEC §8, "Open"): passing a successor that refuses also passed an honest one that
-    # noticed the host's loss 30 s after the others, and broke a late takeover
+    # statement "the host still answers here" (the host serves it alone) is passed only after
+    # 75 s: passing a successor that refuses at 24 s also passed an honest one that noticed
+    # the host's loss 30 s after the others, and broke a late takeover (below: one that keeps
+    # refusing longer than an honest one can)
     table = FriendNextInLine(5, NEVER, {2: 40.0})
     table.run(limit=1500.0)
     assert 2 in table.seqs
     for p in _one_history(table):
         session = table.s[p]
         assert session.game_over and not session.ended, (p, session.ended)
+
+
+class ServedAlone(LateTakeover):
+    """The host still serves seat 1, its friend next in line, and nobody else: seat 1 answers
+    every statement "the host still answers here" (true) and never loses the host."""
+
+    def __init__(self, players: int) -> None:
+        super().__init__(players, {})
+        self.lines[FRIEND].over = True  # attached to the host for good: it never tries anything
+
+
+@pytest.mark.parametrize("players", [5, 6])
+def test_a_friend_the_host_serves_alone_is_passed_once_no_honest_successor_would_refuse(
+        players: int) -> None:
+    # (a review found it) the friend's refusals are true, so they were never a reason to pass
+    # it, and the table waited for good; an honest successor notices a silent host within its
+    # link's longest silence threshold and one try, so one that refuses longer is passed
+    table = ServedAlone(players)
+    table.run(limit=900.0)
+    assert 2 in table.seqs
+    others = list(range(2, players))
+    assert_one_history(table, others)
+    for p in others:
+        session = table.s[p]
+        assert session.game_over and not session.ended, (p, session.ended)
+        assert session.seat_of(session.host_key) == 2

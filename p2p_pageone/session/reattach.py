@@ -19,6 +19,7 @@ from .fold.obligations import BOUNDS
 from .peer import PeerSession
 from .reach import DropReach, nobody_reached
 from .route import Address, Route
+from .rtt import SILENT_CAP
 
 RETRY_FOR = 60.0  # a joiner whose connection drops mid-game tries again for this long
 RETRY_EVERY = 1.0  # between two tries in the lobby (a busy door)
@@ -33,6 +34,11 @@ GATHER_FOR = WELCOME_WITHIN + 2.0
 # had no majority, or does not serve the table, and failed us as a successor (the next one in
 # line gets our statement)
 TAKE_OVER_WITHIN = 2 * GATHER_FOR
+# a successor that refuses our lost statement ("the host still answers here") this long, from
+# its first refusal in this drop, failed us too: an honest one notices a silent host within its
+# link's longest silence threshold and one try at it (a host that serves its friend next in line
+# alone, and the friend refusing every statement, held the table for good)
+REFUSED_FOR = SILENT_CAP + WELCOME_WITHIN + HOST_AGAIN
 
 NOBODY_LEFT = ("nobody of this table answers any more (the host and every seat that listens "
                "refused): the game most likely ended, or went on without this machine, while it "
@@ -113,6 +119,7 @@ class Reattach:
         self.reach = DropReach()  # whom this drop's attempts reached: none at all is our network
         self.told: dict[Address, bytes] = {}  # the lost statement a successor took
         self.told_at: dict[Address, float] = {}  # when it took it
+        self.refused_since: dict[Address, float] = {}  # when it first refused our statement
         self.passed_tried: dict[Address, float] = {}  # when each passed one was tried again
         self.follows: dict[Address, bytes] = {}  # the host a successor says its seat follows now
         self.host_tried = -HOST_AGAIN
@@ -213,6 +220,10 @@ class Reattach:
             self.told_at.setdefault(step.target, now)
         else:
             self.told_at.pop(step.target, None)
+        if step.tell and not outcome:
+            self.refused_since.setdefault(step.target, now)
+        else:
+            self.refused_since.pop(step.target, None)
         self.route.note(step.target, "" if taken else outcome)
 
     def attempted(self, step: Attempt, outcome: Outcome, now: float) -> Retry | Finished | Stopped:
@@ -225,6 +236,7 @@ class Reattach:
             self.reach.clear()
             self.gathering = -1.0
             self.told_at.clear()
+            self.refused_since.clear()
         self.route.note(step.target, outcome)
         if not step.to_host:
             self.follows[step.target] = at.follows
@@ -255,9 +267,11 @@ class Reattach:
         or more and have not taken the table over (we would be back, at it): each failed us
         as a successor, and the next one in line gets our statement (we still try each again,
         ``_idle_again``). Their talk counts while the game goes on (``still_heard``): a seat
-        that gathers statements without a majority is no sign that the table is gone."""
+        that gathers statements without a majority is no sign that the table is gone. So do
+        the ones that refused our statement ``REFUSED_FOR`` and more."""
         return [where for where, since in self.told_at.items()
-                if self.told.get(where) and now - since >= TAKE_OVER_WITHIN]
+                if self.told.get(where) and now - since >= TAKE_OVER_WITHIN] + [
+            where for where, since in self.refused_since.items() if now - since >= REFUSED_FOR]
 
     def _next_in_line(self, step: Attempt) -> bool:
         """The host failed us on ``step``, our lost statement stands, and we are the successor
