@@ -44,13 +44,17 @@ def test_a_drop_whose_every_attempt_failed_at_two_places_reached_nobody() -> Non
     reach = DropReach()
     reach.note(HOST, "unreachable")
     assert not reach.nobody()  # the host alone: a host that is down looks the same
-    reach.note(OTHER, "refused")
+    reach.note(OTHER, "unreachable")
     reach.note(HOST, "unreachable")
     assert reach.nobody()
     reach.note(OTHER, "")  # one connection was made: the network works
     assert not reach.nobody()
     reach.clear()  # back at the table: the next drop starts afresh
-    reach.note(HOST, "refused")
+    reach.note(HOST, "unreachable")
+    reach.note(OTHER, "refused")  # that machine answered: nothing listens there
+    assert not reach.nobody()
+    reach.clear()
+    reach.note(HOST, "unreachable")
     reach.note(OTHER, "unreachable")
     assert reach.nobody()
 

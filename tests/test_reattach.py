@@ -212,6 +212,16 @@ def _told_seat_1(session: PeerSession, reattach: Reattach) -> None:
     session.resume()
 
 
+def _look_at_seat_1(session: PeerSession, reattach: Reattach, now: float) -> None:
+    """Seat 1's time is up: first an intro alone, to see whether it took the table over while
+    we looked elsewhere; its listener closes it (it has not)."""
+    step = reattach.next_step(True, now)
+    assert step == Attempt(_endpoint(1), b"", False), step
+    session.lost_host(CLOSED)
+    reattach.attempted(step, "", now)
+    session.resume()
+
+
 def test_a_successor_that_took_our_statement_and_never_took_over_is_passed() -> None:
     # a host's friend next in line takes every seat's statement and sits on them: once it has
     # had them for the time a takeover takes, it failed us as a successor, and the next one in
@@ -223,6 +233,7 @@ def test_a_successor_that_took_our_statement_and_never_took_over_is_passed() -> 
     for seat in (3, 4):
         assert session.take_lost(t.sessions[seat].sign_lost("the host went silent")) is None
     assert not isinstance(reattach.next_step(True, later - 0.5), TakeOver)
+    _look_at_seat_1(session, reattach, later)
     assert isinstance(reattach.next_step(True, later), TakeOver)
     assert reattach.route.failed[_endpoint(1)] == "idle"
 
@@ -232,6 +243,7 @@ def test_our_statement_goes_past_a_successor_that_sat_on_it_to_the_next() -> Non
     session, reattach = _dropped(t, 2)
     _told_seat_1(session, reattach)
     later = 1.0 + TAKE_OVER_WITHIN
+    _look_at_seat_1(session, reattach, later)
     steps = [reattach.next_step(True, later + n) for n in range(3)]
     assert Attempt(_endpoint(3), _own_lost(session), False) in steps  # no majority: not us
     # it may yet take over (a majority that formed late): an intro alone, once per 5 s
@@ -250,6 +262,7 @@ def test_a_successor_that_sits_on_our_statement_still_counts_as_heard() -> None:
     for seat in (1, 3):
         session.mesh.heard_from[session.keys[seat]] = now
     session.mesh.table_moved_at = now - 1.0
+    _look_at_seat_1(session, reattach, now)
     step = reattach.next_step(True, now)
     assert reattach.route.failed[_endpoint(1)] == "idle"
     session.lost_host(CLOSED)
@@ -262,6 +275,19 @@ def test_a_successor_that_sits_on_our_statement_still_counts_as_heard() -> None:
     session.lost_host(CLOSED)
     assert reattach.attempted(step, "", later) == Stopped()
     assert any(NOT_TAKEN_OVER in e.text for e in session.take_events())
+
+
+def test_a_successor_whose_time_is_up_is_looked_at_before_it_is_passed() -> None:
+    # (the simulator found it) we were on a connection to the host that kept us waiting while
+    # seat 1 took the table over: on the clock alone we passed it, handed our statement on
+    # and the next one took over as well (two tables). An intro first: if it took over, we
+    # are in
+    t = _mid_hand()
+    session, reattach = _dropped(t, 2)
+    _told_seat_1(session, reattach)
+    step = reattach.next_step(True, 1.0 + TAKE_OVER_WITHIN + 20.0)
+    assert step == Attempt(_endpoint(1), b"", False)
+    assert _endpoint(1) not in reattach.route.failed
 
 
 def test_a_successor_that_took_over_is_the_host_and_never_idle() -> None:

@@ -64,6 +64,9 @@ def compare(paths: list[str], logs: list[list[bytes]], audits: list[Audit]) -> C
             first, second = describe_entry(base[at], names), describe_entry(log[at], names)
             if (first["type"] == "takeover") != (second["type"] == "takeover"):
                 return _split(at, [(paths[longest], first), (path, second)])
+            if first["type"] == second["type"] == "takeover" and (
+                    first["fingerprint"] != second["fingerprint"]):
+                return _two_takeovers(at, [(paths[longest], first), (path, second)])
             key = _host_at(base, at)  # the sequencer then: a takeover hands the order on
             if first["type"] == second["type"] == "takeover":  # its successor, signing twice
                 key = open_envelope(base[at]).sender
@@ -141,6 +144,19 @@ def _split(at: int, forks: list[tuple[str, dict[str, Any]]]) -> Comparison:
                       f"majority of the seats, and {stayed} goes on without it, on the old "
                       "host's side (a host cut off from most of its table that did not notice "
                       "before this entry); nobody is to blame", at,
+                      [{"log": path, **e} for path, e in forks])
+
+
+def _two_takeovers(at: int, forks: list[tuple[str, dict[str, Any]]]) -> Comparison:
+    """Two successors each took the table over at the same place, each on a majority's
+    ``lost`` statements (a statement is bound to no successor, so a seat's word can count for
+    two: SPEC §8, "Open"). Neither signed both: nobody is named."""
+    (one, first), (other, second) = forks
+    return Comparison("split", f"the logs agree up to entry {at}; there {one} has the table "
+                      f"taken over by {first['author'] or '?'} ({first['fingerprint']}) and "
+                      f"{other} by {second['author'] or '?'} ({second['fingerprint']}), each on "
+                      "the word of a majority of the seats: two tables, and neither successor "
+                      "signed both; nobody is to blame", at,
                       [{"log": path, **e} for path, e in forks])
 
 

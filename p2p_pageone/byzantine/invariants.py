@@ -101,7 +101,8 @@ class Outcome:
     finished: bool
     idle: float  # simulated seconds since an honest log last grew, when the run stopped
     host: int = 0
-    host_gone: bool = False  # a dishonest host's pageone ended or fell over: the table is over
+    host_gone: bool = False  # a dishonest host's pageone ended or fell over, or an honest one
+    # stopped for good: the table is over unless it fails over
     taken_over: bool = False  # an honest seat held a majority's lost statements: it takes over
     moves_withheld: set[int] = field(default_factory=set)  # dishonest seats an action kept a
     # move of from some peer (``stalled_by_a_move``)
@@ -302,10 +303,11 @@ def check(o: Outcome) -> list[Verdict]:
     found = (named_honest(o) + caught_for_a_call_made(o) + forked(o) + removed_honest(o)
              + blamed_own_machine(o))
     slow = o.idle <= STUCK and o.played_for <= STUCK  # moving at the pace the clocks allow
-    if (not o.finished and 2 * len(o.honest) > len(o.sessions) and not slow
+    running = [p for p in o.honest if not (p == o.host and o.host_gone)]
+    if (not o.finished and 2 * len(running) > len(o.sessions) and not slow
             and not stalled_by_a_move(o)):
-        stuck = [p for p in o.honest if not (o.sessions[p].game_over or o.sessions[p].ended
-                                             or o.notes[p].left_host)]
+        stuck = [p for p in running if not (o.sessions[p].game_over or o.sessions[p].ended
+                                            or o.notes[p].left_host)]
         found.append(Verdict("I4", f"no end: {stuck} still waiting, no log grew for "
                              f"{o.idle:.0f} s" if o.idle > STUCK else
                              f"no end within the run's limit: {stuck} still waiting"))

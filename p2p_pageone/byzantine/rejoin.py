@@ -3,15 +3,16 @@
 A connection ends when its session drops it (the host unresponsive, lost), the host closes it,
 or the game is over; the host hears the close a link's delay later (``disconnect``). A try at
 the host opens a new connection the host's sequencer accepts (when it runs); one at a
-successor hands over our ``lost`` statement as its listener would take it. The simulator runs
-no takeover: a joiner whose ``Reattach`` says to take the table over stops there (``takeovers``;
-a majority of the listening seats lost the host, so the invariants count the host replaced).
+successor hands over our ``lost`` statement as its listener would take it. An honest joiner
+whose ``Reattach`` says to take the table over does (``takeovers``: its session becomes a new
+host's sequencer, ``Table.take_over``), and the others reach it as they would: a try at its
+endpoint opens a connection to that sequencer. Coalition seats never take over.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..session.attachment import follows_frame
 from ..session.client import Client
@@ -56,6 +57,7 @@ class Links:
         self.table = table
         self.host_open: set[int] = set(range(1, table.players))
         self.party_at: dict[int, int] = {conn: conn for conn in self.host_open}
+        self.host_at: dict[int, int] = {}  # a connection to a new host -> that host's party
         self.lines: dict[int, Line] = {}
         self.honest = set(honest)
         self.takeovers: set[int] = set()
@@ -66,6 +68,10 @@ class Links:
                 first = reattach.next_step(True, 0.0)
                 assert isinstance(first, Attempt)
                 self.lines[party] = Line(reattach, first, party)
+
+    def host_of(self, conn: int) -> int:
+        """The party whose sequencer connection ``conn`` reaches (0: the first host)."""
+        return self.host_at.get(conn, 0)
 
     def reads(self, party: int, conn: int) -> bool:
         """Joiner ``party`` still reads connection ``conn`` (a corrupt joiner keeps its first)."""
@@ -151,6 +157,7 @@ class Links:
             line.over = True
             if party in self.honest:
                 self.takeovers.add(party)
+                self.table.take_over(party, now)
             return
         line.step = step
         if step.tell:
@@ -158,8 +165,8 @@ class Links:
         owner = self._listening(step, now)
         if owner < 0:
             outcome = could_not_connect(session, step.target, True, "Connection refused")
-        elif step.to_host:
-            line.conn = self._open(party, reattach.expected_key(step), now)
+        elif owner == 0 or owner in self.table.hosts:  # a host: the first, or a new one
+            line.conn = self._open(party, reattach.expected_key(step), now, owner)
             return
         else:  # its listener takes our intro and closes: it has not taken the table over
             if word := follows_frame(self.table.session(owner)):  # whom its seat follows now
@@ -174,6 +181,8 @@ class Links:
         owner = self._listening(step, now)
         if owner < 0:
             return "refused"
+        if owner in self.table.hosts:  # one that took over already says nothing
+            return "taken"
         key = self.table.session(party).identity.public
         reason = take_lost_statement(self.table.session(owner), key, step.tell)
         return "" if reason else "taken"
@@ -181,17 +190,19 @@ class Links:
     def _listening(self, step: Attempt, now: float) -> int:
         """The party whose pageone listens at ``step.target``, or -1: nobody, or one no longer
         running (gone, or its table over for it: ``pageone`` exits then)."""
-        party = 0 if step.to_host else self.table.at_endpoint(step.target)
+        party = 0 if step.target == HOST_ADDRESS else self.table.at_endpoint(step.target)
         if party < 0:
             return -1
         session = self.table.session(party)
         over = session.ended or (session.game_over and (
-            party == 0 or self.table.client(party).finished(now)))
+            party in self.table.hosts or self.table.client(party).finished(now)))
         return -1 if self.table.gone(party) or over else party
 
-    def _open(self, party: int, expect: bytes, now: float) -> int:
+    def _open(self, party: int, expect: bytes, now: float, host: int = 0) -> int:
         conn, self.next_conn = self.next_conn, self.next_conn + 1
         self.party_at[conn] = party
+        if host:
+            self.host_at[conn] = host
         self.host_open.add(conn)
         self.table.replace_client(party, Client(self.table.session(party), now, SILENT_AFTER,
                                                 expect=expect))
@@ -203,6 +214,7 @@ class Table(Protocol):
     """What ``Links`` needs of the simulated table (``world.SimTable`` is one)."""
 
     players: int
+    hosts: dict[int, Any]  # party -> its sequencer: the first host's, and each new host's
 
     def session(self, party: int) -> PeerSession: ...
     def client(self, party: int) -> Client: ...
@@ -213,3 +225,4 @@ class Table(Protocol):
     def send_up(self, party: int, conn: int, data: bytes) -> None: ...
     def open_up(self, party: int, conn: int) -> None: ...
     def close_up(self, party: int, conn: int) -> None: ...
+    def take_over(self, party: int, now: float) -> None: ...

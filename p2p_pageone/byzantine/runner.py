@@ -117,7 +117,8 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
                       _faulted(plan), _all_done(table, honest, notes), table.now - grown_at,
                       played_for=table.now - played_at,
                       calls=table.calls, catches=list(table.catches.values()),
-                      host_gone=0 in scenario.corrupt and table.gone(0),
+                      host_gone=(0 in scenario.corrupt and table.gone(0))
+                      or table.stopped(0, table.now),
                       taken_over=bool(table.links.takeovers),
                       retrying={p for p in honest if not table.links.done(p)},
                       moves_withheld=_moves_withheld(table, scenario, adversary.fired))
@@ -194,10 +195,8 @@ class Played:
 
 def _all_done(table: SimTable, honest: list[int], notes: dict[int, Watchful]) -> bool:
     """Every honest peer's game is over, or it ended, or it left the host and stopped trying
-    (or would take the table over, which the simulator does not run)."""
-    if table.links.takeovers:  # a majority of the listening seats lost the host: it is
-        return True  # replaced (the simulator runs no takeover, so the run ends here)
-    return all(table.sessions[p].game_over or table.sessions[p].ended
+    (a new host's own session included: the run goes on past a takeover)."""
+    return all(table.sessions[p].game_over or table.sessions[p].ended or table.stopped(p, table.now)
                or (notes[p].left_host and table.links.done(p)) for p in honest)
 
 

@@ -18,6 +18,7 @@ PATTERNS = ("*", "entry:", "entry:move", "entry:move/call", "entry:keys", "entry
             "mesh:keys", "mesh:seed_reveal", "entry:head", "entry:say")
 SPANS = (2.0, 6.0, 12.0, 40.0, 1e9)
 TABLES = 8  # deals per family and size the runs play over and over (the plan is what varies)
+FAILOVERS = 0.3  # runs in which the host is lost mid-game and the table fails over
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,32 @@ def make(seed: int) -> Scenario:
     flapper = random.Random(f"byzantine/{seed}/flap")  # its own draws: other plans unchanged
     if corrupt - {0} and flapper.random() < 0.2:
         actions.append(_flapping(flapper, corrupt))
+    gone = random.Random(f"byzantine/{seed}/failover")  # its own draws: other plans unchanged
+    if gone.random() < FAILOVERS:
+        actions += _host_gone(gone, players, corrupt)
     plan = tuple(sorted(actions, key=lambda a: a.at))
     return Scenario(seed, family, players, corrupt, victim, strategy, plan)
+
+
+def _host_gone(rng: random.Random, players: int, corrupt: frozenset[int]) -> list[Action]:
+    """The host is lost mid-game, so that the table fails over and plays on under a new host:
+    an honest host's pageone stops for good; a dishonest one goes silent to every seat, or to
+    all but a friend. Now and then an honest seat's link is slow too, or a seat stops soon
+    after (the new host, maybe)."""
+    at = rng.choice((2, 8, 16, 32, 48, 64))
+    if 0 not in corrupt:
+        out = [Action("stop", at, 0, -1, span=1e9)]
+    else:
+        friends = sorted(corrupt - {0})
+        target = rng.choice(friends) if friends and rng.random() < 0.4 else -1
+        kind = "friend_only" if target >= 0 else "withhold"
+        out = [Action(kind, at, 0, target, "*", 1e9)]
+    honest = [p for p in range(1, players) if p not in corrupt]
+    if honest and rng.random() < 0.4:
+        out.append(Action(rng.choice(("slow", "stop")), at + rng.choice((0, 4, 8)),
+                          rng.choice(honest), -1, span=rng.choice((5.0, 20.0, 40.0)),
+                          value=rng.choice((0.5, 2.0))))
+    return out
 
 
 def _at_the_witnesses(rng: random.Random, players: int, corrupt: frozenset[int],

@@ -1,10 +1,12 @@
 """An in-memory table whose every frame passes through a scheduler the adversary steers.
 
-Three channels carry frames: ``down`` (the host to a joiner), ``up`` (a joiner to the host) and
-``mesh`` (a joiner to another joiner's listener). Each link is a TCP stream: what one side writes
-arrives in order, after the link's delay. A frame sent or received by a corrupt party passes
-through the adversary first (it may drop, delay, duplicate or reorder it); honest faults (a
-stopped process, a stalled link) hold frames until they end, as TCP would.
+Three channels carry frames: ``down`` (a host to a joiner), ``up`` (a joiner to a host) and
+``mesh`` (a joiner to another joiner's listener). The first host is party 0; an honest joiner
+that takes the table over becomes a host too (``hosts``), and each connection reaches one.
+Each link is a TCP stream: what one side writes arrives in order, after the link's delay. A
+frame sent or received by a corrupt party passes through the adversary first (it may drop,
+delay, duplicate or reorder it); honest faults (a stopped process, a stalled link) hold frames
+until they end, as TCP would.
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ from ..engine.settings import Settings
 from ..engine.view import SeatView
 from ..session.client import Client
 from ..session.common import parse_endpoint
+from ..session.handover import start_takeover
 from ..session.memory import MemoryTable, make_peer
 from ..session.peer import PeerSession
 from ..session.route import Address
+from ..session.sequencer import Sequencer
 from .frames import classify, logged, payloads
-from .rejoin import Links
+from .rejoin import SILENT_AFTER, Links
 
 HOST = 0
 FORGET = 0.25
@@ -97,7 +101,7 @@ class SimTable(MemoryTable):
             bot.forget = FORGET
             peer.bot = bot
         super().__init__(settings, players, peers=peers, direct=True, catch_window=window)
-        self.delay, self.route, self.players = delay, route, players
+        self.delay, self.route, self.players, self.window = delay, route, players, window
         self.faults: list[HonestFault] = []
         self.queue: list[Frame] = []
         self.last_due: dict[tuple[str, int, int, int], float] = {}
@@ -105,6 +109,7 @@ class SimTable(MemoryTable):
         self.crashed: set[int] = set()  # corrupt parties whose code fell over (or killed)
         self.corrupt: set[int] = set()
         self.links = Links(self, [])  # set by ``connect_honest`` once the corrupt are known
+        self.hosts: dict[int, Sequencer] = {HOST: self.sequencer}  # party -> its sequencer
         self.sent: dict[str, int] = {}
         # party -> (when, its moment) it sent a Page One call up; a logged catch -> (when,
         # target, the moment it caught in)
@@ -133,13 +138,20 @@ class SimTable(MemoryTable):
         self.by_endpoint[client.session.attachment.endpoint] = client
 
     def send_up(self, party: int, conn: int, data: bytes) -> None:
-        self.send("up", party, HOST, data, conn)
+        self.send("up", party, self.links.host_of(conn), data, conn)
 
     def open_up(self, party: int, conn: int) -> None:
-        self._enqueue("up", party, HOST, b"", 0.0, conn, "open")
+        self._enqueue("up", party, self.links.host_of(conn), b"", 0.0, conn, "open")
 
     def close_up(self, party: int, conn: int) -> None:
-        self._enqueue("up", party, HOST, b"", 0.0, conn, "close")
+        self._enqueue("up", party, self.links.host_of(conn), b"", 0.0, conn, "close")
+
+    def take_over(self, party: int, now: float) -> None:
+        """Honest joiner ``party`` takes the table over, as ``net/joiner`` does: its session
+        becomes a new host's sequencer, which the others reach at its endpoint."""
+        start_takeover(self.sessions[party])
+        self.hosts[party] = Sequencer(self.sessions[party], now, SILENT_AFTER,
+                                      catch_window=self.window)
 
     def stopped(self, index: int, now: float) -> bool:
         return any(f.kind == "stop" and index in f.parties and f.active(now) for f in self.faults)
@@ -177,7 +189,7 @@ class SimTable(MemoryTable):
         elif cls == "entry:move/catch" and channel == "down":
             for payload in payloads(data, channel):
                 env = open_envelope(logged(payload))
-                hand, moves = self._moment(HOST)  # the catch is folded: one move after
+                hand, moves = self._moment(src)  # the catch is folded: one move after
                 self.catches.setdefault(env.raw, (self.now, env.data["target"],
                                                   (hand, moves - 1)))
 
@@ -211,23 +223,24 @@ class SimTable(MemoryTable):
 
     def _collect(self) -> None:
         links = self.links
-        out, self.sequencer.out = self.sequencer.out, []
-        for conn, data in out:
-            if conn in links.host_open:
-                self.send("down", HOST, links.party_at[conn], data, conn)
-        for conn in self.sequencer.to_close:  # the host hung up: the joiner reads the end
-            if conn in links.host_open:  # after what was sent before
-                links.host_open.discard(conn)
-                self._enqueue("down", HOST, links.party_at[conn], b"", 0.0, conn, "close")
-        self.sequencer.to_close.clear()
+        for host, sequencer in self.hosts.items():
+            out, sequencer.out = sequencer.out, []
+            for conn, data in out:
+                if conn in links.host_open:
+                    self.send("down", host, links.party_at[conn], data, conn)
+            for conn in sequencer.to_close:  # the host hung up: the joiner reads the end
+                if conn in links.host_open:  # after what was sent before
+                    links.host_open.discard(conn)
+                    self._enqueue("down", host, links.party_at[conn], b"", 0.0, conn, "close")
+            sequencer.to_close.clear()
         for index, client in enumerate(self.clients, start=1):
             chunks, client.out = client.out, []
             sent, client.session.outbox.direct_out = client.session.outbox.direct_out, []
-            if self.gone(index):
+            if self.gone(index) or index in self.hosts:
                 continue
             conn = links.conn_of(index)
             for chunk in chunks if conn >= 0 else []:
-                self.send("up", index, HOST, chunk, conn)
+                self.send("up", index, links.host_of(conn), chunk, conn)
             for endpoint, raw in sent:
                 owner = self.by_endpoint.get(endpoint)
                 if owner is not None:
@@ -252,6 +265,8 @@ class SimTable(MemoryTable):
             return  # the host closed that connection
         if frame.channel == "down" and not self.links.reads(frame.dst, frame.conn):
             return  # the joiner closed it
+        if frame.channel == "mesh" and frame.dst in self.hosts:
+            return  # a new host's listener takes no direct frames
         if self.stopped(frame.dst, self.now):  # it reads its socket when it runs again
             self._enqueue(frame.channel, frame.src, frame.dst, frame.data, 0.0, frame.conn,
                           frame.signal)
@@ -262,7 +277,7 @@ class SimTable(MemoryTable):
         if frame.signal:
             self._signal(frame)
         elif frame.channel == "up":
-            self.sequencer.receive(frame.conn, frame.data, self.now)
+            self.hosts[self.links.host_of(frame.conn)].receive(frame.conn, frame.data, self.now)
         elif frame.channel == "down":
             self.clients[frame.dst - 1].receive(frame.data, self.now)
         else:
@@ -274,10 +289,11 @@ class SimTable(MemoryTable):
         if frame.channel == "down":
             self.links.host_closed(frame.dst, frame.conn)
         elif frame.signal == "open":
-            self.sequencer.connect(frame.conn, self.now, f"p{frame.src}")
+            self.hosts[self.links.host_of(frame.conn)].connect(frame.conn, self.now,
+                                                               f"p{frame.src}")
         else:
             self.links.host_open.discard(frame.conn)
-            self.sequencer.disconnect(frame.conn, self.now)
+            self.hosts[self.links.host_of(frame.conn)].disconnect(frame.conn, self.now)
 
     def guarded(self, index: int, run: Callable[[], None]) -> None:
         """Run a party's code: a corrupt party's may fall over (it is then gone); an honest
@@ -296,10 +312,11 @@ class SimTable(MemoryTable):
         self.now = now
         while self.step():
             pass
-        if not self.gone(HOST) and not self.stopped(HOST, now):
-            self.guarded(HOST, lambda: self.sequencer.tick(now))
+        for host, sequencer in self.hosts.items():
+            if not self.gone(host) and not self.stopped(host, now):
+                self.guarded(host, lambda s=sequencer: s.tick(now))  # type: ignore[misc]
         for index, client in enumerate(self.clients, start=1):
-            if self.gone(index) or self.stopped(index, now):
+            if self.gone(index) or self.stopped(index, now) or index in self.hosts:
                 continue  # between connections, only the session's mesh duties run (net/joiner)
             tick = client.tick if self.links.conn_of(index) >= 0 else client.session.tick
             self.guarded(index, lambda t=tick: t(now))  # type: ignore[misc]

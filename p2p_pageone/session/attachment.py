@@ -9,7 +9,7 @@ import contextlib
 from typing import Any
 
 from ..crypto.envelope import open_envelope, seal
-from ..crypto.statements import seal_statement
+from ..crypto.statements import open_statement, seal_statement
 from ..wire.codec import ProtocolError, frame, pack
 from .common import Event
 from .fold.lost import (
@@ -179,12 +179,27 @@ class AttachedPlayer(PlayerState):
         ``lost`` statements of the majority it rests on."""
         old, self.attachment.taking_over = self.attachment.taking_over, -1
         if old >= 0 and not self.ended and not self.game_over:
+            self._own_lost_at_head()
             lost = [] if self.handed_over >= 0 else self.lost_statements()
             if majority_refusal(self, lost) is not None:  # what was handed over changed who
                 self.network_stop(MINORITY)  # listens: no majority now, no takeover
                 return
             self.notify("takeover", {"seat": old, "window": window, "lost": lost})
         self.flush(now)
+
+    def _own_lost_at_head(self) -> None:
+        """Entries handed over while we gathered (the old host's last ones, which a peer held)
+        put our own ``lost`` statement behind our log: sealed as it is, the takeover's own
+        ``prev`` would make it older than its signer's last entry, and every peer would refuse
+        the takeover and name us. It is signed again, at the log's end."""
+        chain, own = self.chain, self.attachment.lost.get(self.identity.public, b"")
+        if chain is None or not own:
+            return
+        data = open_statement(own, "lost").data  # our own: it opens
+        if data["index"] < chain.length and data["host"] == self.host_key:
+            self.attachment.lost[self.identity.public] = seal_statement(self.identity, "lost", {
+                "table": self.table_id, "host": self.host_key, "index": chain.length,
+                "head": chain.head, "why": data["why"]})
 
     # --- takeover by majority (protocol/SPEC.md §7, "Failover") ---------------------------------
 

@@ -49,7 +49,11 @@ class Client:
                  expect: bytes = b"") -> None:
         self.session = session
         seated = session.game is not None and session.me in session.active
-        self.challenge_within = CHALLENGE_AGAIN_WITHIN if seated else WELCOME_WITHIN
+        # a seat back at its host's address, a machine it timed before, is challenged at once
+        # (a stopped host's machine that takes the connection and says nothing is told in 2 s);
+        # a new host, after a takeover, is a machine whose link it never timed
+        self.challenge_within = (CHALLENGE_AGAIN_WITHIN if seated
+                                 and not session.attachment.via_successor else WELCOME_WITHIN)
         self.silent_after, self.heartbeat, self.step_limit = silent_after, heartbeat, step_limit
         self.rtt = RoundTrip()  # the link to the host: its silence threshold adapts to it
         self.decoder = FrameDecoder()
@@ -66,6 +70,8 @@ class Client:
         # The host's first frame is a challenge; our intro (the key we sit with) answers it with
         # a proof, once, and only if the key that challenges is the one we expect there.
         self.expect = expect
+        self.host_at_open = session.host_key  # the host our log named when this opened
+        self.reading = expect  # the key that answers here (its challenge says, if not known)
         self.introduced = session.is_host
         self.flight = (b"", now)  # our oldest envelope out, and when we saw it go
 
@@ -106,6 +112,8 @@ class Client:
         self._acknowledge(now)
 
     def _entry(self, index: int, raw: bytes, now: float) -> None:
+        if self._moved_away():
+            return
         s, claims = self.session, open_claims(self.session)
         refuted = len(s.refuted)
         # an entry that waits behind a gap moves nothing on (yet)
@@ -116,7 +124,7 @@ class Client:
         """Answer the host's challenge: our intro, with the proof that we hold our key."""
         if self.introduced:
             raise ProtocolError("a second challenge")
-        self.introduced = True
+        self.introduced, self.reading = True, self.reading or value["from"]
         try:
             self.out.append(answer_challenge(value, self.session.identity, {"control": "intro"},
                                              self.expect))
@@ -131,7 +139,23 @@ class Client:
                          for i in range(s.attachment.resend, len(s.log))]
             s.attachment.resend = -1
 
+    def _moved_away(self) -> bool:
+        """Our log took a takeover from the others (the mesh) while this connection reads the
+        old host (not the new one, ``expect``): its entries are no longer our log's, and we
+        leave it for the new host (``Reattach``). True if so."""
+        s = self.session
+        if not self.host_at_open:  # a first connection: the host is the one the log names
+            self.host_at_open = s.host_key
+        moved = bool(s.host_key and self.reading) and s.host_key not in (self.host_at_open,
+                                                                         self.reading)
+        if moved and not s.attachment.dropped and not s.ended:
+            s.lost_host(f"the table moved to {s.names[s.seat_of(s.host_key)]}, its new host: "
+                        "this connection reads the old one")
+        return moved
+
     def tick(self, now: float) -> None:
+        if self._moved_away():
+            return
         gap, self._last_tick = now - self._last_tick, now
         if gap > STALL:
             self._stalled(gap, now)

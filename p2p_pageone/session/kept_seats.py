@@ -4,7 +4,7 @@ sequencer appends ``away``, and ``timeout`` if the seat is not back within the w
 
 from __future__ import annotations
 
-from ..crypto.envelope import Envelope
+from ..crypto.envelope import Envelope, open_envelope
 from ..wire.codec import ProtocolError
 from ..wire.kinds import EntryKind
 from .client import STALL
@@ -194,6 +194,14 @@ class SeatKeeper(SequencerCore):
                           f"{self.reconnect_window} s", now)
         return True
 
+    def _came_since_takeover(self) -> bool:
+        """A seat's ``back`` is in the log after our ``takeover``."""
+        log, me = self.host.log, self.host.identity.public
+        kinds = [(env.kind, env.sender) for env in map(open_envelope, log)]
+        start = max((i for i, (kind, _) in enumerate(kinds) if kind == EntryKind.TAKEOVER),
+                    default=len(kinds))
+        return any(kind == EntryKind.BACK and sender != me for kind, sender in kinds[start:])
+
     def _none_came_back(self, now: float) -> bool:
         """Two or more remote players away and none back: as when none is heard, this machine's
         network is the likely cause, so the table closes naming nobody (True)."""
@@ -202,6 +210,15 @@ class SeatKeeper(SequencerCore):
                   and host.keys[seat] not in self.cpu_keys]
         if len(remote) < 2 or not all(seat in host.away for seat in remote):
             return False
+        if self.took_over and not self._came_since_takeover():
+            # a new table nobody came to: they went back to the old host (it answered them
+            # again), or cannot reach this machine; nothing says which, so nobody is named
+            host.notify(EntryKind.BYE, {"reason": (
+                f"none of the {len(remote)} players came to this table within "
+                f"{self.reconnect_window} s of its takeover (they went back to the old host, or "
+                "cannot reach this machine): the table closes and nobody is named")[:200]})
+            host.flush(now)
+            return True
         self.local_fault(f"none of the {len(remote)} players whose connections dropped came "
                          f"back within {self.reconnect_window} s: this machine's network is "
                          "most likely down (check its cable, Wi-Fi or firewall). This is a "

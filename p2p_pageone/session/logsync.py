@@ -87,18 +87,31 @@ def from_host(s: PlayerState, index: int, raw: bytes, now: float) -> bool:
         if index >= at.known:  # it skipped the rest of what we hold: its new entries follow
             at.checked, checking, expected = at.known, False, len(s.log)
     if index < len(s.log) and (not checking or index < expected):  # sent twice
+        if raw != s.log[index] and (at.via_successor or _takeover(raw)):
+            raise TableEnded("the new host's log differs from ours (we hold entries of the old "
+                             "host's it never had): this pageone leaves, naming nobody")
         if raw != s.log[index]:
             raise TableEnded(f"sent entry {index} of its log twice, two different ways (a "
                              "fork)", s.seat_of(s.host_key))
         return False
     if index > expected and not checking and index < len(s.log) + OFFERED:
-        s.mesh.host_ahead[index] = raw
+        s.mesh.host_ahead[index], s.mesh.ahead_of = raw, s.host_key
         return False
     raise ProtocolError(f"the host sent entry {index} where entry {expected} was due")
 
 
+def _takeover(raw: bytes) -> bool:
+    try:
+        return open_envelope(raw).kind == "takeover"
+    except ProtocolError:
+        return False
+
+
 def next_from_host(s: PlayerState) -> bytes:
-    """The host's entry at our log's end that waited for a gap to be filled, or b""."""
+    """The host's entry at our log's end that waited for a gap to be filled, or b"". Those of
+    a host the log has since left (a takeover taken from the others) are dropped."""
+    if s.mesh.ahead_of != s.host_key:
+        s.mesh.host_ahead.clear()
     for old in [i for i in s.mesh.host_ahead if i < len(s.log)]:
         del s.mesh.host_ahead[old]
     return s.mesh.host_ahead.pop(len(s.log), b"")
@@ -119,7 +132,7 @@ def receipted(s: PlayerState, now: float) -> list[bytes]:
     if s.chain is None:
         return []
     run, heads, at = [], [s.chain.head], len(s.log)
-    ahead = s.mesh.host_ahead
+    ahead = s.mesh.host_ahead if s.mesh.ahead_of == s.host_key else {}
     while at in ahead or at in s.mesh.offered:
         run.append(ahead.get(at) or s.mesh.offered[at])
         heads.append(extend(heads[-1], run[-1]))

@@ -145,6 +145,7 @@ class MeshMemory:
     served_at: dict[bytes, float] = field(default_factory=dict)
     offered: dict[int, bytes] = field(default_factory=dict)
     host_ahead: dict[int, bytes] = field(default_factory=dict)  # the host's, beyond a gap
+    ahead_of: bytes = b""  # the host that sent them
     skip: list[bytes] = field(default_factory=list)
     synced_at: float = -1e9
     host_entry_at: float = -1e9  # when the host's own stream last brought us an entry

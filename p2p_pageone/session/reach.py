@@ -15,10 +15,11 @@ def nobody_reached(seconds: float) -> str:
 
 
 class DropReach:
-    """One drop's connection attempts. Every one failed (refused or unanswered), to the host
-    and to at least one other seat: this machine's network is the likely cause, not the host,
-    whose successor would have answered. Only the host tried is no such evidence (a host that
-    is down looks the same), so the table's usual end is told then."""
+    """One drop's connection attempts. Every one went unanswered, to the host and to at least
+    one other seat: this machine's network is the likely cause, not the host, whose successor
+    would have answered. Only the host tried is no such evidence (a host that is down looks
+    the same), so the table's usual end is told then. A refused connection is an answer: the
+    other machine said that nothing listens there, over this machine's network."""
 
     def __init__(self) -> None:
         self.tried: set[Address] = set()
@@ -27,7 +28,7 @@ class DropReach:
     def note(self, target: Address, outcome: str) -> None:
         """How an attempt at ``target`` ended: "refused", "unreachable", or "" (it connected)."""
         self.tried.add(target)
-        if not outcome:
+        if outcome in ("", "refused"):
             self.answered = True
 
     def clear(self) -> None:

@@ -120,6 +120,7 @@ class Reattach:
         self.told: dict[Address, bytes] = {}  # the lost statement a successor took
         self.told_at: dict[Address, float] = {}  # when it took it
         self.refused_since: dict[Address, float] = {}  # when it first refused our statement
+        self.looked_at: dict[Address, float] = {}  # when we last looked whether it took over
         self.passed_tried: dict[Address, float] = {}  # when each passed one was tried again
         self.follows: dict[Address, bytes] = {}  # the host a successor says its seat follows now
         self.host_tried = -HOST_AGAIN
@@ -133,6 +134,8 @@ class Reattach:
         session, route = self.session, self.route
         if self.gathering >= 0 and now - self.gathering >= GATHER_FOR:
             self.gathering = -1.0  # the host again, then we wait once more if it fails us
+        if (look := self._look(now)) is not None:
+            return look
         last = route.last
         for where in self._not_taken_over(now):  # the next successor in line is asked now
             if where != route.host(session):  # (unless it is the host now: it took over)
@@ -237,6 +240,7 @@ class Reattach:
             self.gathering = -1.0
             self.told_at.clear()
             self.refused_since.clear()
+            self.looked_at.clear()
         self.route.note(step.target, outcome)
         if not step.to_host:
             self.follows[step.target] = at.follows
@@ -262,16 +266,35 @@ class Reattach:
             self.gathering = now
         return Retry(0.0 if now_up else RETRY_IN_GAME if session.game else RETRY_EVERY)
 
+    def _due_to_pass(self) -> dict[Address, float]:
+        """When each successor that took our lost statement fails us unless it took the table
+        over by then (``TAKE_OVER_WITHIN`` after it took it), and each that refused it does
+        (``REFUSED_FOR`` after its first refusal)."""
+        due = {where: since + TAKE_OVER_WITHIN for where, since in self.told_at.items()
+               if self.told.get(where)}
+        due.update({where: since + REFUSED_FOR for where, since in self.refused_since.items()})
+        return due
+
+    def _look(self, now: float) -> Attempt | None:
+        """A successor whose time is up is not passed on the clock alone: we may have been
+        away from it (on a connection to the host that kept us waiting) while it took the
+        table over. First an intro alone, to see (it gets us in if it did)."""
+        host = self.route.host(self.session)
+        for where, due in self._due_to_pass().items():
+            if now >= due and self.looked_at.get(where, -1e9) < due and where != host:
+                self.looked_at[where] = now
+                self.session.attachment.via_successor = True
+                return Attempt(where, b"", False)
+        return None
+
     def _not_taken_over(self, now: float) -> list[Address]:
-        """Where the successors listen that took our lost statement ``TAKE_OVER_WITHIN`` ago
-        or more and have not taken the table over (we would be back, at it): each failed us
-        as a successor, and the next one in line gets our statement (we still try each again,
-        ``_idle_again``). Their talk counts while the game goes on (``still_heard``): a seat
-        that gathers statements without a majority is no sign that the table is gone. So do
-        the ones that refused our statement ``REFUSED_FOR`` and more."""
-        return [where for where, since in self.told_at.items()
-                if self.told.get(where) and now - since >= TAKE_OVER_WITHIN] + [
-            where for where, since in self.refused_since.items() if now - since >= REFUSED_FOR]
+        """Where the successors listen that failed us (``_due_to_pass``) and that an intro
+        since did not find a new host (``_look``): the next one in line gets our statement (we
+        still try each again, ``_idle_again``). Their talk counts while the game goes on
+        (``still_heard``): a seat that gathers statements without a majority is no sign that
+        the table is gone."""
+        return [where for where, due in self._due_to_pass().items()
+                if now >= due and self.looked_at.get(where, -1e9) >= due]
 
     def _next_in_line(self, step: Attempt) -> bool:
         """The host failed us on ``step``, our lost statement stands, and we are the successor

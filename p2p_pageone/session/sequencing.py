@@ -43,6 +43,7 @@ class SequencerCore:
         # hand over the entries we lack and say ``back``, held (conn -> envelope) until our
         # ``takeover`` is in the log.
         self.gather_until = now + gather if host.attachment.taking_over >= 0 else -1.0
+        self.took_over = host.attachment.taking_over >= 0  # this table's host by a takeover
         self.gathered: dict[int, Envelope] = {}
         # Moves of a seat whose cards' keys are not all in the log yet (it opened them from
         # keys sent to it directly): held until they are, at most ``step_timeout``.
