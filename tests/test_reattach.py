@@ -19,6 +19,7 @@ from p2p_pageone.session.reattach import (
     GATHER_FOR,
     HOST_AGAIN,
     NOT_TAKEN_OVER,
+    REFUSED_FOR,
     RETRY_EVERY,
     RETRY_IN_GAME,
     TAKE_OVER_WITHIN,
@@ -594,3 +595,20 @@ def test_back_in_the_log_makes_who_lost_the_host_old_news() -> None:
     again.attachment.lost[b"x" * 32] = b"old"  # what it held of losing the host before
     come_back(t, again)
     assert again.attachment.returning and again.attachment.lost == {}
+
+
+@pytest.mark.parametrize(("stayed", "kept"), [(5.0, True), (REFUSED_FOR + 1.0, False)])
+def test_a_successors_refusals_count_across_a_return_that_does_not_last(
+        stayed: float, kept: bool) -> None:
+    # (a review found it) a host that lets a seat back for a moment now and then would have
+    # restarted the clock of its friend's refusals each time, and the friend was never passed
+    session, reattach = _dropped(_mid_hand(), 2)
+    _refused_by_host(session, reattach, 0.0)
+    step = reattach.next_step(True, 1.0)
+    assert step == Attempt(_endpoint(1), _own_lost(session), False)
+    reattach.told_lost(step, "", 1.0)  # "the host still answers here"
+    step = reattach.next_step(True, 2.0)
+    session.attachment.log_read = True  # the host took us back ...
+    session.lost_host(CLOSED)  # ... and dropped us again
+    reattach.attempted(step, "", 2.0 + stayed)
+    assert (_endpoint(1) in reattach.refused_since) == kept

@@ -121,6 +121,7 @@ class Reattach:
         self.told_at: dict[Address, float] = {}  # when it took it
         self.refused_since: dict[Address, float] = {}  # when it first refused our statement
         self.looked_at: dict[Address, float] = {}  # when we last looked whether it took over
+        self.asked_at = 0.0  # when the attempt in course was chosen
         self.passed_tried: dict[Address, float] = {}  # when each passed one was tried again
         self.follows: dict[Address, bytes] = {}  # the host a successor says its seat follows now
         self.host_tried = -HOST_AGAIN
@@ -132,6 +133,7 @@ class Reattach:
     def next_step(self, listening: bool, now: float) -> TakeOver | Attempt | Wait:
         """Where to go now. ``listening``: we have a listener to take the table over with."""
         session, route = self.session, self.route
+        self.asked_at = now
         if self.gathering >= 0 and now - self.gathering >= GATHER_FOR:
             self.gathering = -1.0  # the host again, then we wait once more if it fails us
         if (look := self._look(now)) is not None:
@@ -239,7 +241,8 @@ class Reattach:
             self.reach.clear()
             self.gathering = -1.0
             self.told_at.clear()
-            self.refused_since.clear()
+            if now - self.asked_at >= REFUSED_FOR:  # (a host that lets us back for a moment
+                self.refused_since.clear()  # now and then keeps its friend's refusals counted)
             self.looked_at.clear()
         self.route.note(step.target, outcome)
         if not step.to_host:
