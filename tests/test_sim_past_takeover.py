@@ -33,6 +33,9 @@ PAST_TAKEOVER = {
     # a seat that found the host unanswered and every other seat refused (their pageones gone)
     # blamed its own network, which carried the refusals
     "refused-is-an-answer": 39,
+    # once an honest seat took over, the coalition's joiners come to the new host too (the
+    # simulator itself fell over adding them mid-tick, first found here)
+    "the-coalition-follows": 348,
 }
 
 

@@ -102,12 +102,24 @@ class Links:
         if self.lines[party].conn >= 0 and not session.attachment.dropped:
             session.attachment.dropped = "it drops its connection on purpose"
 
+    def _coalition_follows(self) -> None:
+        """Once the table has a new host, the coalition's joiners come to it as ``pageone join``
+        does (their frames still pass the adversary's rules): at the new table they can stall,
+        withhold and lie as they did at the old one."""
+        for party in range(1, self.table.players):
+            session = self.table.session(party)
+            if party not in self.honest and party not in self.lines and not session.ended:
+                reattach = Reattach(session, HOST_ADDRESS)
+                first = reattach.next_step(True, 0.0)
+                assert isinstance(first, Attempt)
+                self.lines[party] = Line(reattach, first, party)
+
     def done(self, party: int) -> bool:
         line = self.lines.get(party)
         return line is None or line.over
 
     def tick(self, now: float) -> None:
-        for party, line in self.lines.items():
+        for party, line in list(self.lines.items()):  # a takeover adds the coalition's
             if line.over or self.table.stopped(party, now) or self.table.gone(party):
                 continue
             if line.conn >= 0:
@@ -158,6 +170,7 @@ class Links:
             if party in self.honest:
                 self.takeovers.add(party)
                 self.table.take_over(party, now)
+                self._coalition_follows()
             return
         line.step = step
         if step.tell:
