@@ -59,6 +59,7 @@ from ..engine.classic import ClassicDeal
 from ..engine.deal import Deal
 from ..engine.moves import Move, ReshuffleRequest
 from ..engine.qdan import QdanDeal
+from ..engine.settings import ClassicSettings
 from ..engine.view import SeatView
 from .fit_classic import fitting_world, read_choices
 from .hard import SharpBot, _candidates, _classic_voids, _fast_move, _fitting_world, _same_move
@@ -129,7 +130,8 @@ class ExpertBot(SharpBot):
                  guess_classic: bool = True, tricks: int = 0, card_weight: float = 0.8,
                  exact_classic: bool = True, fit_classic: bool = False,
                  fit_qdan: bool = False, race: Race | None = None,
-                 tied_qdan: bool = True) -> None:
+                 tied_qdan: bool = True, deal_sigma: float = 55.0) -> None:
+        self.deal_sigma = deal_sigma  # classic: spread of one deal's score difference (0: off)
         self.tied_qdan = tied_qdan  # qdan playouts break ties alike across the candidates
         self.race = race or Race()  # when a candidate clearly behind stops being played
         self.fit_qdan = fit_qdan  # qdan: re-deal hands whose recent plays normal would not make
@@ -173,14 +175,17 @@ class ExpertBot(SharpBot):
         the close ones. Every candidate still running meets the same worlds and luck."""
         sample, score = self._sampler(view), self._scorer(view)
         budget, clock = self.budget, self.clock
-        deadline = clock() + budget.seconds if clock is not None and budget.seconds > 0 else 0.0
+        start = clock() if clock is not None else 0.0
+        deadline = start + budget.seconds if clock is not None and budget.seconds > 0 else 0.0
         playouts = budget.playouts_for(view.family)
         rows: list[list[float]] = [[] for _ in candidates]
         alive = list(range(len(candidates)))
         done = 0
         while len(alive) > 1 and self.playouts_used + len(alive) <= playouts:
-            if deadline and done and clock is not None and clock() >= deadline:
-                break
+            if deadline and done and clock is not None:  # stop if one more world would overrun
+                now = clock()
+                if now + (now - start) / done >= deadline:
+                    break
             world = sample(rng)
             luck = rng.getrandbits(64)
             for index in alive:
@@ -245,6 +250,13 @@ class ExpertBot(SharpBot):
         if view.family == "qdan":
             return lambda deal: _qdan_value(deal, me, self.softness)
         totals = view.totals()
+        settings = view.settings
+        if self.deal_sigma > 0 and isinstance(settings, ClassicSettings) and (
+                settings.scoring == "deals"):
+            left = max(0, settings.deals - view.deals_done() - 1)
+            sigma = self.deal_sigma
+            return lambda deal: _classic_win_chance(deal, me, totals, left, sigma,
+                                                    self.card_weight)
         return lambda deal: _classic_value(deal, me, totals, self.spread, self.card_weight)
 
 
@@ -271,13 +283,9 @@ def _qdan_value(deal: Deal, me: int, softness: float) -> float:
     return weights.get(me, 0.0) / sum(weights.values())
 
 
-def _classic_value(deal: Deal, me: int, totals: list[int], spread: float,
-                   card_weight: float) -> float:
-    """How the game stands for ``me`` after this deal: its total against the best other
-    total, squashed so that a clear lead counts about as much as a huge one. A deal not over
-    scores each hand's points times the chance someone else goes out first (fewer cards, likelier
-    to go out)."""
-    assert isinstance(deal, ClassicDeal)
+def _classic_after(deal: ClassicDeal, totals: list[int], card_weight: float) -> list[float]:
+    """Each seat's total after this deal: its score if the deal is over, else its hand's points
+    times the chance someone else goes out first (fewer cards, likelier to go out)."""
     if deal.over:
         scores: dict[int, float] = {p: float(v) for p, v in deal.scores().items()}
     else:
@@ -285,6 +293,40 @@ def _classic_value(deal: Deal, me: int, totals: list[int], spread: float,
         weights = {p: math.exp(-card_weight * len(hands[p])) for p in deal.players}
         whole = sum(weights.values())
         scores = {p: deal.hand_points(p) * (1 - weights[p] / whole) for p in deal.players}
-    after = {p: totals[p] + scores[p] for p in deal.players}
+    after = [float(t) for t in totals]
+    for p, points in scores.items():
+        after[p] += points
+    return after
+
+
+def _classic_win_chance(deal: Deal, me: int, totals: list[int], left: int, sigma: float,
+                        card_weight: float) -> float:
+    """The chance ``me`` ends the game with the lowest total (a tie shares first place): each
+    other seat's lead over it after this deal, against the spread of ``left`` more deals
+    (``sigma`` per deal, for the difference of two seats' scores) and of a guessed score if the
+    deal is not over; the product over the others. Plus a small share of the margin over the
+    best other, so that sure wins (or losses) still prefer the wider margin."""
+    assert isinstance(deal, ClassicDeal)
+    after = _classic_after(deal, totals, card_weight)
+    spread = sigma * math.sqrt(left + (0.0 if deal.over else 0.25))
+    mine, chance = after[me], 1.0
+    for p in deal.players:
+        if p == me:
+            continue
+        gap = after[p] - mine
+        if spread <= 0:
+            chance *= 1.0 if gap >= 0 else 0.0
+        else:
+            chance *= 0.5 * (1.0 + math.erf((gap + 0.5) / (spread * math.sqrt(2.0))))
+    best_other = min(after[p] for p in deal.players if p != me)
+    return chance + 0.02 * math.tanh((best_other - mine) / 20.0)
+
+
+def _classic_value(deal: Deal, me: int, totals: list[int], spread: float,
+                   card_weight: float) -> float:
+    """How the game stands for ``me`` after this deal (``_classic_after``): its total against
+    the best other total, squashed so that a clear lead counts about as much as a huge one."""
+    assert isinstance(deal, ClassicDeal)
+    after = _classic_after(deal, totals, card_weight)
     best_other = min(after[p] for p in deal.players if p != me)
     return math.tanh((best_other - after[me]) / spread)
