@@ -7,7 +7,8 @@ the hand that made it), plays every candidate move on a copy of that deal, plays
 with the fast engine (the others by ``normal``'s habits, itself by ``sharp``'s) and scores the
 outcome for its own seat: in qdan whether it goes out first (a guess from the hand sizes if the
 horizon comes first); in classic, at the deal's end (a guess from the hands' points and sizes if
-the horizon comes first), its total against the best other total. Every candidate meets the same
+the horizon comes first), its chance of winning the game: each other seat's lead over it against
+the spread of the deals left (``deal_sigma``), sure in the last deal. Every candidate meets the same
 deals and the same luck, so the sums differ by what the moves change. The budget is a number of
 playouts per decision (deterministic for a seed); an optional time cap, read from a clock passed
 in, may stop it sooner. The candidates race (``Race``): every few worlds, one whose mean
@@ -15,6 +16,22 @@ trails the leader's by 2.5 standard errors of their paired differences meets no 
 so the budget goes to the close choices (in classic, 6 candidates a choice on average, a search
 at 120 playouts agreed with one at 2,400 on 66% of its choices). Out of turn, for calls and
 catches, it acts as ``normal`` does.
+
+Game-win scoring in classic (bots33): before, a playout scored tanh((best other total - its
+total) / 20) whatever the deals left, too sharp early and too soft in the last deal; now the
+chance of ending with the lowest total, a deal's score difference spreading 55 points (measured
+on ``normal`` tables: one seat's deal score 35 +- 40). Seed 601 (200 games, tuning) 0.405
+[0.339, 0.474] against 0.345 [0.283, 0.413]; seed 602 0.360 [0.297, 0.429]; seed 9301 (400
+games, not tuned on) 0.3725 [0.3265, 0.4209] at 17.4 ms per decision (max 445 ms: the machine's
+load stood at 3.5 on 2 cores); with the cap now also stopping mid-world (that world then
+counts for none, so an overrun is at most one playout), seed 9302 (400 games, not tuned on)
+0.3725 [0.3265, 0.4209] at 16.6 ms (max 203): classic meets issue 29's target. Qdan does not
+(bots33; seed 9301, 400 games, not tuned on: 0.3025 [0.2595, 0.3492] at 14.4 ms, max 201).
+Tuning it on seeds 601-603 (200 games each): 400 playouts 0.338 (600 games); on 601-602 (400
+games) 600 playouts 0.355, 600 with a 100-move horizon 0.3025, 800 with it 0.3175, a 100-move
+horizon 0.335, race z 2.0 0.315, softness 0.4 0.3175, all within the noise of 400 at 0.325;
+worlds drawn one of three by the likelihood of the others' recent plays under ``normal``
+(``proposals``, off) 0.2975 against 0.325, and 60% slower.
 
 Racing (issue 29, bots29): classic at 360-400 playouts, raced, against the old 120 unraced:
 seed 611 (150 games, tuning) 0.327 against 0.300; seed 612 (200 games) 0.445 [0.378, 0.514]
@@ -63,7 +80,7 @@ from ..engine.settings import ClassicSettings
 from ..engine.view import SeatView
 from .fit_classic import fitting_world, read_choices
 from .hard import SharpBot, _candidates, _classic_voids, _fast_move, _fitting_world, _same_move
-from .infer import read_record
+from .infer import Record, read_record
 from .infer_classic import classic_guesses
 from .normal import NormalBot
 from .rollout import classic_habit, qdan_habit
@@ -130,7 +147,9 @@ class ExpertBot(SharpBot):
                  guess_classic: bool = True, tricks: int = 0, card_weight: float = 0.8,
                  exact_classic: bool = True, fit_classic: bool = False,
                  fit_qdan: bool = False, race: Race | None = None,
-                 tied_qdan: bool = True, deal_sigma: float = 55.0) -> None:
+                 tied_qdan: bool = True, deal_sigma: float = 55.0, proposals: int = 1,
+                 misfit: float = 0.3) -> None:
+        self.proposals, self.misfit = proposals, misfit  # qdan: deals weighed, one kept
         self.deal_sigma = deal_sigma  # classic: spread of one deal's score difference (0: off)
         self.tied_qdan = tied_qdan  # qdan playouts break ties alike across the candidates
         self.race = race or Race()  # when a candidate clearly behind stops being played
@@ -189,6 +208,10 @@ class ExpertBot(SharpBot):
             world = sample(rng)
             luck = rng.getrandbits(64)
             for index in alive:
+                if deadline and done and clock is not None and clock() >= deadline:
+                    for row in rows:  # past the cap mid-world: that world counts for none
+                        del row[done:]
+                    return _means(rows, alive, bonus)
                 copy = world.clone()
                 copy.apply(_same_move(copy, candidates[index]))
                 self._play_on(copy, view.seat, budget.horizon, random.Random(luck), luck)
@@ -197,14 +220,15 @@ class ExpertBot(SharpBot):
             done += 1
             if self.race.every and done >= self.race.first and done % self.race.every == 0:
                 alive = self.race.survivors(alive, rows, bonus)
-        return [sum(row) / len(row) + bonus[i] if row and i in alive else -math.inf
-                for i, row in enumerate(rows)]
+        return _means(rows, alive, bonus)
 
     def _sampler(self, view: SeatView) -> Callable[[random.Random], Deal]:
         if view.family == "qdan":
             record = read_record(view)
             if self.fit_qdan:
                 return lambda rng: _fitting_world(view, record, rng, self.tries)
+            if self.proposals > 1:
+                return lambda rng: _likely_world(view, record, rng, self.proposals, self.misfit)
             return lambda rng: view.determinize(rng, forbidden=record.unlikely)
         if self.guess_classic:
             guesses = classic_guesses(view)
@@ -258,6 +282,22 @@ class ExpertBot(SharpBot):
             return lambda deal: _classic_win_chance(deal, me, totals, left, sigma,
                                                     self.card_weight)
         return lambda deal: _classic_value(deal, me, totals, self.spread, self.card_weight)
+
+
+def _means(rows: list[list[float]], alive: list[int], bonus: list[float]) -> list[float]:
+    """Each candidate still running: its mean over the worlds it met, plus its bonus."""
+    return [sum(row) / len(row) + bonus[i] if row and i in alive else -math.inf
+            for i, row in enumerate(rows)]
+
+
+def _likely_world(view: SeatView, record: Record, rng: random.Random, proposals: int,
+                  misfit: float) -> Deal:
+    """One of ``proposals`` deals (each honouring the slot guesses), drawn in proportion to how
+    likely the others' recent plays are under ``normal``'s habits with it: ``misfit`` for each
+    play ``normal`` would not have made from the hand dealt."""
+    worlds = [view.determinize(rng, forbidden=record.unlikely) for _ in range(proposals)]
+    weights = [misfit ** record.misfits(world.known) for world in worlds]
+    return worlds[rng.choices(range(proposals), weights)[0]]
 
 
 def _finish_line(deal: Deal, tricks: int) -> Callable[[], bool]:
