@@ -26,7 +26,8 @@ games, not tuned on) 0.3725 [0.3265, 0.4209] at 17.4 ms per decision (max 445 ms
 load stood at 3.5 on 2 cores); with the cap now also stopping mid-world (that world then
 counts for none, so an overrun is at most one playout), seed 9302 (400 games, not tuned on)
 0.3725 [0.3265, 0.4209] at 16.6 ms (max 203): classic meets issue 29's target. Qdan does not
-(bots33; seed 9301, 400 games, not tuned on: 0.3025 [0.2595, 0.3492] at 14.4 ms, max 201).
+(bots33, 400 games, not tuned on: seed 9301 0.3025 [0.2595, 0.3492] at 14.4 ms, max 201; seed
+9302 0.270 [0.229, 0.316] at 12.6 ms, and at 600 playouts 0.295 [0.252, 0.342] at 18.6 ms).
 Tuning it on seeds 601-603 (200 games each): 400 playouts 0.338 (600 games); on 601-602 (400
 games) 600 playouts 0.355, 600 with a 100-move horizon 0.3025, 800 with it 0.3175, a 100-move
 horizon 0.335, race z 2.0 0.315, softness 0.4 0.3175, all within the noise of 400 at 0.325;
