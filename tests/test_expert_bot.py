@@ -127,8 +127,8 @@ def _tick(now: list[float]) -> float:
 
 
 def test_the_time_cap_holds_on_the_clock_passed_in() -> None:
-    """A clock that moves 1 ms per reading, a cap of 5 ms: the search stops after the world
-    under way when the cap is reached, whatever its playout budget."""
+    """A clock that moves 1 ms per reading, a cap of 5 ms: the search stops before a world
+    that would pass the cap (or mid-world once past it), whatever its playout budget."""
     for seed in range(12):
         game, _ = _midgame("qdan", seed, 8)
         if game.chance is not None or game.results:
@@ -306,3 +306,22 @@ def test_qdan_playouts_choose_as_normal_scores_with_ties_broken_by_the_world() -
             assert pick == qdan_habit(deal, seat, habits, moves, salt)
         checked += 1
     assert checked >= 3
+
+
+def test_classic_playouts_score_the_chance_of_winning_the_game() -> None:
+    """With deals left, a lead is a chance between 0 and 1 that grows with the lead; in the last
+    deal a finished deal's result is sure (a tie for the lowest total shares first place)."""
+    from p2p_pageone.bots.expert import _classic_win_chance
+
+    game, _ = _midgame("classic", 3, 10)
+    deal = game.deal.clone()
+    ahead = _classic_win_chance(deal, 0, [0, 30, 30, 30], 4, 55.0, 0.8)
+    behind = _classic_win_chance(deal, 0, [60, 30, 30, 30], 4, 55.0, 0.8)
+    assert 0.0 < behind < ahead < 1.0
+    while not deal.over:  # the deal played out by the playout habits
+        ExpertBot()._play_on(deal, 0, 400, random.Random(3))
+    scores = deal.scores()
+    for lead in (-1, 0, 1):
+        totals = [0] + [scores[0] - scores[p] + lead for p in (1, 2, 3)]
+        chance = _classic_win_chance(deal, 0, totals, 0, 55.0, 0.8)
+        assert round(chance) == (1 if lead >= 0 else 0) and abs(chance - round(chance)) <= 0.02

@@ -53,6 +53,7 @@ def test_the_guesses_hold_against_normal_players() -> None:
                 for other in record.choices:
                     assert other != seat and record.fits(other, game.deal.known)
                     fitted += 1
+                assert record.misfits(game.deal.known) == 0
             _play_on(game, rng, normal)
     assert marked > 1000 and fitted > 500
 

@@ -7,7 +7,8 @@ the hand that made it), plays every candidate move on a copy of that deal, plays
 with the fast engine (the others by ``normal``'s habits, itself by ``sharp``'s) and scores the
 outcome for its own seat: in qdan whether it goes out first (a guess from the hand sizes if the
 horizon comes first); in classic, at the deal's end (a guess from the hands' points and sizes if
-the horizon comes first), its total against the best other total. Every candidate meets the same
+the horizon comes first), its chance of winning the game: each other seat's lead over it against
+the spread of the deals left (``deal_sigma``), sure in the last deal. Every candidate meets the same
 deals and the same luck, so the sums differ by what the moves change. The budget is a number of
 playouts per decision (deterministic for a seed); an optional time cap, read from a clock passed
 in, may stop it sooner. The candidates race (``Race``): every few worlds, one whose mean
@@ -15,6 +16,23 @@ trails the leader's by 2.5 standard errors of their paired differences meets no 
 so the budget goes to the close choices (in classic, 6 candidates a choice on average, a search
 at 120 playouts agreed with one at 2,400 on 66% of its choices). Out of turn, for calls and
 catches, it acts as ``normal`` does.
+
+Game-win scoring in classic (bots33): before, a playout scored tanh((best other total - its
+total) / 20) whatever the deals left, too sharp early and too soft in the last deal; now the
+chance of ending with the lowest total, a deal's score difference spreading 55 points (measured
+on ``normal`` tables: one seat's deal score 35 +- 40). Seed 601 (200 games, tuning) 0.405
+[0.339, 0.474] against 0.345 [0.283, 0.413]; seed 602 0.360 [0.297, 0.429]; seed 9301 (400
+games, not tuned on) 0.3725 [0.3265, 0.4209] at 17.4 ms per decision (max 445 ms: the machine's
+load stood at 3.5 on 2 cores); with the cap now also stopping mid-world (that world then
+counts for none, so an overrun is at most one playout), seed 9302 (400 games, not tuned on)
+0.3725 [0.3265, 0.4209] at 16.6 ms (max 203): classic meets issue 29's target. Qdan does not
+(bots33, 400 games, not tuned on: seed 9301 0.3025 [0.2595, 0.3492] at 14.4 ms, max 201; seed
+9302 0.270 [0.229, 0.316] at 12.6 ms, and at 600 playouts 0.295 [0.252, 0.342] at 18.6 ms).
+Tuning it on seeds 601-603 (200 games each): 400 playouts 0.338 (600 games); on 601-602 (400
+games) 600 playouts 0.355, 600 with a 100-move horizon 0.3025, 800 with it 0.3175, a 100-move
+horizon 0.335, race z 2.0 0.315, softness 0.4 0.3175, all within the noise of 400 at 0.325;
+worlds drawn one of three by the likelihood of the others' recent plays under ``normal``
+(``proposals``, off) 0.2975 against 0.325, and 60% slower.
 
 Racing (issue 29, bots29): classic at 360-400 playouts, raced, against the old 120 unraced:
 seed 611 (150 games, tuning) 0.327 against 0.300; seed 612 (200 games) 0.445 [0.378, 0.514]
@@ -59,10 +77,11 @@ from ..engine.classic import ClassicDeal
 from ..engine.deal import Deal
 from ..engine.moves import Move, ReshuffleRequest
 from ..engine.qdan import QdanDeal
+from ..engine.settings import ClassicSettings
 from ..engine.view import SeatView
 from .fit_classic import fitting_world, read_choices
 from .hard import SharpBot, _candidates, _classic_voids, _fast_move, _fitting_world, _same_move
-from .infer import read_record
+from .infer import Record, read_record
 from .infer_classic import classic_guesses
 from .normal import NormalBot
 from .rollout import classic_habit, qdan_habit
@@ -129,7 +148,10 @@ class ExpertBot(SharpBot):
                  guess_classic: bool = True, tricks: int = 0, card_weight: float = 0.8,
                  exact_classic: bool = True, fit_classic: bool = False,
                  fit_qdan: bool = False, race: Race | None = None,
-                 tied_qdan: bool = True) -> None:
+                 tied_qdan: bool = True, deal_sigma: float = 55.0, proposals: int = 1,
+                 misfit: float = 0.3) -> None:
+        self.proposals, self.misfit = proposals, misfit  # qdan: deals weighed, one kept
+        self.deal_sigma = deal_sigma  # classic: spread of one deal's score difference (0: off)
         self.tied_qdan = tied_qdan  # qdan playouts break ties alike across the candidates
         self.race = race or Race()  # when a candidate clearly behind stops being played
         self.fit_qdan = fit_qdan  # qdan: re-deal hands whose recent plays normal would not make
@@ -173,17 +195,24 @@ class ExpertBot(SharpBot):
         the close ones. Every candidate still running meets the same worlds and luck."""
         sample, score = self._sampler(view), self._scorer(view)
         budget, clock = self.budget, self.clock
-        deadline = clock() + budget.seconds if clock is not None and budget.seconds > 0 else 0.0
+        start = clock() if clock is not None else 0.0
+        deadline = start + budget.seconds if clock is not None and budget.seconds > 0 else 0.0
         playouts = budget.playouts_for(view.family)
         rows: list[list[float]] = [[] for _ in candidates]
         alive = list(range(len(candidates)))
         done = 0
         while len(alive) > 1 and self.playouts_used + len(alive) <= playouts:
-            if deadline and done and clock is not None and clock() >= deadline:
-                break
+            if deadline and done and clock is not None:  # stop if one more world would overrun
+                now = clock()
+                if now + (now - start) / done >= deadline:
+                    break
             world = sample(rng)
             luck = rng.getrandbits(64)
             for index in alive:
+                if deadline and done and clock is not None and clock() >= deadline:
+                    for row in rows:  # past the cap mid-world: that world counts for none
+                        del row[done:]
+                    return _means(rows, alive, bonus)
                 copy = world.clone()
                 copy.apply(_same_move(copy, candidates[index]))
                 self._play_on(copy, view.seat, budget.horizon, random.Random(luck), luck)
@@ -192,14 +221,15 @@ class ExpertBot(SharpBot):
             done += 1
             if self.race.every and done >= self.race.first and done % self.race.every == 0:
                 alive = self.race.survivors(alive, rows, bonus)
-        return [sum(row) / len(row) + bonus[i] if row and i in alive else -math.inf
-                for i, row in enumerate(rows)]
+        return _means(rows, alive, bonus)
 
     def _sampler(self, view: SeatView) -> Callable[[random.Random], Deal]:
         if view.family == "qdan":
             record = read_record(view)
             if self.fit_qdan:
                 return lambda rng: _fitting_world(view, record, rng, self.tries)
+            if self.proposals > 1:
+                return lambda rng: _likely_world(view, record, rng, self.proposals, self.misfit)
             return lambda rng: view.determinize(rng, forbidden=record.unlikely)
         if self.guess_classic:
             guesses = classic_guesses(view)
@@ -245,7 +275,30 @@ class ExpertBot(SharpBot):
         if view.family == "qdan":
             return lambda deal: _qdan_value(deal, me, self.softness)
         totals = view.totals()
+        settings = view.settings
+        if self.deal_sigma > 0 and isinstance(settings, ClassicSettings) and (
+                settings.scoring == "deals"):
+            left = max(0, settings.deals - view.deals_done() - 1)
+            sigma = self.deal_sigma
+            return lambda deal: _classic_win_chance(deal, me, totals, left, sigma,
+                                                    self.card_weight)
         return lambda deal: _classic_value(deal, me, totals, self.spread, self.card_weight)
+
+
+def _means(rows: list[list[float]], alive: list[int], bonus: list[float]) -> list[float]:
+    """Each candidate still running: its mean over the worlds it met, plus its bonus."""
+    return [sum(row) / len(row) + bonus[i] if row and i in alive else -math.inf
+            for i, row in enumerate(rows)]
+
+
+def _likely_world(view: SeatView, record: Record, rng: random.Random, proposals: int,
+                  misfit: float) -> Deal:
+    """One of ``proposals`` deals (each honouring the slot guesses), drawn in proportion to how
+    likely the others' recent plays are under ``normal``'s habits with it: ``misfit`` for each
+    play ``normal`` would not have made from the hand dealt."""
+    worlds = [view.determinize(rng, forbidden=record.unlikely) for _ in range(proposals)]
+    weights = [misfit ** record.misfits(world.known) for world in worlds]
+    return worlds[rng.choices(range(proposals), weights)[0]]
 
 
 def _finish_line(deal: Deal, tricks: int) -> Callable[[], bool]:
@@ -271,13 +324,9 @@ def _qdan_value(deal: Deal, me: int, softness: float) -> float:
     return weights.get(me, 0.0) / sum(weights.values())
 
 
-def _classic_value(deal: Deal, me: int, totals: list[int], spread: float,
-                   card_weight: float) -> float:
-    """How the game stands for ``me`` after this deal: its total against the best other
-    total, squashed so that a clear lead counts about as much as a huge one. A deal not over
-    scores each hand's points times the chance someone else goes out first (fewer cards, likelier
-    to go out)."""
-    assert isinstance(deal, ClassicDeal)
+def _classic_after(deal: ClassicDeal, totals: list[int], card_weight: float) -> list[float]:
+    """Each seat's total after this deal: its score if the deal is over, else its hand's points
+    times the chance someone else goes out first (fewer cards, likelier to go out)."""
     if deal.over:
         scores: dict[int, float] = {p: float(v) for p, v in deal.scores().items()}
     else:
@@ -285,6 +334,40 @@ def _classic_value(deal: Deal, me: int, totals: list[int], spread: float,
         weights = {p: math.exp(-card_weight * len(hands[p])) for p in deal.players}
         whole = sum(weights.values())
         scores = {p: deal.hand_points(p) * (1 - weights[p] / whole) for p in deal.players}
-    after = {p: totals[p] + scores[p] for p in deal.players}
+    after = [float(t) for t in totals]
+    for p, points in scores.items():
+        after[p] += points
+    return after
+
+
+def _classic_win_chance(deal: Deal, me: int, totals: list[int], left: int, sigma: float,
+                        card_weight: float) -> float:
+    """The chance ``me`` ends the game with the lowest total (a tie shares first place): each
+    other seat's lead over it after this deal, against the spread of ``left`` more deals
+    (``sigma`` per deal, for the difference of two seats' scores) and of a guessed score if the
+    deal is not over; the product over the others. Plus a small share of the margin over the
+    best other, so that sure wins (or losses) still prefer the wider margin."""
+    assert isinstance(deal, ClassicDeal)
+    after = _classic_after(deal, totals, card_weight)
+    spread = sigma * math.sqrt(left + (0.0 if deal.over else 0.25))
+    mine, chance = after[me], 1.0
+    for p in deal.players:
+        if p == me:
+            continue
+        gap = after[p] - mine
+        if spread <= 0:
+            chance *= 1.0 if gap >= 0 else 0.0
+        else:
+            chance *= 0.5 * (1.0 + math.erf((gap + 0.5) / (spread * math.sqrt(2.0))))
+    best_other = min(after[p] for p in deal.players if p != me)
+    return chance + 0.02 * math.tanh((best_other - mine) / 20.0)
+
+
+def _classic_value(deal: Deal, me: int, totals: list[int], spread: float,
+                   card_weight: float) -> float:
+    """How the game stands for ``me`` after this deal (``_classic_after``): its total against
+    the best other total, squashed so that a clear lead counts about as much as a huge one."""
+    assert isinstance(deal, ClassicDeal)
+    after = _classic_after(deal, totals, card_weight)
     best_other = min(after[p] for p in deal.players if p != me)
     return math.tanh((best_other - after[me]) / spread)

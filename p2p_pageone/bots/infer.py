@@ -79,6 +79,12 @@ class Record:
                 return False
         return True
 
+    def misfits(self, known: list[int]) -> int:
+        """How many of the recorded recent plays (every player's) ``normal`` would not have made
+        with the hidden slots as in ``known``."""
+        return sum(1 for choices in self.choices.values() for choice in choices
+                   if not _normal_would(choice, [known[s] for s in choice.held] + choice.shown))
+
 
 def read_record(view: SeatView) -> Record:
     guesses: list[tuple[int, int, int]] = []  # (seat, mask, cards drawn before it)

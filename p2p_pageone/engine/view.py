@@ -67,6 +67,10 @@ class SeatView:
     def totals(self) -> list[int]:
         return list(self._game.totals)
 
+    def deals_done(self) -> int:
+        """How many deals of the game have been scored (public)."""
+        return len(self._game.results)
+
     # --- classic --------------------------------------------------------------------------------
 
     def trick(self) -> list[tuple[int, int]]:
