@@ -36,6 +36,11 @@ PAST_TAKEOVER = {
     # once an honest seat took over, the coalition's joiners come to the new host too (the
     # simulator itself fell over adding them mid-tick, first found here)
     "the-coalition-follows": 348,
+    # the old host's claim about its successor (a timeout for its shuffle pass) was still open
+    # when that successor took over: the witness round went on at the new table, the new host
+    # was judged gone on its old host's word and removed itself, and the next takeover's log
+    # named it. A takeover now ends the old host's claims (the hand they were about is void)
+    "an-old-claim-about-the-new-host": 1499,
 }
 
 

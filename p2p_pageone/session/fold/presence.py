@@ -111,6 +111,10 @@ def on_takeover(s: PublicState, env: Envelope, seat: int, now: float) -> None:
             f"{host_name}'s pageone (the host) was lost by {len(env.data['lost'])} of the "
             f"{len(listening_seats(s))} seats that listen, a majority")
     s.host_key, s.handed_over = env.sender, -1
+    # the old host's open claims end with it: each was about a step of the hand the takeover
+    # voids (nothing is owed for it now), and one about the new host itself would have the
+    # table judge its new host on its old host's word
+    s.claims.clear()
     endpoint = s.endpoints.get(env.sender, "")
     where = (f" (at {endpoint}: to come back, pageone join --connect {endpoint})" if endpoint
              else "")
