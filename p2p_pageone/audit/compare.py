@@ -139,12 +139,10 @@ def _split(at: int, forks: list[tuple[str, dict[str, Any]]]) -> Comparison:
     players took the table on with a new host) or the successor from the host. Each side played
     on honestly with whom it could reach: nobody is named (SPEC §7, "Failover")."""
     (took, entry), (stayed, _) = sorted(forks, key=lambda f: f[1]["type"] != "takeover")
-    return Comparison("split", f"the logs agree up to entry {at}; there {took} has the table "
-                      f"taken over by {entry['author'] or '?'} ({entry['fingerprint']}) by a "
-                      f"majority of the seats, and {stayed} goes on without it, on the old "
-                      "host's side (a host cut off from most of its table that did not notice "
-                      "before this entry); nobody is to blame", at,
-                      [{"log": path, **e} for path, e in forks])
+    return _split_of(f"there {took} has the table taken over by {_by(entry)} by a majority of "
+                     f"the seats, and {stayed} goes on without it, on the old host's side (a host "
+                     "cut off from most of its table that did not notice before this entry)",
+                     at, forks)
 
 
 def _two_takeovers(at: int, forks: list[tuple[str, dict[str, Any]]]) -> Comparison:
@@ -152,12 +150,18 @@ def _two_takeovers(at: int, forks: list[tuple[str, dict[str, Any]]]) -> Comparis
     ``lost`` statements (a statement is bound to no successor, so a seat's word can count for
     two: SPEC §8, "Open"). Neither signed both: nobody is named."""
     (one, first), (other, second) = forks
-    return Comparison("split", f"the logs agree up to entry {at}; there {one} has the table "
-                      f"taken over by {first['author'] or '?'} ({first['fingerprint']}) and "
-                      f"{other} by {second['author'] or '?'} ({second['fingerprint']}), each on "
-                      "the word of a majority of the seats: two tables, and neither successor "
-                      "signed both; nobody is to blame", at,
-                      [{"log": path, **e} for path, e in forks])
+    return _split_of(f"there {one} has the table taken over by {_by(first)} and {other} by "
+                     f"{_by(second)}, each on the word of a majority of the seats: two tables, "
+                     "and neither successor signed both", at, forks)
+
+
+def _split_of(text: str, at: int, forks: list[tuple[str, dict[str, Any]]]) -> Comparison:
+    return Comparison("split", f"the logs agree up to entry {at}; {text}; nobody is to blame",
+                      at, [{"log": path, **e} for path, e in forks])
+
+
+def _by(entry: dict[str, Any]) -> str:
+    return f"{entry['author'] or '?'} ({entry['fingerprint']})"
 
 
 def _entry_text(entry: dict[str, Any]) -> str:

@@ -64,10 +64,14 @@ class Links:
         self.next_conn = FIRST_NEW_CONN
         for party in honest:
             if party > 0:
-                reattach = Reattach(table.session(party), HOST_ADDRESS)
-                first = reattach.next_step(True, 0.0)
-                assert isinstance(first, Attempt)
-                self.lines[party] = Line(reattach, first, party)
+                self._add_line(party)
+
+    def _add_line(self, party: int) -> None:
+        """Joiner ``party`` comes back as ``pageone join`` does, from its first connection."""
+        reattach = Reattach(self.table.session(party), HOST_ADDRESS)
+        first = reattach.next_step(True, 0.0)
+        assert isinstance(first, Attempt)
+        self.lines[party] = Line(reattach, first, party)
 
     def host_of(self, conn: int) -> int:
         """The party whose sequencer connection ``conn`` reaches (0: the first host)."""
@@ -94,10 +98,7 @@ class Links:
         """A coalition joiner drops its connection, to come back as ``pageone join`` does
         (a ``Line`` of its own from now on)."""
         if party not in self.lines:
-            reattach = Reattach(self.table.session(party), HOST_ADDRESS)
-            first = reattach.next_step(True, 0.0)
-            assert isinstance(first, Attempt)
-            self.lines[party] = Line(reattach, first, party)
+            self._add_line(party)
         session = self.table.session(party)
         if self.lines[party].conn >= 0 and not session.attachment.dropped:
             session.attachment.dropped = "it drops its connection on purpose"
@@ -107,12 +108,9 @@ class Links:
         does (their frames still pass the adversary's rules): at the new table they can stall,
         withhold and lie as they did at the old one."""
         for party in range(1, self.table.players):
-            session = self.table.session(party)
-            if party not in self.honest and party not in self.lines and not session.ended:
-                reattach = Reattach(session, HOST_ADDRESS)
-                first = reattach.next_step(True, 0.0)
-                assert isinstance(first, Attempt)
-                self.lines[party] = Line(reattach, first, party)
+            if (party not in self.honest and party not in self.lines
+                    and not self.table.session(party).ended):
+                self._add_line(party)
 
     def done(self, party: int) -> bool:
         line = self.lines.get(party)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from ..crypto.envelope import open_envelope, seal
+from ..crypto.envelope import seal
 from ..crypto.statements import open_statement, seal_statement
 from ..wire.codec import ProtocolError, frame, pack
 from .common import Event
@@ -20,6 +20,7 @@ from .fold.lost import (
     needed,
     open_lost,
 )
+from .logsync import log_differs
 from .player import PlayerState
 
 MINORITY = ("could not reach the host, and the rest of the table did not lose it: most likely "
@@ -51,22 +52,9 @@ def follows_frame(s: PlayerState) -> bytes:
 class AttachedPlayer(PlayerState):
     def _log_differs(self, raw: bytes) -> None:
         """The host's log, sent again on a new connection, is not the one we hold."""
-        try:
-            env = open_envelope(raw)
-        except ProtocolError:
-            env = None
-        if env is not None and env.kind == "takeover":
-            self._end("the new host took the table over without the last entries this pageone "
-                      "had from the old host (it came back too late to hand them over): this "
-                      "log ends here, and nobody is to blame", -1)
-            return
-        # not our host's log: what it says is no evidence of anything
-        if self.attachment.via_successor:
-            self._end("the peer taking the table over sent a log that differs from ours; this "
-                      "pageone leaves, naming nobody", -1)
-            return
-        self._end("sent on our new connection a log that differs from the one it sent before "
-                  "(a fork)", self.seat_of(self.host_key))
+        end = log_differs(self, raw, "sent on our new connection a log that differs from the "
+                          "one it sent before (a fork)")
+        self._end(str(end), end.culprit)
 
     def _resent(self, raw: bytes) -> bool:
         """On a new connection the host sends its log again from the start: an entry we hold

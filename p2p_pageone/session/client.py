@@ -141,8 +141,9 @@ class Client:
 
     def _moved_away(self) -> bool:
         """Our log took a takeover from the others (the mesh) while this connection reads the
-        old host (not the new one, ``expect``): its entries are no longer our log's, and we
-        leave it for the new host (``Reattach``). True if so."""
+        old host (``reading``: the key that answers here is neither the host our log named when
+        it opened nor the one it names now): its entries are no longer our log's, and we leave
+        it for the new host (``Reattach``). True if so."""
         s = self.session
         if not self.host_at_open:  # a first connection: the host is the one the log names
             self.host_at_open = s.host_key

@@ -87,12 +87,9 @@ def from_host(s: PlayerState, index: int, raw: bytes, now: float) -> bool:
         if index >= at.known:  # it skipped the rest of what we hold: its new entries follow
             at.checked, checking, expected = at.known, False, len(s.log)
     if index < len(s.log) and (not checking or index < expected):  # sent twice
-        if raw != s.log[index] and (at.via_successor or _takeover(raw)):
-            raise TableEnded("the new host's log differs from ours (we hold entries of the old "
-                             "host's it never had): this pageone leaves, naming nobody")
         if raw != s.log[index]:
-            raise TableEnded(f"sent entry {index} of its log twice, two different ways (a "
-                             "fork)", s.seat_of(s.host_key))
+            raise log_differs(s, raw, f"sent entry {index} of its log twice, two different "
+                              "ways (a fork)")
         return False
     if index > expected and not checking and index < len(s.log) + OFFERED:
         s.mesh.host_ahead[index], s.mesh.ahead_of = raw, s.host_key
@@ -100,21 +97,39 @@ def from_host(s: PlayerState, index: int, raw: bytes, now: float) -> bool:
     raise ProtocolError(f"the host sent entry {index} where entry {expected} was due")
 
 
-def _takeover(raw: bytes) -> bool:
+def log_differs(s: PlayerState, raw: bytes, fork: str) -> TableEnded:
+    """Our connection's host sent ``raw`` where our log holds another entry: the end it makes.
+    A new host's ``takeover`` there, or any entry from a successor we reached, is no evidence
+    (we hold entries of the old host's that it never had: nobody is named); else ``fork``,
+    naming our host."""
     try:
-        return open_envelope(raw).kind == "takeover"
+        taken_over = open_envelope(raw).kind == "takeover"
     except ProtocolError:
-        return False
+        taken_over = False
+    if taken_over:
+        return TableEnded("the new host took the table over without the last entries this "
+                          "pageone had from the old host (it came back too late to hand them "
+                          "over): this log ends here, and nobody is to blame")
+    if s.attachment.via_successor:  # not our host's log: no evidence of anything
+        return TableEnded("the peer taking the table over sent a log that differs from ours; "
+                          "this pageone leaves, naming nobody")
+    return TableEnded(fork, s.seat_of(s.host_key))
+
+
+def _ahead(s: PlayerState) -> dict[int, bytes]:
+    """The host's entries beyond a gap; those of a host the log has since left (a takeover
+    taken from the others) are dropped."""
+    if s.mesh.ahead_of != s.host_key:
+        s.mesh.host_ahead.clear()
+    return s.mesh.host_ahead
 
 
 def next_from_host(s: PlayerState) -> bytes:
-    """The host's entry at our log's end that waited for a gap to be filled, or b"". Those of
-    a host the log has since left (a takeover taken from the others) are dropped."""
-    if s.mesh.ahead_of != s.host_key:
-        s.mesh.host_ahead.clear()
-    for old in [i for i in s.mesh.host_ahead if i < len(s.log)]:
-        del s.mesh.host_ahead[old]
-    return s.mesh.host_ahead.pop(len(s.log), b"")
+    """The host's entry at our log's end that waited for a gap to be filled, or b""."""
+    ahead = _ahead(s)
+    for old in [i for i in ahead if i < len(s.log)]:
+        del ahead[old]
+    return ahead.pop(len(s.log), b"")
 
 
 def offered(s: PlayerState, index: int, raw: bytes) -> None:
@@ -132,7 +147,7 @@ def receipted(s: PlayerState, now: float) -> list[bytes]:
     if s.chain is None:
         return []
     run, heads, at = [], [s.chain.head], len(s.log)
-    ahead = s.mesh.host_ahead if s.mesh.ahead_of == s.host_key else {}
+    ahead = _ahead(s)
     while at in ahead or at in s.mesh.offered:
         run.append(ahead.get(at) or s.mesh.offered[at])
         heads.append(extend(heads[-1], run[-1]))

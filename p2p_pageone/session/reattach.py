@@ -375,12 +375,6 @@ def could_not_connect(session: PeerSession, target: Address, refused: bool,
     return "refused" if refused else "unreachable"
 
 
-
-
-
-
-
-
 def key_at(session: PeerSession, where: Address | None) -> bytes:
     """The key of the seat that announced the endpoint ``where`` (b"" if none did): what must
     answer there before we prove our key to it."""
