@@ -185,6 +185,12 @@ SOAKED = {
     # a witness of a claim the log had discharged (the seat's back was in) waited its grace, so
     # a claim about that witness, timed from the same moment, stood
     "a-discharged-claim-answered-at-once": (42219, ()),
+    # (seeds 1200-2399, past takeovers) a host times out three seats at once and holds its
+    # stream to one of them 9 s back: that seat's keys, sealed as the claims came in, waited
+    # for a refusal the host held, so its witness of the first claim, the step the claim about
+    # it waited for, came after the others' grace and it was removed. What the round keeps
+    # out of the log now makes way at once for the claimed step
+    "keys-held-the-witness-back": (1911, ()),
     # a host that withholds its stream from two seats of four: what the mesh served each was
     # receipted only by the other's sign of life, so both waited for good (I4)
     "two-seats-lag": (41824, ()),

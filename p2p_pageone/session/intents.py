@@ -11,7 +11,7 @@ from ..engine.settings import QdanSettings
 from ..engine.view import SeatView
 from ..wire.kinds import KIND_RULES, EntryKind
 from .common import Event, coin_commitment
-from .fold.obligations import Duty, step_owed
+from .fold.obligations import Duty, Owed, claimed_of, discharges, step_owed
 from .fold.queries import slots_owed_by
 from .moves import move_data
 from .player import PlayerState
@@ -44,10 +44,14 @@ def next_intent(s: PlayerState, now: float) -> Intent | None:
 
 
 def _step_in_round(s: PlayerState, now: float) -> Intent | None:
-    """Our step a claim about us waits for; one the round keeps out of the log (refused at
+    """Our step a claim about us waits for (no other: the witnesses weigh that one alone, and
+    the round keeps the others out of the log); one the round keeps out of the log (refused at
     this length of the log) goes again once the log moves, a ``back`` at once."""
     intent = _own_step(s, now)
-    if (intent is not None and not KIND_RULES[intent[0]].during_round
+    if intent is None or not any(discharges(Owed(s.me, duty), *intent)
+                                 for duty in claimed_of(s, s.me)):
+        return None
+    if (not KIND_RULES[intent[0]].during_round
             and s.outbox.round_refused_at == len(s.log)):
         return None
     return intent

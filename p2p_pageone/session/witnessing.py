@@ -188,6 +188,10 @@ def hand_over(s: PlayerState, now: float) -> None:
             tell_all(s, raw)
         _give_up_chat(s, now)
         _give_up_for_what_we_owe(s, now)
+    elif raw and blocks_what_we_owe(s) and refused_by_our_fold(s):
+        # a claim about us waits for another step, and the round keeps what we have out from
+        # the log: a host that withholds its refusal must not hold our step back meanwhile
+        _give_up(s, now)
     attached = s.attachment
     if (s.chain is None or not attached.log_read or attached.dropped or attached.via_successor
             or s.is_host):
@@ -244,8 +248,13 @@ def _give_up_for_what_we_owe(s: PlayerState, now: float) -> None:
             or (s.in_flight == at.back_sent and not at.log_read)):
         return
     if blocks_what_we_owe(s, claimed_only=False):
-        s.outbox.pipe = []
-        s.flush(now)
+        _give_up(s, now)
+
+
+def _give_up(s: PlayerState, now: float) -> None:
+    """What we have out is taken as refused, and our next step sealed."""
+    s.outbox.pipe = []
+    s.flush(now)
 
 
 def blocks_what_we_owe(s: PlayerState, claimed_only: bool = True) -> bool:
@@ -254,14 +263,19 @@ def blocks_what_we_owe(s: PlayerState, claimed_only: bool = True) -> bool:
     make way for that step."""
     pipe = s.outbox.pipe
     claimed = [Owed(s.me, duty) for duty in claimed_of(s, s.me)]
-    ours = [o for o in owed(s) if o.seat == s.me] + claimed
+    if pipe and claimed:  # the witnesses weigh the claimed step alone: another we owe waits
+        return not any(discharges(o, sent.kind, sent.data) for o in claimed for sent in pipe)
+    ours = [o for o in owed(s) if o.seat == s.me]
     if not pipe or not ours or any(discharges(o, sent.kind, sent.data)
                                    for o in ours for sent in pipe):
         return False
-    if claimed:
-        return True
-    return not claimed_only and all(
-        entry_refusal(s, open_envelope(sent.raw, own=True)) is not None for sent in pipe)
+    return not claimed_only and refused_by_our_fold(s)
+
+
+def refused_by_our_fold(s: PlayerState) -> bool:
+    """Our own fold refuses every envelope we have out, so the log cannot take it now."""
+    return all(entry_refusal(s, open_envelope(sent.raw, own=True)) is not None
+               for sent in s.outbox.pipe)
 
 
 def _give_up_chat(s: PlayerState, now: float) -> None:
