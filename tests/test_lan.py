@@ -124,7 +124,10 @@ def test_a_killed_joiner_is_named_and_the_others_play_on(tmp_path: Path) -> None
             shown = "\n".join(p.output() for p in procs)
             assert code == 0 and other_code == 0, shown
             for text in ("\n".join(server.lines), "\n".join(other.lines)):
-                assert "went silent" in text and "goes on without victim" in text, shown
+                # killed as its hand seed reveal fell due, it leaves for that instead
+                assert "goes on without victim" in text, shown
+                assert ("went silent" in text
+                        or "did not reveal its hand seed in time" in text), shown
                 assert "game over" in text, shown
         finally:
             for proc in procs:
