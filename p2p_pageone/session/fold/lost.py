@@ -35,9 +35,11 @@ def needed(s: PublicState) -> int:
     return len(listening_seats(s)) // 2 + 1
 
 
-def lost_refusal(s: PublicState, statement: Statement) -> str | None:
+def lost_refusal(s: PublicState, statement: Statement, length: int = -1) -> str | None:
     """Why ``statement`` (an opened ``lost``) is not a listening seat's word that it lost this
-    table's present host, at a position of this log or ahead of it (None: it is)."""
+    table's present host, at a position of this log or ahead of it (None: it is). ``length``:
+    the log's length it is judged against (-1: the whole log; a takeover's statements are
+    judged against the log before it, as its sequencer judged them)."""
     data, seat = statement.data, s.seat_of(statement.sender)
     if data["table"] != s.table_id or data["host"] != s.host_key:
         return "a lost statement is for this table and its present host"
@@ -46,31 +48,34 @@ def lost_refusal(s: PublicState, statement: Statement) -> str | None:
     chain, index = s.chain, data["index"]
     if chain is None:
         return "a lost statement is for a running game"
-    if index <= chain.length and chain.position(data["head"]) != index:
+    length = chain.length if length < 0 else length
+    if index <= length and chain.position(data["head"]) != index:
         return "a lost statement names a position that is not this log's"
     if index < chain.last_prev(statement.sender):
         return "a lost statement older than its signer's last entry in the log"
     return None
 
 
-def open_lost(s: PublicState, raw: bytes) -> Statement:
-    """A ``lost`` statement that counts toward a takeover of ``s``; else a ``ProtocolError``."""
+def open_lost(s: PublicState, raw: bytes, length: int = -1) -> Statement:
+    """A ``lost`` statement that counts toward a takeover of ``s`` (``lost_refusal``); else a
+    ``ProtocolError``."""
     statement = open_statement(raw, "lost")
-    refusal = lost_refusal(s, statement)
+    refusal = lost_refusal(s, statement, length)
     if refusal is not None:
         raise ProtocolError(refusal)
     return statement
 
 
-def majority_refusal(s: PublicState, lost: list[bytes]) -> str | None:
+def majority_refusal(s: PublicState, lost: list[bytes], length: int = -1) -> str | None:
     """Why the statements ``lost`` are not a majority of the listening seats that lost the
-    host (None: they are, or the host handed the table over in its own signed bye)."""
+    host (None: they are, or the host handed the table over in its own signed bye), judged
+    against the log's first ``length`` entries (-1: all of it)."""
     if s.handed_over >= 0:
         return None
     signers: set[bytes] = set()
     for raw in lost:
         try:
-            signers.add(open_lost(s, raw).sender)
+            signers.add(open_lost(s, raw, length).sender)
         except ProtocolError as error:
             return f"it carries a lost statement that does not count ({error.reason})"
     if len(signers) != len(lost):

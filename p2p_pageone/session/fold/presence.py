@@ -97,7 +97,11 @@ def check_takeover(s: PublicState, env: Envelope, seat: int) -> None:
     refusal = takeover_refusal(s, env.sender, env.data["seat"])
     if refusal is not None:
         raise ProtocolError(refusal, fingerprint(env.sender))
-    short = majority_refusal(s, env.data["lost"])
+    # judged against the log before the takeover, as its sequencer judged them: a statement
+    # one entry ahead of it (a seat that had one more of the old host's entries) would else
+    # name the takeover's own position, and every fold would refuse an honest takeover
+    assert s.chain is not None
+    short = majority_refusal(s, env.data["lost"], s.chain.length - 1)
     if short is not None:  # it signed a takeover no majority of the table asked for
         raise TableEnded(f"took the table over without a majority of the seats having lost "
                          f"the host: {short}", seat, refusal=short)
