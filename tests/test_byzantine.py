@@ -191,6 +191,11 @@ SOAKED = {
     # it waited for, came after the others' grace and it was removed. What the round keeps
     # out of the log now makes way at once for the claimed step
     "keys-held-the-witness-back": (1911, ()),
+    # (seeds 3600-4199) six seats, the host and two friends: two honest successors each took
+    # over on statements the coalition handed both; a friend came to one new table and left
+    # it, and that host, whose players all went elsewhere, blamed its own network (I5). A
+    # table taken over that its players leave now closes naming nobody, this machine included
+    "a-new-table-its-players-left": (4022, ()),
     # a host that withholds its stream from two seats of four: what the mesh served each was
     # receipted only by the other's sign of life, so both waited for good (I4)
     "two-seats-lag": (41824, ()),

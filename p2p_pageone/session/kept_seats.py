@@ -210,11 +210,13 @@ class SeatKeeper(SequencerCore):
                   and host.keys[seat] not in self.cpu_keys]
         if len(remote) < 2 or not all(seat in host.away for seat in remote):
             return False
-        if self.took_over and not self._came_since_takeover():
-            # a new table nobody came to: they went back to the old host (it answered them
-            # again), or cannot reach this machine; nothing says which, so nobody is named
+        if self.took_over:
+            # a table taken over that its players left or never came to: they went back to the
+            # old host (it answered them again), to another seat's takeover, or cannot reach
+            # this machine; nothing says which, so nobody is named, this machine included
+            came = "came back to" if self._came_since_takeover() else "came to"
             host.notify(EntryKind.BYE, {"reason": (
-                f"none of the {len(remote)} players came to this table within "
+                f"none of the {len(remote)} players {came} this table within "
                 f"{self.reconnect_window} s of its takeover (they went back to the old host, or "
                 "cannot reach this machine): the table closes and nobody is named")[:200]})
             host.flush(now)
