@@ -84,6 +84,7 @@ from .hard import SharpBot, _candidates, _classic_voids, _fast_move, _fitting_wo
 from .infer import Record, read_record
 from .infer_classic import classic_guesses
 from .normal import NormalBot
+from .qdan_search import Spend, Stakes, finish_line, place_value, read_stakes
 from .rollout import classic_habit, qdan_habit
 
 
@@ -149,7 +150,10 @@ class ExpertBot(SharpBot):
                  exact_classic: bool = True, fit_classic: bool = False,
                  fit_qdan: bool = False, race: Race | None = None,
                  tied_qdan: bool = True, deal_sigma: float = 55.0, proposals: int = 1,
-                 misfit: float = 0.3) -> None:
+                 misfit: float = 0.3, spend: Spend | None = None, places: bool = True) -> None:
+        self.spend = spend or Spend()  # qdan: how the playouts scale with the stakes
+        self.places = places  # qdan: race for the best free place (False: only the first)
+        self._stakes = Stakes(0, 0)  # qdan: what the decision under way plays for
         self.proposals, self.misfit = proposals, misfit  # qdan: deals weighed, one kept
         self.deal_sigma = deal_sigma  # classic: spread of one deal's score difference (0: off)
         self.tied_qdan = tied_qdan  # qdan playouts break ties alike across the candidates
@@ -193,11 +197,15 @@ class ExpertBot(SharpBot):
         """Each candidate's mean score (plus its ``bonus``) over the worlds it met; one that
         falls clearly behind the leader (``Race``) meets no more, so the playouts left go to
         the close ones. Every candidate still running meets the same worlds and luck."""
+        if view.family == "qdan":
+            self._stakes = read_stakes(view)
         sample, score = self._sampler(view), self._scorer(view)
         budget, clock = self.budget, self.clock
         start = clock() if clock is not None else 0.0
         deadline = start + budget.seconds if clock is not None and budget.seconds > 0 else 0.0
         playouts = budget.playouts_for(view.family)
+        if view.family == "qdan":
+            playouts = int(playouts * self.spend.scale(view, self._stakes))
         rows: list[list[float]] = [[] for _ in candidates]
         alive = list(range(len(candidates)))
         done = 0
@@ -245,7 +253,10 @@ class ExpertBot(SharpBot):
         """Play ``deal`` on: until someone goes out or is eliminated (qdan), to the deal's end
         or after ``tricks`` more tricks (classic), or for ``horizon`` moves."""
         others, mine = self.habits
-        finished = _finish_line(deal, self.tricks)
+        if isinstance(deal, QdanDeal) and self.places:
+            finished = finish_line(deal, self._stakes)
+        else:
+            finished = _finish_line(deal, self.tricks)
         exact = isinstance(deal, ClassicDeal) and self.exact_classic
         for _ in range(horizon):
             if finished():
@@ -273,6 +284,9 @@ class ExpertBot(SharpBot):
     def _scorer(self, view: SeatView) -> Callable[[Deal], float]:
         me = view.seat
         if view.family == "qdan":
+            if self.places:
+                stakes = self._stakes
+                return lambda deal: place_value(deal, me, self.softness, stakes)
             return lambda deal: _qdan_value(deal, me, self.softness)
         totals = view.totals()
         settings = view.settings
