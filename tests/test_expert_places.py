@@ -81,7 +81,7 @@ def test_the_search_after_the_first_place_tells_its_candidates_apart() -> None:
     searched = 0
     for game in _games_after_first_place():
         view = SeatView(game, 0)
-        full = ExpertBot(Budget(playouts=60, horizon=200))
+        full = ExpertBot(Budget(playouts=60, horizon=200), spend=Spend())
         full.choose(view, random.Random(2))
         cheap = ExpertBot(Budget(playouts=60, horizon=200), spend=Spend(later=0.5))
         cheap.choose(view, random.Random(2))
