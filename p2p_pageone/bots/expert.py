@@ -5,17 +5,27 @@ On each real choice it deals the cards it cannot see as its view and the public 
 ``infer_classic.py``'s: who drew or passed on a suit, and what each lead and follow says about
 the hand that made it), plays every candidate move on a copy of that deal, plays the copy on
 with the fast engine (the others by ``normal``'s habits, itself by ``sharp``'s) and scores the
-outcome for its own seat: in qdan whether it goes out first (a guess from the hand sizes if the
-horizon comes first); in classic, at the deal's end (a guess from the hands' points and sizes if
-the horizon comes first), its chance of winning the game: each other seat's lead over it against
-the spread of the deals left (``deal_sigma``), sure in the last deal. Every candidate meets the same
-deals and the same luck, so the sums differ by what the moves change. The budget is a number of
+outcome for its own seat: in qdan whether it takes the best place still free, the first until
+someone has gone out (a guess from the hand sizes if the horizon comes first); in classic, at
+the deal's end (a guess from the hands' points and sizes if the horizon comes first), its
+chance of winning the game: each other seat's lead over it against the spread of the deals
+left (``deal_sigma``), sure in the last deal. Every candidate meets the same deals and the same
+luck, so the sums differ by what the moves change. The budget is a number of
 playouts per decision (deterministic for a seed); an optional time cap, read from a clock passed
 in, may stop it sooner. The candidates race (``Race``): every few worlds, one whose mean
 trails the leader's by 2.5 standard errors of their paired differences meets no more worlds,
 so the budget goes to the close choices (in classic, 6 candidates a choice on average, a search
 at 120 playouts agreed with one at 2,400 on 66% of its choices). Out of turn, for calls and
 catches, it acts as ``normal`` does.
+
+Qdan spend and places (bots34): a qdan decision gets its full budget (1,200 playouts) only
+where some player still racing holds 3 cards or fewer, a quarter of it before, a twentieth once
+the first place has gone (``Spend``, ``qdan_search.py``); and after the first place its
+playouts race for the best place still free (before, every playout then scored the same). On
+tuning seeds 631-635 (1,000 games) 0.313 at 18-22 ms against 0.284 for 400 everywhere, 0.293
+for 1,000 everywhere (25 ms) and 0.293 for 800/200/40; on seeds not tuned on (400 games each)
+9401 0.310 [0.267, 0.357] and 9402 0.2825 [0.241, 0.329] at 19-20 ms, against 0.2975 and 0.280
+for 400 everywhere: within the noise, short of issue 29's 0.36.
 
 Game-win scoring in classic (bots33): before, a playout scored tanh((best other total - its
 total) / 20) whatever the deals left, too sharp early and too soft in the last deal; now the
@@ -84,6 +94,7 @@ from .hard import SharpBot, _candidates, _classic_voids, _fast_move, _fitting_wo
 from .infer import Record, read_record
 from .infer_classic import classic_guesses
 from .normal import NormalBot
+from .qdan_search import Spend, Stakes, finish_line, place_value, read_stakes
 from .rollout import classic_habit, qdan_habit
 
 
@@ -131,9 +142,10 @@ class Race:
 
 
 # Playouts per decision by default (raced): what stays under 25 ms per decision on average on a
-# loaded 2-core machine (README: in qdan 400 beat 120 and 700 measured no better; in classic 360
-# raced beat 120 unraced; see the module docstring).
-PLAYOUTS = {"qdan": 400, "classic": 360}
+# loaded 2-core machine (README; see the module docstring). In qdan that many only where some
+# player still racing holds 3 cards or fewer; ``QDAN_SPEND`` gives the other decisions less.
+PLAYOUTS = {"qdan": 1200, "classic": 360}
+QDAN_SPEND = Spend(cards=3, low=1.0, high=0.25, later=0.05)
 
 
 class ExpertBot(SharpBot):
@@ -149,7 +161,9 @@ class ExpertBot(SharpBot):
                  exact_classic: bool = True, fit_classic: bool = False,
                  fit_qdan: bool = False, race: Race | None = None,
                  tied_qdan: bool = True, deal_sigma: float = 55.0, proposals: int = 1,
-                 misfit: float = 0.3) -> None:
+                 misfit: float = 0.3, spend: Spend | None = None) -> None:
+        self.spend = spend or QDAN_SPEND  # qdan: how the playouts scale with the stakes
+        self._stakes = Stakes(0, 0)  # qdan: what the decision under way plays for
         self.proposals, self.misfit = proposals, misfit  # qdan: deals weighed, one kept
         self.deal_sigma = deal_sigma  # classic: spread of one deal's score difference (0: off)
         self.tied_qdan = tied_qdan  # qdan playouts break ties alike across the candidates
@@ -193,11 +207,15 @@ class ExpertBot(SharpBot):
         """Each candidate's mean score (plus its ``bonus``) over the worlds it met; one that
         falls clearly behind the leader (``Race``) meets no more, so the playouts left go to
         the close ones. Every candidate still running meets the same worlds and luck."""
+        if view.family == "qdan":
+            self._stakes = read_stakes(view)
         sample, score = self._sampler(view), self._scorer(view)
         budget, clock = self.budget, self.clock
         start = clock() if clock is not None else 0.0
         deadline = start + budget.seconds if clock is not None and budget.seconds > 0 else 0.0
         playouts = budget.playouts_for(view.family)
+        if view.family == "qdan":
+            playouts = int(playouts * self.spend.scale(view, self._stakes))
         rows: list[list[float]] = [[] for _ in candidates]
         alive = list(range(len(candidates)))
         done = 0
@@ -245,7 +263,7 @@ class ExpertBot(SharpBot):
         """Play ``deal`` on: until someone goes out or is eliminated (qdan), to the deal's end
         or after ``tricks`` more tricks (classic), or for ``horizon`` moves."""
         others, mine = self.habits
-        finished = _finish_line(deal, self.tricks)
+        finished = _finish_line(deal, self.tricks, self._stakes)
         exact = isinstance(deal, ClassicDeal) and self.exact_classic
         for _ in range(horizon):
             if finished():
@@ -273,7 +291,8 @@ class ExpertBot(SharpBot):
     def _scorer(self, view: SeatView) -> Callable[[Deal], float]:
         me = view.seat
         if view.family == "qdan":
-            return lambda deal: _qdan_value(deal, me, self.softness)
+            stakes = self._stakes
+            return lambda deal: place_value(deal, me, self.softness, stakes)
         totals = view.totals()
         settings = view.settings
         if self.deal_sigma > 0 and isinstance(settings, ClassicSettings) and (
@@ -301,27 +320,13 @@ def _likely_world(view: SeatView, record: Record, rng: random.Random, proposals:
     return worlds[rng.choices(range(proposals), weights)[0]]
 
 
-def _finish_line(deal: Deal, tricks: int) -> Callable[[], bool]:
+def _finish_line(deal: Deal, tricks: int, stakes: Stakes) -> Callable[[], bool]:
     """When a playout of ``deal`` stops (besides its horizon)."""
     if isinstance(deal, QdanDeal):
-        qdan, seats = deal, len(deal.players)
-        return lambda: qdan.over or len(qdan.active) < seats
+        return finish_line(deal, stakes)
     assert isinstance(deal, ClassicDeal)
     classic, stop = deal, deal.tricks + tricks if tricks else 1 << 30
     return lambda: classic.over or classic.tricks >= stop
-
-
-def _qdan_value(deal: Deal, me: int, softness: float) -> float:
-    """The chance ``me`` goes out first: 1 or 0 once someone is out (eliminated players aside),
-    else a guess from the cards in hand."""
-    assert isinstance(deal, QdanDeal)
-    places = deal.places
-    out = [p for p in deal.players if 0 < places[p] < deal._best_free]
-    if out or deal.over:  # places below the best free one went out (not eliminated)
-        winner = min(out or deal.players, key=lambda p: places[p] or 99)
-        return 1.0 if winner == me else 0.0
-    weights = {p: math.exp(-softness * len(deal.hands[p])) for p in deal.active}
-    return weights.get(me, 0.0) / sum(weights.values())
 
 
 def _classic_after(deal: ClassicDeal, totals: list[int], card_weight: float) -> list[float]:
