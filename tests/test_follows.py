@@ -13,7 +13,7 @@ from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.session.reattach import TAKE_OVER_WITHIN, Attempt, Reattach, Wait
 from p2p_pageone.wire.codec import frame, pack, unpack
 
-from .test_reattach import CLOSED, _dropped, _endpoint, _mid_hand, _own_lost, _told_seat_1
+from .test_reattach import CLOSED, _dropped, _endpoint, _mid_hand, _tell, _told_seat_1
 
 
 def test_a_listener_names_the_host_its_seat_follows_only_while_one_answers_it() -> None:
@@ -49,7 +49,7 @@ def _hand_statement_to_seat_2(t: MemoryTable) -> tuple[PeerSession, Reattach, fl
         if isinstance(step, Attempt) and step.tell:
             break
         now += 0.25
-    assert step == Attempt(_endpoint(2), _own_lost(session), False)
+    assert step == _tell(session, 2)
     reattach.told_lost(step, "taken", now)
     session.lost_host(CLOSED)
     reattach.attempted(step, "", now)

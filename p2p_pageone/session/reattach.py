@@ -39,6 +39,10 @@ TAKE_OVER_WITHIN = 2 * GATHER_FOR
 # link's longest silence threshold and one try at it (a host that serves its friend next in line
 # alone, and the friend refusing every statement, held the table for good)
 REFUSED_FOR = SILENT_CAP + WELCOME_WITHIN + HOST_AGAIN
+# the successor next in line that has had no majority this long gives its own statement to the
+# successor after it, and never takes over from that host (``Reattach._cede_when_due``): by then
+# every honest seat has noticed the host's loss and come round to it
+CEDE_AFTER = REFUSED_FOR
 
 NOBODY_LEFT = ("nobody of this table answers any more (the host and every seat that listens "
                "refused): the game most likely ended, or went on without this machine, while it "
@@ -73,13 +77,15 @@ class TakeOver:
 @dataclass(frozen=True)
 class Attempt:
     """Connect to ``target`` and take part there (``Reattach.expected_key``: who must answer).
-    ``tell``: our lost statement, to hand to the successor listening there first, on a
-    connection of its own (b"": none to hand); ``to_host``: ``target`` was the host's address
-    (not a successor's) when this attempt was chosen."""
+    ``tell``: our lost statement, signed for the successor listening there, to hand to it
+    first, on a connection of its own (b"": none to hand); ``to_host``: ``target`` was the
+    host's address (not a successor's) when this attempt was chosen; ``base``: our own
+    statement ``tell`` was signed from (``Reattach.told`` keeps it)."""
 
     target: Address
     tell: bytes
     to_host: bool
+    base: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -128,6 +134,7 @@ class Reattach:
         self.deadline = -1.0  # this drop's retry window closes then (-1: no drop yet)
         self.was_up = False  # the last attempt got back to the table
         self.gathering = -1.0  # since when we, next in line, wait for the others' statements
+        self.standing_since = -1.0  # since when we stand next in line without a majority
         session.attachment.may_resume = retry_for > 0
 
     def next_step(self, listening: bool, now: float) -> TakeOver | Attempt | Wait:
@@ -142,6 +149,7 @@ class Reattach:
         for where in self._not_taken_over(now):  # the next successor in line is asked now
             if where != route.host(session):  # (unless it is the host now: it took over)
                 route.note(where, "idle")
+        self._cede_when_due(listening, now)
         target = route.next(session, listening, session.lost_majority())
         if target is None:
             return TakeOver()
@@ -160,10 +168,39 @@ class Reattach:
         session.attachment.via_successor = not to_host
         step = Attempt(target, b"", to_host)
         if not to_host and self.told.get(target) != lost:
-            if lost:  # our statement goes first to a successor that does not have it yet
-                return Attempt(target, lost, to_host)
+            if tell := self._statement_for(target, lost):  # our statement goes first to a
+                return Attempt(target, tell, to_host, lost)  # successor that lacks it
             self.told_lost(step, "", now)  # none to hand over: as from one that said why not
         return step
+
+    def _statement_for(self, target: Address, lost: bytes) -> bytes:
+        """Our statement signed for the successor at ``target``; b"" (an intro alone) for one
+        after us in line while we may still take over ourselves."""
+        s = self.session
+        key = key_at(s, target)
+        if not lost or not key:
+            return b""
+        if s.seat_of(key) > s.me and self.route.ceded != s.host_key:
+            return b""
+        return s.lost_for(key)
+
+    def _cede_when_due(self, listening: bool, now: float) -> None:
+        """Next in line without a majority for ``CEDE_AFTER``, or with no listener to take
+        over with: we give our statement to the successor after us, and never take over from
+        this host ourselves (a seat that signed for one after it and took over is named)."""
+        s, route = self.session, self.route
+        if (route.ceded == s.host_key or s.identity.public not in s.attachment.lost
+                or route.next_standing(s) != s.me):
+            self.standing_since = -1.0
+            return
+        if not listening:
+            route.ceded = s.host_key
+        elif s.lost_majority():
+            self.standing_since = -1.0
+        else:
+            self.standing_since = now if self.standing_since < 0 else self.standing_since
+            if now - self.standing_since >= CEDE_AFTER:
+                route.ceded = s.host_key
 
     def expected_key(self, step: Attempt) -> bytes:
         """The key that must answer at ``step.target`` before we prove ours there: the seat's
@@ -220,7 +257,7 @@ class Reattach:
         """How handing ``step.tell`` to the successor at ``step.target`` went: "taken" (it said
         nothing: it took the statement), "refused"/"unreachable", or "" (it said why not)."""
         taken = outcome == "taken"
-        self.told[step.target] = step.tell if taken else b""
+        self.told[step.target] = (step.base or step.tell) if taken else b""
         if taken:
             self.told_at.setdefault(step.target, now)
         else:

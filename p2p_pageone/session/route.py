@@ -22,6 +22,9 @@ class Route:
         # lost statement long ago and has not taken the table over)
         self.failed: dict[Address, str] = {}
         self.last: Address | None = None
+        # the host at which we, next in line, gave our lost statement to the successor after
+        # us: we never take the table over from that host (two takeovers would name us)
+        self.ceded = b""
 
     def note(self, target: Address, outcome: str) -> None:
         """How a connection to ``target`` ended: a failure, or "" (it worked)."""
@@ -41,6 +44,7 @@ class Route:
         current = self.host(s)
         host = self.failed.get(current, "")
         handed = s.handed_over >= 0
+        majority = majority and self.ceded != s.host_key
         if (host and majority and listening and s.game is not None and s.me in s.active
                 and self.next_standing(s) == s.me):
             return None  # the host failed us too: no other try of it first
@@ -61,9 +65,12 @@ class Route:
         return current
 
     def next_standing(self, s: PublicState) -> int:
-        """The first successor that is us or one that has not failed us (-1: none)."""
+        """The first successor that is us (unless we ceded) or one that has not failed us (-1:
+        none)."""
         for seat in s.successors():
             endpoint = parse_endpoint(s.endpoints[s.keys[seat]])
+            if seat == s.me and self.ceded == s.host_key:
+                continue
             if seat == s.me or (endpoint is not None and endpoint not in self.failed):
                 return seat
         return -1

@@ -100,7 +100,7 @@ STATEMENTS: dict[str, dict[str, Check]] = {
     "proof": {"nonce": blob(16), "to": blob(32), "role": text(8)},
     "alive": {"table": blob(16), "index": integer(0, 2**32 - 1), "head": blob(32)},
     "lost": {"table": blob(16), "host": blob(32), "index": integer(0, 2**32 - 1),
-             "head": blob(32), "why": text(200)},
+             "head": blob(32), "why": text(200), "for": blob(32)},
 }
 OPTIONAL: dict[str, dict[str, Check]] = {
     "ping": {"n": integer(0, 2**32 - 1)}, "chat": {"from": blob(32)},

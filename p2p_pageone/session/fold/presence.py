@@ -97,7 +97,7 @@ def check_takeover(s: PublicState, env: Envelope, seat: int) -> None:
     refusal = takeover_refusal(s, env.sender, env.data["seat"])
     if refusal is not None:
         raise ProtocolError(refusal, fingerprint(env.sender))
-    short = majority_refusal(s, env.data["lost"])
+    short = majority_refusal(s, env.data["lost"], env.sender)
     if short is not None:  # it signed a takeover no majority of the table asked for
         raise TableEnded(f"took the table over without a majority of the seats having lost "
                          f"the host: {short}", seat, refusal=short)
