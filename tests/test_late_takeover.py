@@ -15,7 +15,7 @@ import pytest
 
 from p2p_pageone.audit.check import audit_bytes
 from p2p_pageone.engine import make_settings
-from p2p_pageone.session.attachment import follows_frame
+from p2p_pageone.session.attachment import intro_answer
 from p2p_pageone.session.client import Client
 from p2p_pageone.session.common import parse_endpoint
 from p2p_pageone.session.handover import start_takeover, take_lost_statement
@@ -193,7 +193,7 @@ class LateTakeover:
             self.seqs[owner].connect(self.next_conn, now)
         else:  # its listener takes our intro and closes (it has not taken the table over),
             # saying which host its seat follows now, if one answers it
-            if answer := follows_frame(self.s[owner]):
+            if answer := intro_answer(self.s[owner]):
                 Client(session, now, expect=reattach.expected_key(step)).receive(answer, now)
             session.lost_host("the connection to the host closed")
             self.after(line, reattach.attempted(step, "", now), now)

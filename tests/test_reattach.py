@@ -15,7 +15,6 @@ from p2p_pageone.session.memory import MemoryTable, make_peer
 from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.session.reach import DropReach
 from p2p_pageone.session.reattach import (
-    CEDE_AFTER,
     CUT_FROM_HOST,
     GATHER_FOR,
     HOST_AGAIN,
@@ -259,9 +258,13 @@ def test_our_statement_goes_past_a_successor_that_sat_on_it_to_the_next() -> Non
     assert Attempt(_endpoint(3), b"", False) in steps and _tell(session, 3) not in steps
     # it may yet take over (a majority that formed late): an intro alone, once per 5 s
     assert steps.count(Attempt(_endpoint(1), b"", False)) == 1
-    # our time as next in line is up (the others passed us by): seat 3 gets our statement,
-    # and we never take over from this host
-    steps = [reattach.next_step(True, later + CEDE_AFTER + n) for n in range(3)]
+    # seat 3 holds statements naming it that make a majority with ours: we cede, seat 3 gets
+    # our statement, and we never take over from this host
+    third, first = t.sessions[3], t.sessions[1]
+    third.sign_lost("the host went silent")
+    reattach.holds[_endpoint(3)] = [third.attachment.lost[third.identity.public],
+                                    lost_to(first, third, "the host went silent")]
+    steps = [reattach.next_step(True, later + 3 + n) for n in range(3)]
     assert _tell(session, 3) in steps and reattach.route.ceded == session.host_key
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..crypto.envelope import extend, genesis, open_envelope
 from ..crypto.identity import fingerprint
+from ..crypto.statements import open_statement
 from ..wire.codec import ProtocolError
 from ..wire.kinds import KIND_RULES, EntryKind
 from .check import Audit
@@ -66,7 +67,9 @@ def compare(paths: list[str], logs: list[list[bytes]], audits: list[Audit]) -> C
                 return _split(at, [(paths[longest], first), (path, second)])
             if first["type"] == second["type"] == "takeover" and (
                     first["fingerprint"] != second["fingerprint"]):
-                return _two_takeovers(at, [(paths[longest], first), (path, second)])
+                forks = [(paths[longest], first), (path, second)]
+                return (_ceded_and_took_over(at, forks, [base[at], log[at]], audits[longest])
+                        or _two_takeovers(at, forks))
             key = _host_at(base, at)  # the sequencer then: a takeover hands the order on
             if first["type"] == second["type"] == "takeover":  # its successor, signing twice
                 key = open_envelope(base[at]).sender
@@ -145,10 +148,40 @@ def _split(at: int, forks: list[tuple[str, dict[str, Any]]]) -> Comparison:
                      at, forks)
 
 
+def _ceded_and_took_over(at: int, forks: list[tuple[str, dict[str, Any]]], raws: list[bytes],
+                         audit: Audit) -> Comparison | None:
+    """Two takeovers at one place, one of them carrying the other successor's own ``lost``
+    statement naming it, a successor after the other in line: the other ceded the table to it
+    (SPEC §7, "Failover") and took it over all the same. It is named (None: neither did)."""
+    state = audit.state
+    if state is None:
+        return None
+    envs = [open_envelope(raw) for raw in raws]
+    for one, other in ((0, 1), (1, 0)):
+        taker, carrier = envs[one].sender, envs[other].sender
+        if state.seat_of(taker) >= state.seat_of(carrier):
+            continue
+        for raw in envs[other].data["lost"]:
+            try:
+                word = open_statement(raw, "lost")
+            except ProtocolError:
+                continue
+            if word.sender == taker and word.data["for"] == carrier:
+                seat = state.seat_of(taker)
+                return Comparison(
+                    "fork", f"fork at entry {at}: {forks[one][0]} has the table taken over by "
+                    f"{_by(forks[one][1])} and {forks[other][0]} by {_by(forks[other][1])}, "
+                    f"whose takeover carries {state.who(seat)}'s own signed word that it lost "
+                    "the host, naming the other as its successor: it ceded the table and took "
+                    "it over all the same", at, [{"log": path, **e} for path, e in forks],
+                    seat, [], True)
+    return None
+
+
 def _two_takeovers(at: int, forks: list[tuple[str, dict[str, Any]]]) -> Comparison:
     """Two successors each took the table over at the same place, each on a majority's
-    ``lost`` statements (a statement is bound to no successor, so a seat's word can count for
-    two: SPEC §8, "Open"). Neither signed both: nobody is named."""
+    ``lost`` statements naming it (a seat that passed one successor by signs for the next: an
+    honest race, SPEC §8, "Open"). Neither ceded to the other: nobody is named."""
     (one, first), (other, second) = forks
     return _split_of(f"there {one} has the table taken over by {_by(first)} and {other} by "
                      f"{_by(second)}, each on the word of a majority of the seats: two tables, "

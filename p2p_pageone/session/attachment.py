@@ -38,15 +38,19 @@ def lost_frame(s: PlayerState, statement: bytes, proof: bytes = b"") -> bytes:
                        "statement": statement}))
 
 
-def follows_frame(s: PlayerState) -> bytes:
+def intro_answer(s: AttachedPlayer) -> bytes:
     """Our listener's answer to a seat's ``intro``: the host our seat follows now, if a host
     answers us (a successor that joined another's takeover says where the table went: the seat
-    that handed it its ``lost`` statement follows it there); b"" while we have none (in a drop,
-    or taking the table over) or are the host."""
+    that handed it its ``lost`` statement follows it there); in a drop, the lost statements we
+    hold that name us (a seat next in line before us cedes to us once they and its own make a
+    majority); b"" while we have none, take the table over, or are the host."""
     at = s.attachment
-    if s.is_host or not at.answered or at.dropped or at.taking_over >= 0:
+    if s.is_host or at.taking_over >= 0:
         return b""
-    return frame(pack({"control": "follows", "host": s.host_key}))
+    if at.answered and not at.dropped:
+        return frame(pack({"control": "follows", "host": s.host_key}))
+    held = s.lost_statements()
+    return frame(pack({"control": "holds", "lost": held})) if at.dropped and held else b""
 
 
 class AttachedPlayer(PlayerState):
@@ -151,6 +155,7 @@ class AttachedPlayer(PlayerState):
         self.attachment.known, self.attachment.checked = len(self.log), 0
         at = self.attachment
         at.resuming, at.answered, at.back_sent, at.follows = True, False, b"", b""
+        at.holds = []
 
     def take_over(self) -> None:
         """The host is gone and we are its successor: we become the table's sequencer. Nothing

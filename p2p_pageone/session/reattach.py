@@ -9,12 +9,14 @@ how each attempt went; the time is passed in as ``now``.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
+from ..wire.codec import ProtocolError
 from .attachment import MINORITY
 from .client import WELCOME_WITHIN
 from .common import parse_endpoint
-from .fold.lost import listening_seats, needed
+from .fold.lost import listening_seats, needed, open_lost
 from .fold.obligations import BOUNDS
 from .peer import PeerSession
 from .reach import DropReach, nobody_reached
@@ -39,10 +41,6 @@ TAKE_OVER_WITHIN = 2 * GATHER_FOR
 # link's longest silence threshold and one try at it (a host that serves its friend next in line
 # alone, and the friend refusing every statement, held the table for good)
 REFUSED_FOR = SILENT_CAP + WELCOME_WITHIN + HOST_AGAIN
-# the successor next in line that has had no majority this long gives its own statement to the
-# successor after it, and never takes over from that host (``Reattach._cede_when_due``): by then
-# every honest seat has noticed the host's loss and come round to it
-CEDE_AFTER = REFUSED_FOR
 
 NOBODY_LEFT = ("nobody of this table answers any more (the host and every seat that listens "
                "refused): the game most likely ended, or went on without this machine, while it "
@@ -130,11 +128,11 @@ class Reattach:
         self.asked_at = 0.0  # when the attempt in course was chosen
         self.passed_tried: dict[Address, float] = {}  # when each passed one was tried again
         self.follows: dict[Address, bytes] = {}  # the host a successor says its seat follows now
+        self.holds: dict[Address, list[bytes]] = {}  # or the statements naming it it holds
         self.host_tried = -HOST_AGAIN
         self.deadline = -1.0  # this drop's retry window closes then (-1: no drop yet)
         self.was_up = False  # the last attempt got back to the table
         self.gathering = -1.0  # since when we, next in line, wait for the others' statements
-        self.standing_since = -1.0  # since when we stand next in line without a majority
         session.attachment.may_resume = retry_for > 0
 
     def next_step(self, listening: bool, now: float) -> TakeOver | Attempt | Wait:
@@ -149,7 +147,8 @@ class Reattach:
         for where in self._not_taken_over(now):  # the next successor in line is asked now
             if where != route.host(session):  # (unless it is the host now: it took over)
                 route.note(where, "idle")
-        self._cede_when_due(listening, now)
+        self._cede_when_due(listening)
+        route.yielded = self._yielded()
         target = route.next(session, listening, session.lost_majority())
         if target is None:
             return TakeOver()
@@ -184,23 +183,42 @@ class Reattach:
             return b""
         return s.lost_for(key)
 
-    def _cede_when_due(self, listening: bool, now: float) -> None:
-        """Next in line without a majority for ``CEDE_AFTER``, or with no listener to take
-        over with: we give our statement to the successor after us, and never take over from
-        this host ourselves (a seat that signed for one after it and took over is named)."""
+    def _cede_when_due(self, listening: bool) -> None:
+        """Next in line with no listener to take over with, or without a majority while a
+        successor after us holds statements that make one with ours: we give our statement to
+        the successors after us, and never take over from this host ourselves (a seat that
+        signed for one after it and took over is named)."""
         s, route = self.session, self.route
         if (route.ceded == s.host_key or s.identity.public not in s.attachment.lost
                 or route.next_standing(s) != s.me):
-            self.standing_since = -1.0
             return
-        if not listening:
+        if not listening or (not s.lost_majority() and any(
+                self._majority_with_ours(where) for where in self.holds)):
             route.ceded = s.host_key
-        elif s.lost_majority():
-            self.standing_since = -1.0
-        else:
-            self.standing_since = now if self.standing_since < 0 else self.standing_since
-            if now - self.standing_since >= CEDE_AFTER:
-                route.ceded = s.host_key
+
+    def _yielded(self) -> set[int]:
+        """The successors before us in line whose own statement we hold, naming us."""
+        s = self.session
+        seats = set()
+        for key, raw in s.attachment.lost.items():
+            with contextlib.suppress(ProtocolError):
+                if key != s.identity.public and 0 <= s.seat_of(key) < s.me and (
+                        open_lost(s, raw, s.identity.public).sender == key):
+                    seats.add(s.seat_of(key))
+        return seats
+
+    def _majority_with_ours(self, where: Address) -> bool:
+        """The statements the successor at ``where`` (after us in line) said it holds, each
+        naming it, and ours make a majority of the listening seats."""
+        s = self.session
+        key = key_at(s, where)
+        if not key or s.seat_of(key) <= s.me:
+            return False
+        signers = {s.identity.public}
+        for raw in self.holds.get(where, []):
+            with contextlib.suppress(ProtocolError):
+                signers.add(open_lost(s, raw, key).sender)
+        return len(signers) >= needed(s)
 
     def expected_key(self, step: Attempt) -> bytes:
         """The key that must answer at ``step.target`` before we prove ours there: the seat's
@@ -283,7 +301,7 @@ class Reattach:
             self.looked_at.clear()
         self.route.note(step.target, outcome)
         if not step.to_host:
-            self.follows[step.target] = at.follows
+            self.follows[step.target], self.holds[step.target] = at.follows, at.holds
         if not up:  # one that got in says nothing of this machine's network, nor one the
             self.reach.note(step.target, "" if at.answered else outcome)  # host answered
         if not at.dropped or session.game_over or session.ended:

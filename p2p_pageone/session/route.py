@@ -25,6 +25,9 @@ class Route:
         # the host at which we, next in line, gave our lost statement to the successor after
         # us: we never take the table over from that host (two takeovers would name us)
         self.ceded = b""
+        # the successors before us in line that gave us their own statement, naming us: they
+        # ceded, and never take over from this host (kept by ``Reattach``)
+        self.yielded: set[int] = set()
 
     def note(self, target: Address, outcome: str) -> None:
         """How a connection to ``target`` ended: a failure, or "" (it worked)."""
@@ -57,6 +60,8 @@ class Route:
                 if majority and listening:
                     return None
                 continue  # the seats after us: is anyone of the table still there?
+            if seat in self.yielded:
+                continue
             endpoint = parse_endpoint(s.endpoints[s.keys[seat]])
             if endpoint is not None and endpoint not in self.failed:
                 self.last = endpoint  # there, our lost statement, then our intro
@@ -71,6 +76,8 @@ class Route:
             endpoint = parse_endpoint(s.endpoints[s.keys[seat]])
             if seat == s.me and self.ceded == s.host_key:
                 continue
+            if seat in self.yielded:
+                continue
             if seat == s.me or (endpoint is not None and endpoint not in self.failed):
                 return seat
         return -1
@@ -82,3 +89,4 @@ class Route:
                   if seat != s.me]
         return (self.failed.get(self.host(s)) == "refused" and bool(others)
                 and all(self.failed.get(e) == "refused" for e in others if e is not None))
+
