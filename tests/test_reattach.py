@@ -262,7 +262,7 @@ def test_our_statement_goes_past_a_successor_that_sat_on_it_to_the_next() -> Non
     # our statement, and we never take over from this host
     third, first = t.sessions[3], t.sessions[1]
     third.sign_lost("the host went silent")
-    reattach.holds[_endpoint(3)] = [third.attachment.lost[third.identity.public],
+    reattach.holds[third.identity.public] = [third.attachment.lost[third.identity.public],
                                     lost_to(first, third, "the host went silent")]
     steps = [reattach.next_step(True, later + 3 + n) for n in range(3)]
     assert _tell(session, 3) in steps and reattach.route.ceded == session.host_key

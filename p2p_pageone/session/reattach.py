@@ -9,14 +9,13 @@ how each attempt went; the time is passed in as ``now``.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 
-from ..wire.codec import ProtocolError
 from .attachment import MINORITY
+from .ceding import cede_when_due, statement_for, yielded
 from .client import WELCOME_WITHIN
 from .common import parse_endpoint
-from .fold.lost import listening_seats, needed, open_lost
+from .fold.lost import listening_seats, needed
 from .fold.obligations import BOUNDS
 from .peer import PeerSession
 from .reach import DropReach, nobody_reached
@@ -128,7 +127,7 @@ class Reattach:
         self.asked_at = 0.0  # when the attempt in course was chosen
         self.passed_tried: dict[Address, float] = {}  # when each passed one was tried again
         self.follows: dict[Address, bytes] = {}  # the host a successor says its seat follows now
-        self.holds: dict[Address, list[bytes]] = {}  # or the statements naming it it holds
+        self.holds: dict[bytes, list[bytes]] = {}  # or, by its key, the statements it holds
         self.host_tried = -HOST_AGAIN
         self.deadline = -1.0  # this drop's retry window closes then (-1: no drop yet)
         self.was_up = False  # the last attempt got back to the table
@@ -147,8 +146,8 @@ class Reattach:
         for where in self._not_taken_over(now):  # the next successor in line is asked now
             if where != route.host(session):  # (unless it is the host now: it took over)
                 route.note(where, "idle")
-        self._cede_when_due(listening)
-        route.yielded = self._yielded()
+        cede_when_due(session, route, self.holds, listening)
+        route.yielded = yielded(session)
         target = route.next(session, listening, session.lost_majority())
         if target is None:
             return TakeOver()
@@ -167,58 +166,10 @@ class Reattach:
         session.attachment.via_successor = not to_host
         step = Attempt(target, b"", to_host)
         if not to_host and self.told.get(target) != lost:
-            if tell := self._statement_for(target, lost):  # our statement goes first to a
-                return Attempt(target, tell, to_host, lost)  # successor that lacks it
+            if tell := statement_for(session, route, key_at(session, target), lost):
+                return Attempt(target, tell, to_host, lost)  # first to a successor lacking it
             self.told_lost(step, "", now)  # none to hand over: as from one that said why not
         return step
-
-    def _statement_for(self, target: Address, lost: bytes) -> bytes:
-        """Our statement signed for the successor at ``target``; b"" (an intro alone) for one
-        after us in line while we may still take over ourselves."""
-        s = self.session
-        key = key_at(s, target)
-        if not lost or not key:
-            return b""
-        if s.seat_of(key) > s.me and self.route.ceded != s.host_key:
-            return b""
-        return s.lost_for(key)
-
-    def _cede_when_due(self, listening: bool) -> None:
-        """Next in line with no listener to take over with, or without a majority while a
-        successor after us holds statements that make one with ours: we give our statement to
-        the successors after us, and never take over from this host ourselves (a seat that
-        signed for one after it and took over is named)."""
-        s, route = self.session, self.route
-        if (route.ceded == s.host_key or s.identity.public not in s.attachment.lost
-                or route.next_standing(s) != s.me):
-            return
-        if not listening or (not s.lost_majority() and any(
-                self._majority_with_ours(where) for where in self.holds)):
-            route.ceded = s.host_key
-
-    def _yielded(self) -> set[int]:
-        """The successors before us in line whose own statement we hold, naming us."""
-        s = self.session
-        seats = set()
-        for key, raw in s.attachment.lost.items():
-            with contextlib.suppress(ProtocolError):
-                if key != s.identity.public and 0 <= s.seat_of(key) < s.me and (
-                        open_lost(s, raw, s.identity.public).sender == key):
-                    seats.add(s.seat_of(key))
-        return seats
-
-    def _majority_with_ours(self, where: Address) -> bool:
-        """The statements the successor at ``where`` (after us in line) said it holds, each
-        naming it, and ours make a majority of the listening seats."""
-        s = self.session
-        key = key_at(s, where)
-        if not key or s.seat_of(key) <= s.me:
-            return False
-        signers = {s.identity.public}
-        for raw in self.holds.get(where, []):
-            with contextlib.suppress(ProtocolError):
-                signers.add(open_lost(s, raw, key).sender)
-        return len(signers) >= needed(s)
 
     def expected_key(self, step: Attempt) -> bytes:
         """The key that must answer at ``step.target`` before we prove ours there: the seat's
@@ -301,7 +252,8 @@ class Reattach:
             self.looked_at.clear()
         self.route.note(step.target, outcome)
         if not step.to_host:
-            self.follows[step.target], self.holds[step.target] = at.follows, at.holds
+            self.follows[step.target] = at.follows
+            self.holds[key_at(session, step.target)] = at.holds
         if not up:  # one that got in says nothing of this machine's network, nor one the
             self.reach.note(step.target, "" if at.answered else outcome)  # host answered
         if not at.dropped or session.game_over or session.ended:
