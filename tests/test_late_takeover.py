@@ -291,6 +291,20 @@ def test_two_seats_that_never_reach_the_new_host_close_its_table_naming_nobody()
         assert report.fault is None, report.fault
 
 
+@pytest.mark.parametrize("slow", [{}, {2: 35.0, 3: 45.0}])
+def test_seats_cut_from_each_other_cede_to_the_one_both_reach(slow: dict[int, float]) -> None:
+    # (review helper-24, against the first ceding rule) four seats, the link between seats 1
+    # and 2 cut: each of them can never gather a majority (the seats it reaches are too few),
+    # so each gives its statement to seat 3 at once, which takes over
+    table = LateTakeover(4, slow, cut=((1, 2),))
+    table.run(limit=900.0)
+    assert table.host == 3
+    for p in (1, 2, 3):
+        session = table.s[p]
+        assert session.game_over and not session.ended, (p, session.ended)
+    assert_one_history(table, [1, 2, 3])
+
+
 def test_a_seat_that_reaches_the_gathering_new_host_early_keeps_its_back() -> None:
     # (a review found it) four seats, the second successor noticing the host 50 s late and the
     # link between seats 1 and 3 cut: seat 2 takes over, and seat 3 reaches it at once, 8 s

@@ -8,10 +8,13 @@ one did, drew a seat from that table onto its own: two histories, nobody named).
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from p2p_pageone.audit.check import audit_bytes
 from p2p_pageone.audit.compare import compare
+from p2p_pageone.crypto.statements import seal_statement
 from p2p_pageone.session.handover import take_lost_statement
 from p2p_pageone.wire.codec import frame
 
@@ -93,6 +96,52 @@ def test_a_friend_that_ceded_and_took_over_is_named_by_the_logs() -> None:
     result = compare(["p2", "p4"], logs, audits)
     assert result.relation == "fork" and result.host_seat == FRIEND and result.signed, result.text
     assert "ceded the table and took it over all the same" in result.text
+
+
+class OneAheadFriend(FriendNextInLine):
+    """(review helper-24) The host sequenced one more entry, the friend's own, and sent it to
+    the friend alone, which serves it to nobody: the friend cedes to seat 2 at seat 2's own
+    position and takes over one entry later, so the two logs part before either takeover."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        table, client = self.table, self.table.clients[FRIEND - 1]
+        chunks, client.out = client.out, []
+        for chunk in chunks:
+            table.sequencer.receive(FRIEND, chunk, self.start)
+        out, table.sequencer.out = table.sequencer.out, []
+        for conn, data in out:
+            if conn == FRIEND:
+                client.receive(data, self.start)
+
+    def _mesh(self, now: float) -> bool:
+        self.s[FRIEND].outbox.direct_out.clear()  # it serves nobody its longer log
+        return super()._mesh(now)
+
+    def before(self, now: float) -> None:
+        friend, two = self.s[FRIEND], self.s[2]
+        if friend.attachment.dropped and friend.identity.public not in friend.attachment.lost:
+            friend.sign_lost("the host went silent")
+        passed = any(self.lines[p].reattach.route.failed for p in self.lines if p != FRIEND)
+        if passed and not self.gave and two.chain is not None:
+            word = seal_statement(friend.identity, "lost", {
+                "table": two.table_id, "host": two.host_key, "index": two.chain.length,
+                "head": two.chain.head, "why": "the host went silent",
+                "for": two.identity.public})
+            self.gave = not take_lost_statement(two, friend.identity.public, word)
+        if FRIEND not in self.seqs and two.lost_majority() and friend.lost_majority():
+            self.take_over(FRIEND, now)
+
+
+def test_a_friend_that_ceded_and_took_over_one_entry_later_is_named_too() -> None:
+    table = OneAheadFriend(5, -1.0, {4: 20.0}, fast_host=True)
+    assert len(table.s[FRIEND].log) == len(table.s[2].log) + 1
+    table.run(limit=600.0)
+    logs = [list(table.s[p].log) for p in (2, 4)]
+    audits = [audit_bytes(b"".join(frame(raw) for raw in log)) for log in logs]
+    assert [audit.fault for audit in audits] == [None, None]
+    result = compare(["p2", "p4"], logs, audits)
+    assert result.relation == "fork" and result.host_seat == FRIEND and result.signed, result.text
 
 
 @pytest.mark.parametrize("stops_at", [42.0, 50.0])

@@ -63,13 +63,16 @@ def compare(paths: list[str], logs: list[list[bytes]], audits: list[Audit]) -> C
         at = next((i for i, (a, b) in enumerate(zip(log, base, strict=False)) if a != b), -1)
         if at >= 0:
             first, second = describe_entry(base[at], names), describe_entry(log[at], names)
+            in_office = _host_at(base, at)
+            pair = _takeovers_from(at, [base, log], in_office)
+            if pair and (named := _ceded_and_took_over(
+                    at, [paths[longest], path], pair, audits[longest], in_office)):
+                return named
             if (first["type"] == "takeover") != (second["type"] == "takeover"):
                 return _split(at, [(paths[longest], first), (path, second)])
             if first["type"] == second["type"] == "takeover" and (
                     first["fingerprint"] != second["fingerprint"]):
-                forks = [(paths[longest], first), (path, second)]
-                return (_ceded_and_took_over(at, forks, [base[at], log[at]], audits[longest])
-                        or _two_takeovers(at, forks))
+                return _two_takeovers(at, [(paths[longest], first), (path, second)])
             key = _host_at(base, at)  # the sequencer then: a takeover hands the order on
             if first["type"] == second["type"] == "takeover":  # its successor, signing twice
                 key = open_envelope(base[at]).sender
@@ -148,15 +151,41 @@ def _split(at: int, forks: list[tuple[str, dict[str, Any]]]) -> Comparison:
                      at, forks)
 
 
-def _ceded_and_took_over(at: int, forks: list[tuple[str, dict[str, Any]]], raws: list[bytes],
-                         audit: Audit) -> Comparison | None:
-    """Two takeovers at one place, one of them carrying the other successor's own ``lost``
-    statement naming it, a successor after the other in line: the other ceded the table to it
-    (SPEC §7, "Failover") and took it over all the same. It is named (None: neither did)."""
+def _takeovers_from(at: int, logs: list[list[bytes]], host: bytes) -> list[bytes]:
+    """Each log's first ``takeover`` at or after ``at``, the fork, if both have one, by two
+    successors, of the host in office there ([] if not): a successor may put entries of its own
+    ahead of its takeover, so the logs part before it."""
+    found = []
+    for log in logs:
+        raw = next((raw for raw in log[at:] if _kind(raw) == EntryKind.TAKEOVER), b"")
+        found.append(raw)
+    if not all(found):
+        return []
+    one, two = (open_envelope(raw) for raw in found)
+    if one.sender == two.sender or host in (one.sender, two.sender):
+        return []
+    return found
+
+
+def _kind(raw: bytes) -> str:
+    try:
+        return open_envelope(raw).kind
+    except ProtocolError:
+        return ""
+
+
+def _ceded_and_took_over(at: int, paths: list[str], raws: list[bytes], audit: Audit,
+                         host: bytes) -> Comparison | None:
+    """Two takeovers of ``host`` after the fork, one of them carrying the other successor's
+    own ``lost`` statement of that host naming it, a successor after the other in line: the
+    other ceded the table to it (SPEC §7, "Failover") and took it over all the same. It is
+    named (None: neither did)."""
     state = audit.state
     if state is None:
         return None
+    names = dict(zip(state.keys, state.names, strict=False))
     envs = [open_envelope(raw) for raw in raws]
+    entries = [describe_entry(raw, names) for raw in raws]
     for one, other in ((0, 1), (1, 0)):
         taker, carrier = envs[one].sender, envs[other].sender
         if state.seat_of(taker) >= state.seat_of(carrier):
@@ -166,14 +195,16 @@ def _ceded_and_took_over(at: int, forks: list[tuple[str, dict[str, Any]]], raws:
                 word = open_statement(raw, "lost")
             except ProtocolError:
                 continue
-            if word.sender == taker and word.data["for"] == carrier:
+            if (word.sender == taker and word.data["for"] == carrier
+                    and word.data["host"] == host and word.data["table"] == envs[one].table):
                 seat = state.seat_of(taker)
                 return Comparison(
-                    "fork", f"fork at entry {at}: {forks[one][0]} has the table taken over by "
-                    f"{_by(forks[one][1])} and {forks[other][0]} by {_by(forks[other][1])}, "
+                    "fork", f"fork at entry {at}: {paths[one]} has the table taken over by "
+                    f"{_by(entries[one])} and {paths[other]} by {_by(entries[other])}, "
                     f"whose takeover carries {state.who(seat)}'s own signed word that it lost "
                     "the host, naming the other as its successor: it ceded the table and took "
-                    "it over all the same", at, [{"log": path, **e} for path, e in forks],
+                    "it over all the same", at,
+                    [{"log": path, **e} for path, e in zip(paths, entries, strict=True)],
                     seat, [], True)
     return None
 

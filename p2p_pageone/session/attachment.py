@@ -49,8 +49,8 @@ def intro_answer(s: AttachedPlayer) -> bytes:
         return b""
     if at.answered and not at.dropped:
         return frame(pack({"control": "follows", "host": s.host_key}))
-    held = s.lost_statements()
-    return frame(pack({"control": "holds", "lost": held})) if at.dropped and held else b""
+    held = s.lost_statements()  # no host answers us (in a drop, or trying the host again)
+    return frame(pack({"control": "holds", "lost": held})) if held else b""
 
 
 class AttachedPlayer(PlayerState):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 
 from ..wire.codec import ProtocolError
+from .common import parse_endpoint
 from .fold.lost import needed, open_lost
 from .peer import PeerSession
 from .route import Route
@@ -33,9 +34,24 @@ def cede_when_due(session: PeerSession, route: Route, holds: dict[bytes, list[by
     if (route.ceded == s.host_key or s.identity.public not in s.attachment.lost
             or route.next_standing(s) != s.me):
         return
-    if not listening or (not s.lost_majority() and any(
-            majority_with_ours(s, key, held) for key, held in holds.items())):
+    if not listening or (not s.lost_majority() and (
+            out_of_reach(s, route) or any(majority_with_ours(s, key, held)
+                                          for key, held in holds.items()))):
         route.ceded = s.host_key
+
+
+def out_of_reach(session: PeerSession, route: Route) -> bool:
+    """The seats that may still hand us their statement (every listening seat but the host's
+    whose listener did not refuse us or stay unreachable in this drop, and us) are fewer than a
+    majority: we can never take over, so those after us get our statement at once."""
+    s = session
+    reachable = 1
+    for seat in s.successors():
+        endpoint = parse_endpoint(s.endpoints[s.keys[seat]])
+        failed = route.failed.get(endpoint, "") if endpoint is not None else "unreachable"
+        if seat != s.me and failed not in ("refused", "unreachable"):
+            reachable += 1
+    return reachable < needed(s)
 
 
 def majority_with_ours(session: PeerSession, successor: bytes, held: list[bytes]) -> bool:

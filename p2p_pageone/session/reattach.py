@@ -250,6 +250,7 @@ class Reattach:
             if now - self.asked_at >= REFUSED_FOR:  # (a host that lets us back for a moment
                 self.refused_since.clear()  # now and then keeps its friend's refusals counted)
             self.looked_at.clear()
+            self.holds.clear()
         self.route.note(step.target, outcome)
         if not step.to_host:
             self.follows[step.target] = at.follows
