@@ -28,6 +28,7 @@ class Route:
         # the successors before us in line that gave us their own statement, naming us: they
         # ceded, and never take over from this host (kept by ``Reattach``)
         self.yielded: set[int] = set()
+        self.turn = 0  # which of the seats after us is tried next
 
     def note(self, target: Address, outcome: str) -> None:
         """How a connection to ``target`` ended: a failure, or "" (it worked)."""
@@ -55,19 +56,24 @@ class Route:
                 or s.me not in s.active):
             self.last = current
             return current  # the host first, and again between two tries elsewhere
-        for seat in s.successors():
+        after: list[Address] = []  # past us: the seats after us, each in turn (one that never
+        for seat in s.successors():  # fails us must not hide what the others hold)
             if seat == s.me:
                 if majority and listening:
                     return None
-                continue  # the seats after us: is anyone of the table still there?
+                after = []
+                continue
             if seat in self.yielded:
                 continue
             endpoint = parse_endpoint(s.endpoints[s.keys[seat]])
             if endpoint is not None and endpoint not in self.failed:
-                self.last = endpoint  # there, our lost statement, then our intro
-                return endpoint
-        self.last = current
-        return current
+                if seat < s.me:
+                    self.last = endpoint  # there, our lost statement, then our intro
+                    return endpoint
+                after.append(endpoint)
+        self.last = after[self.turn % len(after)] if after else current
+        self.turn += 1
+        return self.last
 
     def next_standing(self, s: PublicState) -> int:
         """The first successor that is us (unless we ceded) or one that has not failed us (-1:
