@@ -30,7 +30,8 @@ SESSION_RANK = {"common": 0, "moves": 0, "rtt": 0, "links": 1, "hand": 0, "deckc
                 "early": 0, "deckdriver": 1, "fold": 1, "player": 2, "witnessing": 3, "intents": 3,
                 "logsync": 3, "pipeline": 4, "through_others": 4, "admission": 4,
                 "attachment": 4, "peer": 5, "gathering": 6, "handover": 6,
-                "client": 6, "route": 6, "reattach": 7, "sequencing": 7, "kept_seats": 8,
+                "client": 6, "route": 6, "ceding": 6, "reattach": 7, "sequencing": 7,
+                "kept_seats": 8,
                 "watching": 9, "doors": 9, "sequencer": 10, "memory": 11, "watch": 6, "reach": 0}
 
 

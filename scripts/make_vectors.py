@@ -35,10 +35,12 @@ def fixed(name: str) -> bytes:
 
 
 def lost_statement() -> bytes:
-    """Bob's signed word that he lost the host (alice) of TABLE after 7 entries."""
+    """Bob's signed word that he lost the host (alice) of TABLE after 7 entries, for alice,
+    whose ``takeover`` case carries it (the bytes only: no fold reads these cases)."""
     return seal_statement(Identity(fixed("bob")), "lost", {
         "table": TABLE, "host": Identity(fixed("alice")).public, "index": 7,
-        "head": fixed("head"), "why": "the connection to the host closed; it refused a new one"})
+        "head": fixed("head"), "why": "the connection to the host closed; it refused a new one",
+        "for": Identity(fixed("alice")).public})
 
 
 def envelopes() -> dict[str, Any]:
@@ -74,7 +76,8 @@ def statements() -> dict[str, Any]:
                    "role": "intro"}),
         ("alive", {"table": TABLE, "index": 42, "head": fixed("head")}),
         ("lost", {"table": TABLE, "host": Identity(fixed("host")).public, "index": 42,
-                  "head": fixed("head"), "why": "the host's connection closed"}),
+                  "head": fixed("head"), "why": "the host's connection closed",
+                  "for": Identity(fixed("bob")).public}),
     ]
     return {"identity_secret": fixed("alice").hex(), "public": alice.public.hex(),
             "cases": [{"kind": kind, "statement": seal_statement(alice, kind, data).hex()}

@@ -137,3 +137,10 @@ def introduce(sequencer: Any, conn: int, client: Any, now: float) -> bytes:
     client.receive(frame(pack(challenge)), now)
     intro: bytes = client.out.pop(0)
     return intro
+
+
+def lost_to(signer: Any, successor: Any, why: str) -> bytes:
+    """``signer``'s ``lost`` statement (``sign_lost``), signed for ``successor`` (a statement
+    counts only for the successor it names)."""
+    signer.sign_lost(why)
+    return bytes(signer.lost_for(successor.identity.public))

@@ -6,25 +6,25 @@ the table went."""
 
 from __future__ import annotations
 
-from p2p_pageone.session.attachment import follows_frame
+from p2p_pageone.session.attachment import intro_answer
 from p2p_pageone.session.client import Client
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.session.reattach import TAKE_OVER_WITHIN, Attempt, Reattach, Wait
 from p2p_pageone.wire.codec import frame, pack, unpack
 
-from .test_reattach import CLOSED, _dropped, _endpoint, _mid_hand, _own_lost, _told_seat_1
+from .test_reattach import CLOSED, _dropped, _endpoint, _mid_hand, _tell, _told_seat_1
 
 
 def test_a_listener_names_the_host_its_seat_follows_only_while_one_answers_it() -> None:
     t = _mid_hand()
     joiner = t.sessions[2]
-    word = unpack(follows_frame(joiner)[4:])
+    word = unpack(intro_answer(joiner)[4:])
     assert word == {"control": "follows", "host": joiner.host_key}
-    assert follows_frame(t.sessions[0]) == b""  # the host itself says nothing
+    assert intro_answer(t.sessions[0]) == b""  # the host itself says nothing
     joiner.attachment.may_resume = True
     joiner.lost_host(CLOSED)  # in a drop: it follows no host now
-    assert follows_frame(joiner) == b""
+    assert intro_answer(joiner) == b""
 
 
 def test_a_joiner_hears_the_word_on_its_connection_and_forgets_it_on_the_next() -> None:
@@ -49,7 +49,7 @@ def _hand_statement_to_seat_2(t: MemoryTable) -> tuple[PeerSession, Reattach, fl
         if isinstance(step, Attempt) and step.tell:
             break
         now += 0.25
-    assert step == Attempt(_endpoint(2), _own_lost(session), False)
+    assert step == _tell(session, 2)
     reattach.told_lost(step, "taken", now)
     session.lost_host(CLOSED)
     reattach.attempted(step, "", now)

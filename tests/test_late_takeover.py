@@ -15,7 +15,7 @@ import pytest
 
 from p2p_pageone.audit.check import audit_bytes
 from p2p_pageone.engine import make_settings
-from p2p_pageone.session.attachment import follows_frame
+from p2p_pageone.session.attachment import intro_answer
 from p2p_pageone.session.client import Client
 from p2p_pageone.session.common import parse_endpoint
 from p2p_pageone.session.handover import start_takeover, take_lost_statement
@@ -193,7 +193,7 @@ class LateTakeover:
             self.seqs[owner].connect(self.next_conn, now)
         else:  # its listener takes our intro and closes (it has not taken the table over),
             # saying which host its seat follows now, if one answers it
-            if answer := follows_frame(self.s[owner]):
+            if answer := intro_answer(self.s[owner]):
                 Client(session, now, expect=reattach.expected_key(step)).receive(answer, now)
             session.lost_host("the connection to the host closed")
             self.after(line, reattach.attempted(step, "", now), now)
@@ -289,6 +289,20 @@ def test_two_seats_that_never_reach_the_new_host_close_its_table_naming_nobody()
         assert "half the table went silent at once" in session.ended, (p, session.ended)
         report = audit_bytes(b"".join(frame(raw) for raw in session.log))
         assert report.fault is None, report.fault
+
+
+@pytest.mark.parametrize("slow", [{}, {2: 35.0, 3: 45.0}])
+def test_seats_cut_from_each_other_cede_to_the_one_both_reach(slow: dict[int, float]) -> None:
+    # (review helper-24, against the first ceding rule) four seats, the link between seats 1
+    # and 2 cut: each of them can never gather a majority (the seats it reaches are too few),
+    # so each gives its statement to seat 3 at once, which takes over
+    table = LateTakeover(4, slow, cut=((1, 2),))
+    table.run(limit=900.0)
+    assert table.host == 3
+    for p in (1, 2, 3):
+        session = table.s[p]
+        assert session.game_over and not session.ended, (p, session.ended)
+    assert_one_history(table, [1, 2, 3])
 
 
 def test_a_seat_that_reaches_the_gathering_new_host_early_keeps_its_back() -> None:

@@ -22,6 +22,7 @@ from p2p_pageone.session.reattach import CUT_FROM_HOST, stop_retrying
 from p2p_pageone.session.route import Route
 from p2p_pageone.wire.codec import FrameDecoder, frame, pack, unpack
 
+from .helpers import lost_to
 from .test_takeover_attacks import NewHost, kinds, run_until
 
 HOST = ("127.0.0.1", 7000)
@@ -96,11 +97,11 @@ def test_the_successor_takes_over_only_with_a_majority_of_statements() -> None:
     successor.sign_lost("the host sent nothing for 10 s; a new connection was not answered")
     after = route.next(successor, True, successor.lost_majority())
     assert after not in (None, HOST)  # no takeover: it looks whether the seats after it are
-    assert successor.take_lost(s[2].sign_lost("the host went silent")) is None
+    assert successor.take_lost(lost_to(s[2], successor, "the host went silent")) is None
     assert not successor.lost_majority()  # 2 of the 4 listening seats: no majority
     route.last = HOST
     assert route.next(successor, True, successor.lost_majority()) is not None
-    assert successor.take_lost(s[3].sign_lost("the host went silent")) is None
+    assert successor.take_lost(lost_to(s[3], successor, "the host went silent")) is None
     assert successor.lost_majority()  # 3 of 4
     route.last = HOST
     assert route.next(successor, True, successor.lost_majority()) is None
@@ -113,10 +114,12 @@ def test_a_takeover_with_too_few_or_forged_statements_names_its_author() -> None
     own = author.sign_lost("lost it")
     stranger = seal_statement(other.identity, "lost", {
         "table": bytes(16), "host": other.host_key, "index": 0, "head": bytes(32),
-        "why": "another table"})
+        "why": "another table", "for": author.identity.public})
     for lost, why in [([own], "lost statements of 1 seats; a takeover needs 3"),
-                      ([own, own, other.sign_lost("x")], "two lost statements of one seat"),
-                      ([own, stranger, s[3].sign_lost("y")], "for this table")]:
+                      ([own, own, lost_to(other, author, "x")], "two lost statements of one seat"),
+                      ([own, stranger, lost_to(s[3], author, "y")], "for this table"),
+                      ([own, other.sign_lost("x"), s[3].sign_lost("y")],
+                       "counts only for the successor it names")]:
         raw = _takeover(author, lost)
         assert why in (author.admissible(open_envelope(raw)) or ""), why
         viewer = _mid_hand()  # the same table, folded again: an honest peer's view
@@ -151,13 +154,13 @@ def test_intros_without_proof_are_no_witnesses_and_a_live_host_refuses_lost() ->
             peer = s[2]
             answers.append(await _say(port, lambda c: {
                 "control": "lost", "from": peer.identity.public, "statement":
-                peer.sign_lost("lost"), "proof": proof_of_key(peer.identity, c["nonce"],
+                lost_to(peer, successor, "lost"), "proof": proof_of_key(peer.identity, c["nonce"],
                                                               c["from"], "lost")}))
             successor.attachment.answered = False  # now it has lost the host too
             successor.attachment.dropped = "the host sent nothing for 10 s"
             answers.append(await _say(port, lambda c: {
                 "control": "lost", "from": peer.identity.public, "statement":
-                peer.sign_lost("lost"), "proof": proof_of_key(peer.identity, c["nonce"],
+                lost_to(peer, successor, "lost"), "proof": proof_of_key(peer.identity, c["nonce"],
                                                               c["from"], "lost")}))
         finally:
             standby.close()

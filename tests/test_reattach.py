@@ -38,6 +38,7 @@ from p2p_pageone.session.reattach import (
 from p2p_pageone.session.route import Route
 from p2p_pageone.wire.codec import FrameDecoder, ProtocolError, pack, unpack
 
+from .helpers import lost_to
 from .test_takeover_attacks import run_until
 
 HOST = ("127.0.0.1", 7000)  # where the joiners first found the host
@@ -71,6 +72,12 @@ def _dropped(t: MemoryTable, seat: int) -> tuple[PeerSession, Reattach]:
     assert reattach.attempted(step, "", 0.0) == Retry(0.0)  # it had got in: at once
     session.resume()
     return session, reattach
+
+
+def _tell(session: PeerSession, seat: int) -> Attempt:
+    """The attempt that hands our statement, signed for ``seat``, to that successor."""
+    return Attempt(_endpoint(seat), session.lost_for(session.keys[seat]), False,
+                   _own_lost(session))
 
 
 def _own_lost(session: PeerSession) -> bytes:
@@ -107,7 +114,7 @@ def test_a_host_that_refused_or_never_answered_is_lost_and_we_sign_so() -> None:
         session.lost_host(CLOSED)
         session.attachment.answered = answered
         assert host_failure(session, True, outcome) == said
-        statement = open_lost(session, _own_lost(session))
+        statement = open_lost(session, _own_lost(session), None)
         assert statement.data["why"] == f"{CLOSED} ({said} again)"
 
 
@@ -141,7 +148,8 @@ def test_a_host_that_took_our_intro_and_said_nothing_gets_our_lost_statement() -
     value = unpack(payload)
     assert value["control"] == "lost" and value["proof"] == b""
     assert value["statement"] == _own_lost(session)
-    assert "a new connection was not answered" in open_lost(session, value["statement"]).data["why"]
+    why = open_lost(session, value["statement"], None).data["why"]
+    assert "a new connection was not answered" in why
 
 
 def test_no_lost_statement_on_a_connection_that_was_answered_or_to_a_successor() -> None:
@@ -179,7 +187,7 @@ def test_our_lost_statement_goes_first_to_the_successor_and_only_once() -> None:
     session, reattach = _dropped(t, 2)
     _refused_by_host(session, reattach, 0.0)
     step = reattach.next_step(True, 1.0)
-    assert step == Attempt(_endpoint(1), _own_lost(session), False)
+    assert step == _tell(session, 1)
     assert session.attachment.via_successor
     assert reattach.expected_key(step) == t.sessions[1].identity.public
     reattach.told_lost(step, "taken", 1.0)
@@ -206,7 +214,7 @@ def _told_seat_1(session: PeerSession, reattach: Reattach) -> None:
     (it lost the host too) and then closed our intro: it has not taken the table over."""
     _refused_by_host(session, reattach, 0.0)
     step = reattach.next_step(True, 1.0)
-    assert step == Attempt(_endpoint(1), _own_lost(session), False)
+    assert step == _tell(session, 1)
     reattach.told_lost(step, "taken", 1.0)
     session.lost_host(CLOSED)
     reattach.attempted(step, "", 1.5)
@@ -232,7 +240,7 @@ def test_a_successor_that_took_our_statement_and_never_took_over_is_passed() -> 
     _told_seat_1(session, reattach)
     later = 1.0 + TAKE_OVER_WITHIN
     for seat in (3, 4):
-        assert session.take_lost(t.sessions[seat].sign_lost("the host went silent")) is None
+        assert session.take_lost(lost_to(t.sessions[seat], session, "the host went silent")) is None
     assert not isinstance(reattach.next_step(True, later - 0.5), TakeOver)
     _look_at_seat_1(session, reattach, later)
     assert isinstance(reattach.next_step(True, later), TakeOver)
@@ -246,9 +254,18 @@ def test_our_statement_goes_past_a_successor_that_sat_on_it_to_the_next() -> Non
     later = 1.0 + TAKE_OVER_WITHIN
     _look_at_seat_1(session, reattach, later)
     steps = [reattach.next_step(True, later + n) for n in range(3)]
-    assert Attempt(_endpoint(3), _own_lost(session), False) in steps  # no majority: not us
+    # we stand next, with no majority: an intro alone to seat 3 while we may yet take over
+    assert Attempt(_endpoint(3), b"", False) in steps and _tell(session, 3) not in steps
     # it may yet take over (a majority that formed late): an intro alone, once per 5 s
     assert steps.count(Attempt(_endpoint(1), b"", False)) == 1
+    # seat 3 holds statements naming it that make a majority with ours: we cede, seat 3 gets
+    # our statement, and we never take over from this host
+    third, first = t.sessions[3], t.sessions[1]
+    third.sign_lost("the host went silent")
+    reattach.holds[third.identity.public] = [third.attachment.lost[third.identity.public],
+                                    lost_to(first, third, "the host went silent")]
+    steps = [reattach.next_step(True, later + 3 + n) for n in range(3)]
+    assert _tell(session, 3) in steps and reattach.route.ceded == session.host_key
 
 
 def test_a_successor_that_sits_on_our_statement_still_counts_as_heard() -> None:
@@ -313,7 +330,7 @@ def test_a_successor_that_did_not_take_our_statement_is_told_again(outcome: str)
     assert reattach.told[_endpoint(1)] == b""
     reattach.route.note(_endpoint(1), "")  # later it serves again, and the route is back
     reattach.route.last = HOST  # at it after a try of the host
-    assert reattach.next_step(True, 2.0) == Attempt(_endpoint(1), _own_lost(session), False)
+    assert reattach.next_step(True, 2.0) == _tell(session, 1)
 
 
 def test_a_successor_with_nothing_to_hand_over_is_noted_as_told_nothing() -> None:
@@ -330,7 +347,7 @@ def test_a_majority_lost_and_we_are_next_we_take_over() -> None:
     session, reattach = _dropped(t, 1)
     _refused_by_host(session, reattach, 0.0)
     for other in t.sessions[2:]:
-        assert session.take_lost(other.sign_lost("the host went silent")) is None
+        assert session.take_lost(lost_to(other, session, "the host went silent")) is None
     assert isinstance(reattach.next_step(True, 1.0), TakeOver)
     start_takeover(session)
     assert session.attachment.taking_over == 0
@@ -345,9 +362,9 @@ def test_no_listener_no_takeover_the_next_seat_gets_our_statement() -> None:
     session, reattach = _dropped(t, 1)
     _refused_by_host(session, reattach, 0.0)
     for other in t.sessions[2:]:
-        session.take_lost(other.sign_lost("the host went silent"))
+        session.take_lost(lost_to(other, session, "the host went silent"))
     step = reattach.next_step(False, 1.0)
-    assert step == Attempt(_endpoint(2), _own_lost(session), False)
+    assert step == _tell(session, 2)
 
 
 def test_without_a_majority_the_successor_does_not_take_over() -> None:
@@ -555,9 +572,8 @@ def _next_in_line_told_seat_2(t: MemoryTable) -> tuple[PeerSession, Reattach]:
     step = _left_for_not_serving(session, reattach, 1.0)
     reattach.attempted(step, "", 1.0)
     session.resume()
-    step = reattach.next_step(True, 1.25)  # past us to seat 2 (it has no host either)
-    assert isinstance(step, Attempt) and step.target == _endpoint(2) and step.tell
-    reattach.told_lost(step, "taken", 1.25)
+    step = reattach.next_step(True, 1.25)  # past us to seat 2 (it has no host either): an
+    assert step == Attempt(_endpoint(2), b"", False)  # intro alone, we may yet take over
     session.lost_host(CLOSED)
     reattach.attempted(step, "", 1.5)
     return session, reattach
@@ -573,7 +589,8 @@ def test_the_next_in_line_waits_for_the_others_statements_then_takes_over() -> N
         other = t.sessions[seat]
         other.attachment.may_resume = True
         other.lost_host(CLOSED)
-        assert session.take_lost(other.sign_lost("the host is not serving the table")) is None
+        word = lost_to(other, session, "the host is not serving the table")
+        assert session.take_lost(word) is None
     assert isinstance(reattach.next_step(True, 2.0), TakeOver)
 
 
@@ -605,7 +622,7 @@ def test_a_successors_refusals_count_across_a_return_that_does_not_last(
     session, reattach = _dropped(_mid_hand(), 2)
     _refused_by_host(session, reattach, 0.0)
     step = reattach.next_step(True, 1.0)
-    assert step == Attempt(_endpoint(1), _own_lost(session), False)
+    assert step == _tell(session, 1)
     reattach.told_lost(step, "", 1.0)  # "the host still answers here"
     step = reattach.next_step(True, 2.0)
     session.attachment.log_read = True  # the host took us back ...

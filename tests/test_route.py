@@ -37,7 +37,9 @@ def test_the_first_successor_takes_over_only_with_a_majority_and_listening() -> 
     assert route.next(s, listening=True, majority=False) == ("127.0.0.2", 7002)  # seats after
     route.note(("127.0.0.2", 7002), "")  # it is there
     assert route.next(s, listening=True, majority=False) == HOST
-    assert route.next(s, listening=False, majority=True) == ("127.0.0.2", 7002)  # no listener
+    # no listener: the seats after us, each in turn (one that never fails us must not hide
+    # what the others hold)
+    assert route.next(s, listening=False, majority=True) == ("127.0.0.3", 7003)
     # the host failed us and a majority lost it: no other try of the host first
     assert route.next(s, listening=True, majority=True) is None
 

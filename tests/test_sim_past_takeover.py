@@ -10,12 +10,14 @@ from p2p_pageone.audit.check import audit_bytes
 from p2p_pageone.audit.compare import compare
 from p2p_pageone.byzantine.runner import run
 from p2p_pageone.byzantine.scenario import make
+from p2p_pageone.crypto.envelope import open_envelope, seal
+from p2p_pageone.crypto.statements import open_statement
 from p2p_pageone.session.client import CHALLENGE_AGAIN_WITHIN, WELCOME_WITHIN, Client
 from p2p_pageone.session.logsync import from_host, next_from_host
 from p2p_pageone.wire.codec import frame
 
 from .test_reattach import _mid_hand
-from .test_takeover_split import FriendNextInLine
+from .test_takeover_split import FRIEND, FriendNextInLine
 
 PAST_TAKEOVER = {
     # a seat back on a connection to the old host, which kept it waiting, took the new host's
@@ -84,13 +86,21 @@ def test_a_new_host_gets_as_long_for_its_challenge_as_a_first_host() -> None:
     assert Client(session, t.now).challenge_within == WELCOME_WITHIN
 
 
-def test_two_takeovers_by_two_successors_name_nobody() -> None:
-    # the open "two takeovers" (SPEC §8): a host's friend takes over the instant the next
-    # successor does, and keeps a seat that noticed late. Two tables; neither successor signed
-    # both, so comparing the logs names nobody (it named the longer log's new host)
+def test_two_takeovers_where_neither_ceded_name_nobody() -> None:
+    # two successors each took over on a majority's statements naming it, and neither's own
+    # statement for the other stands in the other's takeover (an honest race, SPEC §8): the
+    # split names nobody. Built from the friend's two tables, seat 2's takeover signed again
+    # without the friend's statement
     table = FriendNextInLine(5, -1.0, {4: 20.0}, fast_host=True)
     table.run(limit=600.0)
     logs = [list(table.s[p].log) for p in (2, 4)]
+    at = next(i for i, (a, b) in enumerate(zip(*logs, strict=False)) if a != b)
+    env, seat_2 = open_envelope(logs[0][at]), table.s[2]
+    friend = table.s[FRIEND].identity.public
+    lost = [raw for raw in env.data["lost"] if open_statement(raw, "lost").sender != friend]
+    again = seal(seat_2.identity, env.table, env.hand, env.seq, env.prev, "takeover",
+                 {**env.data, "lost": lost})
+    logs[0] = [*logs[0][:at], again]
     audits = [audit_bytes(b"".join(frame(raw) for raw in log)) for log in logs]
     result = compare(["p2", "p4"], logs, audits)
     assert result.relation == "split" and result.host_seat == -1, result.text

@@ -44,7 +44,8 @@ class AheadFromAFriend(FriendNextInLine):
         if not self.gave and two.attachment.dropped and two.chain is not None:
             word = seal_statement(friend.identity, "lost", {
                 "table": two.table_id, "host": two.host_key, "index": two.chain.length + 1,
-                "head": os.urandom(32), "why": "the host went silent"})
+                "head": os.urandom(32), "why": "the host went silent",
+                "for": two.identity.public})
             self.gave = not take_lost_statement(two, friend.identity.public, word)
 
 

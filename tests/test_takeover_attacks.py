@@ -16,7 +16,7 @@ from p2p_pageone.session.peer import PeerSession
 from p2p_pageone.session.sequencer import Sequencer
 from p2p_pageone.wire.codec import MAX_FRAME, frame, pack
 
-from .helpers import claim
+from .helpers import claim, lost_to
 
 
 def kinds(session: PeerSession) -> list[str]:
@@ -36,7 +36,8 @@ class NewHost:
     def __init__(self, sessions: list[PeerSession], now: float) -> None:
         self.now, self.host = now, sessions[1]
         for peer in sessions[1:]:
-            raw = peer.sign_lost("the connection to the host closed; it refused a new one")
+            raw = lost_to(peer, self.host,
+                          "the connection to the host closed; it refused a new one")
             if raw:
                 assert self.host.take_lost(raw) is None
         self.host.take_over()

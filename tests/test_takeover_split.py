@@ -8,9 +8,15 @@ one did, drew a seat from that table onto its own: two histories, nobody named).
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from p2p_pageone.audit.check import audit_bytes
+from p2p_pageone.audit.compare import compare
+from p2p_pageone.crypto.statements import seal_statement
 from p2p_pageone.session.handover import take_lost_statement
+from p2p_pageone.wire.codec import frame
 
 from .test_late_takeover import LateTakeover, Line, assert_one_history
 
@@ -40,8 +46,8 @@ class FriendNextInLine(LateTakeover):
     def before(self, now: float) -> None:
         friend = self.s[FRIEND]
         if friend.attachment.dropped and friend.identity.public not in friend.attachment.lost:
-            friend.sign_lost("the host went silent")  # signed for seat 2's use
-        own = friend.attachment.lost.get(friend.identity.public, b"")
+            friend.sign_lost("the host went silent")
+        own = friend.lost_for(self.s[2].identity.public)  # signed for seat 2's use: it cedes
         passed = any(self.lines[p].reattach.route.failed for p in self.lines if p != FRIEND)
         if own and passed and not self.gave:
             self.gave = not take_lost_statement(self.s[2], friend.identity.public, own)
@@ -67,14 +73,7 @@ def test_the_next_successor_gets_the_statements_though_the_host_is_slow_to_refus
         assert table.s[p].seat_of(table.s[p].host_key) == 2 and not table.s[p].ended
 
 
-TWO_TAKEOVERS = pytest.mark.xfail(strict=True, reason=(
-    "open (protocol/SPEC.md §8, two takeovers): the friend takes over the instant seat 2 does "
-    "and welcomes seat 4, which noticed the host late and still holds it as its successor; "
-    "this passed only while a seat reaching a gathering new host early gave up its back"))
-
-
-@pytest.mark.parametrize(("delay", "slow"), [
-    (0.0, {}), (3.0, {}), pytest.param(-1.0, {4: 20.0}, marks=TWO_TAKEOVERS)])
+@pytest.mark.parametrize(("delay", "slow"), [(0.0, {}), (3.0, {})])
 def test_a_friend_that_takes_over_just_after_the_next_one_draws_nobody_away(
         delay: float, slow: dict[int, float]) -> None:
     table = FriendNextInLine(5, delay, slow, fast_host=True)
@@ -82,6 +81,67 @@ def test_a_friend_that_takes_over_just_after_the_next_one_draws_nobody_away(
     assert 2 in table.seqs
     for p in _one_history(table):
         assert table.s[p].seat_of(table.s[p].host_key) == 2, (p, table.s[p].ended)
+
+
+def test_a_friend_that_ceded_and_took_over_is_named_by_the_logs() -> None:
+    # (SPEC §8, two takeovers) the friend takes over the instant seat 2 does, and keeps seat
+    # 4, which noticed the host late and still holds it as its successor: two tables. Seat 2's
+    # takeover carries the friend's own statement naming seat 2, so the friend ceded the table
+    # and took it over all the same: comparing the logs names it
+    table = FriendNextInLine(5, -1.0, {4: 20.0}, fast_host=True)
+    table.run(limit=600.0)
+    assert {2, FRIEND} <= set(table.seqs)
+    logs = [list(table.s[p].log) for p in (2, 4)]
+    audits = [audit_bytes(b"".join(frame(raw) for raw in log)) for log in logs]
+    result = compare(["p2", "p4"], logs, audits)
+    assert result.relation == "fork" and result.host_seat == FRIEND and result.signed, result.text
+    assert "ceded the table and took it over all the same" in result.text
+
+
+class OneAheadFriend(FriendNextInLine):
+    """(review helper-24) The host sequenced one more entry, the friend's own, and sent it to
+    the friend alone, which serves it to nobody: the friend cedes to seat 2 at seat 2's own
+    position and takes over one entry later, so the two logs part before either takeover."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        table, client = self.table, self.table.clients[FRIEND - 1]
+        chunks, client.out = client.out, []
+        for chunk in chunks:
+            table.sequencer.receive(FRIEND, chunk, self.start)
+        out, table.sequencer.out = table.sequencer.out, []
+        for conn, data in out:
+            if conn == FRIEND:
+                client.receive(data, self.start)
+
+    def _mesh(self, now: float) -> bool:
+        self.s[FRIEND].outbox.direct_out.clear()  # it serves nobody its longer log
+        return super()._mesh(now)
+
+    def before(self, now: float) -> None:
+        friend, two = self.s[FRIEND], self.s[2]
+        if friend.attachment.dropped and friend.identity.public not in friend.attachment.lost:
+            friend.sign_lost("the host went silent")
+        passed = any(self.lines[p].reattach.route.failed for p in self.lines if p != FRIEND)
+        if passed and not self.gave and two.chain is not None:
+            word = seal_statement(friend.identity, "lost", {
+                "table": two.table_id, "host": two.host_key, "index": two.chain.length,
+                "head": two.chain.head, "why": "the host went silent",
+                "for": two.identity.public})
+            self.gave = not take_lost_statement(two, friend.identity.public, word)
+        if FRIEND not in self.seqs and two.lost_majority() and friend.lost_majority():
+            self.take_over(FRIEND, now)
+
+
+def test_a_friend_that_ceded_and_took_over_one_entry_later_is_named_too() -> None:
+    table = OneAheadFriend(5, -1.0, {4: 20.0}, fast_host=True)
+    assert len(table.s[FRIEND].log) == len(table.s[2].log) + 1
+    table.run(limit=600.0)
+    logs = [list(table.s[p].log) for p in (2, 4)]
+    audits = [audit_bytes(b"".join(frame(raw) for raw in log)) for log in logs]
+    assert [audit.fault for audit in audits] == [None, None]
+    result = compare(["p2", "p4"], logs, audits)
+    assert result.relation == "fork" and result.host_seat == FRIEND and result.signed, result.text
 
 
 @pytest.mark.parametrize("stops_at", [42.0, 50.0])

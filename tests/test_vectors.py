@@ -53,7 +53,7 @@ def test_lost_statement_vector_opens_and_reseals_byte_for_byte() -> None:
     raw = bytes.fromhex(data["lost"]["statement"])
     statement = open_statement(raw, "lost")
     assert statement.sender == bob.public and statement.data["index"] == 7
-    assert statement.data["host"].hex() == data["public"]
+    assert statement.data["host"].hex() == data["public"] == statement.data["for"].hex()
     assert seal_statement(bob, "lost", statement.data) == raw
     takeover = next(case for case in data["cases"] if case["type"] == "takeover")
     assert open_envelope(bytes.fromhex(takeover["envelope"])).data["lost"] == [raw]

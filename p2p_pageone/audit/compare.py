@@ -16,6 +16,7 @@ from typing import Any
 
 from ..crypto.envelope import extend, genesis, open_envelope
 from ..crypto.identity import fingerprint
+from ..crypto.statements import open_statement
 from ..wire.codec import ProtocolError
 from ..wire.kinds import KIND_RULES, EntryKind
 from .check import Audit
@@ -62,6 +63,11 @@ def compare(paths: list[str], logs: list[list[bytes]], audits: list[Audit]) -> C
         at = next((i for i, (a, b) in enumerate(zip(log, base, strict=False)) if a != b), -1)
         if at >= 0:
             first, second = describe_entry(base[at], names), describe_entry(log[at], names)
+            in_office = _host_at(base, at)
+            pair = _takeovers_from(at, [base, log], in_office)
+            if pair and (named := _ceded_and_took_over(
+                    at, [paths[longest], path], pair, audits[longest], in_office)):
+                return named
             if (first["type"] == "takeover") != (second["type"] == "takeover"):
                 return _split(at, [(paths[longest], first), (path, second)])
             if first["type"] == second["type"] == "takeover" and (
@@ -145,10 +151,68 @@ def _split(at: int, forks: list[tuple[str, dict[str, Any]]]) -> Comparison:
                      at, forks)
 
 
+def _takeovers_from(at: int, logs: list[list[bytes]], host: bytes) -> list[bytes]:
+    """Each log's first ``takeover`` at or after ``at``, the fork, if both have one, by two
+    successors, of the host in office there ([] if not): a successor may put entries of its own
+    ahead of its takeover, so the logs part before it."""
+    found = []
+    for log in logs:
+        raw = next((raw for raw in log[at:] if _kind(raw) == EntryKind.TAKEOVER), b"")
+        found.append(raw)
+    if not all(found):
+        return []
+    one, two = (open_envelope(raw) for raw in found)
+    if one.sender == two.sender or host in (one.sender, two.sender):
+        return []
+    return found
+
+
+def _kind(raw: bytes) -> str:
+    try:
+        return open_envelope(raw).kind
+    except ProtocolError:
+        return ""
+
+
+def _ceded_and_took_over(at: int, paths: list[str], raws: list[bytes], audit: Audit,
+                         host: bytes) -> Comparison | None:
+    """Two takeovers of ``host`` after the fork, one of them carrying the other successor's
+    own ``lost`` statement of that host naming it, a successor after the other in line: the
+    other ceded the table to it (SPEC §7, "Failover") and took it over all the same. It is
+    named (None: neither did)."""
+    state = audit.state
+    if state is None:
+        return None
+    names = dict(zip(state.keys, state.names, strict=False))
+    envs = [open_envelope(raw) for raw in raws]
+    entries = [describe_entry(raw, names) for raw in raws]
+    for one, other in ((0, 1), (1, 0)):
+        taker, carrier = envs[one].sender, envs[other].sender
+        if state.seat_of(taker) >= state.seat_of(carrier):
+            continue
+        for raw in envs[other].data["lost"]:
+            try:
+                word = open_statement(raw, "lost")
+            except ProtocolError:
+                continue
+            if (word.sender == taker and word.data["for"] == carrier
+                    and word.data["host"] == host and word.data["table"] == envs[one].table):
+                seat = state.seat_of(taker)
+                return Comparison(
+                    "fork", f"fork at entry {at}: {paths[one]} has the table taken over by "
+                    f"{_by(entries[one])} and {paths[other]} by {_by(entries[other])}, "
+                    f"whose takeover carries {state.who(seat)}'s own signed word that it lost "
+                    "the host, naming the other as its successor: it ceded the table and took "
+                    "it over all the same", at,
+                    [{"log": path, **e} for path, e in zip(paths, entries, strict=True)],
+                    seat, [], True)
+    return None
+
+
 def _two_takeovers(at: int, forks: list[tuple[str, dict[str, Any]]]) -> Comparison:
     """Two successors each took the table over at the same place, each on a majority's
-    ``lost`` statements (a statement is bound to no successor, so a seat's word can count for
-    two: SPEC §8, "Open"). Neither signed both: nobody is named."""
+    ``lost`` statements naming it (a seat that passed one successor by signs for the next: an
+    honest race, SPEC §8, "Open"). Neither ceded to the other: nobody is named."""
     (one, first), (other, second) = forks
     return _split_of(f"there {one} has the table taken over by {_by(first)} and {other} by "
                      f"{_by(second)}, each on the word of a majority of the seats: two tables, "

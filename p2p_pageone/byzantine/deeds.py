@@ -115,7 +115,7 @@ def _takeover(table: SimTable, actor: PeerSession, action: Action) -> bool:
         return False
     own = seal_statement(actor.identity, "lost", {
         "table": actor.table_id, "host": actor.host_key, "index": actor.chain.length,
-        "head": actor.chain.head, "why": "the host went silent"})
+        "head": actor.chain.head, "why": "the host went silent", "for": actor.identity.public})
     env = sealed_by(actor, "takeover", {"seat": actor.host_seat, "window": 60, "lost": [own]})
     if env is None:
         return False

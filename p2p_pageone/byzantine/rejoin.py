@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..session.attachment import follows_frame
+from ..session.attachment import intro_answer
 from ..session.client import Client
 from ..session.handover import take_lost_statement, unanswered_word
 from ..session.peer import PeerSession
@@ -180,7 +180,7 @@ class Links:
             line.conn = self._open(party, reattach.expected_key(step), now, owner)
             return
         else:  # its listener takes our intro and closes: it has not taken the table over
-            if word := follows_frame(self.table.session(owner)):  # whom its seat follows now
+            if word := intro_answer(self.table.session(owner)):  # whom its seat follows now
                 Client(session, now, SILENT_AFTER).receive(word, now)
             session.lost_host("the connection to the host closed")
             outcome = ""

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..crypto.envelope import open_envelope
 from ..crypto.statements import open_statement
-from ..session.attachment import follows_frame
+from ..session.attachment import intro_answer
 from ..session.common import parse_endpoint
 from ..session.handover import take_lost_statement
 from ..session.links import (
@@ -146,7 +146,7 @@ class Standby:
                     await asyncio.wait_for(writer.drain(), 2.0)
                 return
             if value["control"] == "intro":  # no witness of anything: a new host takes it
-                if answer := follows_frame(s):  # the host our seat follows now, if any
+                if answer := intro_answer(s):  # the host our seat follows now, if any
                     writer.write(answer)
                     await asyncio.wait_for(writer.drain(), 2.0)
                 return

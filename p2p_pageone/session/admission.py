@@ -32,7 +32,7 @@ def admissible(s: PlayerState, env: Envelope) -> str | None:
         if env.sender != s.identity.public:
             return "only a new host appends takeover, as its own first entry"
         return (takeover_refusal(s, env.sender, env.data["seat"])
-                or majority_refusal(s, env.data["lost"]))
+                or majority_refusal(s, env.data["lost"], env.sender))
     if s.expelling(s.seat_of(env.sender)):
         return "this seat is being expelled for a deck message every peer refuses"
     return deck_refusal(s, env) or kind_refusal(s, env)

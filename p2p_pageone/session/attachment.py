@@ -38,15 +38,19 @@ def lost_frame(s: PlayerState, statement: bytes, proof: bytes = b"") -> bytes:
                        "statement": statement}))
 
 
-def follows_frame(s: PlayerState) -> bytes:
+def intro_answer(s: AttachedPlayer) -> bytes:
     """Our listener's answer to a seat's ``intro``: the host our seat follows now, if a host
     answers us (a successor that joined another's takeover says where the table went: the seat
-    that handed it its ``lost`` statement follows it there); b"" while we have none (in a drop,
-    or taking the table over) or are the host."""
+    that handed it its ``lost`` statement follows it there); in a drop, the lost statements we
+    hold that name us (a seat next in line before us cedes to us once they and its own make a
+    majority); b"" while we have none, take the table over, or are the host."""
     at = s.attachment
-    if s.is_host or not at.answered or at.dropped or at.taking_over >= 0:
+    if s.is_host or at.taking_over >= 0:
         return b""
-    return frame(pack({"control": "follows", "host": s.host_key}))
+    if at.answered and not at.dropped:
+        return frame(pack({"control": "follows", "host": s.host_key}))
+    held = s.lost_statements()  # no host answers us (in a drop, or trying the host again)
+    return frame(pack({"control": "holds", "lost": held})) if held else b""
 
 
 class AttachedPlayer(PlayerState):
@@ -151,6 +155,7 @@ class AttachedPlayer(PlayerState):
         self.attachment.known, self.attachment.checked = len(self.log), 0
         at = self.attachment
         at.resuming, at.answered, at.back_sent, at.follows = True, False, b"", b""
+        at.holds = []
 
     def take_over(self) -> None:
         """The host is gone and we are its successor: we become the table's sequencer. Nothing
@@ -169,8 +174,9 @@ class AttachedPlayer(PlayerState):
         if old >= 0 and not self.ended and not self.game_over:
             self._own_lost_at_head()
             lost = [] if self.handed_over >= 0 else self.lost_statements()
-            if majority_refusal(self, lost) is not None:  # what was handed over changed who
-                self.network_stop(MINORITY)  # listens: no majority now, no takeover
+            # what was handed over changed who listens: no majority now, no takeover
+            if majority_refusal(self, lost, self.identity.public) is not None:
+                self.network_stop(MINORITY)
                 return
             self.notify("takeover", {"seat": old, "window": window, "lost": lost})
         self.flush(now)
@@ -187,7 +193,7 @@ class AttachedPlayer(PlayerState):
         if data["index"] < chain.length and data["host"] == self.host_key:
             self.attachment.lost[self.identity.public] = seal_statement(self.identity, "lost", {
                 "table": self.table_id, "host": self.host_key, "index": chain.length,
-                "head": chain.head, "why": data["why"]})
+                "head": chain.head, "why": data["why"], "for": self.identity.public})
 
     # --- takeover by majority (protocol/SPEC.md §7, "Failover") ---------------------------------
 
@@ -199,31 +205,46 @@ class AttachedPlayer(PlayerState):
         if (chain is None or self.game is None or self.game_over or self.is_host
                 or self.me not in listening_seats(self)):
             return b""
-        own = self.attachment.lost.get(self.identity.public, b"")
-        if own and self.take_lost(own) is None and open_lost(self, own).data["index"] == \
+        me = self.identity.public
+        own = self.attachment.lost.get(me, b"")
+        if own and self.take_lost(own) is None and open_lost(self, own, me).data["index"] == \
                 chain.length:
             return own
         own = seal_statement(self.identity, "lost", {
             "table": self.table_id, "host": self.host_key, "index": chain.length,
-            "head": chain.head, "why": why[:200]})
-        self.attachment.lost[self.identity.public] = own
+            "head": chain.head, "why": why[:200], "for": me})
+        self.attachment.lost[me] = own
         return own
 
-    def take_lost(self, raw: bytes) -> str | None:
-        """Keep a seat's ``lost`` statement of our present host; else why it does not count."""
+    def lost_for(self, successor: bytes) -> bytes:
+        """Our own ``lost`` statement (``sign_lost``), signed again for ``successor``: a
+        statement counts only for the successor it names (b"": we hold none)."""
+        own = self.attachment.lost.get(self.identity.public, b"")
+        if not own or not successor or successor == self.identity.public:
+            return own
+        data = dict(open_statement(own, "lost").data)  # our own: it opens
+        data["for"] = successor
+        return seal_statement(self.identity, "lost", data)
+
+    def take_lost(self, raw: bytes, anyone: bool = False) -> str | None:
+        """Keep a seat's ``lost`` statement of our present host, naming us its successor (or,
+        ``anyone``, whomever: the old host counts the seats that left it); else why it does not
+        count."""
         try:
-            statement = open_lost(self, raw)
+            statement = open_lost(self, raw, None if anyone else self.identity.public)
         except ProtocolError as error:
             return error.reason
         self.attachment.lost[statement.sender] = raw
         return None
 
-    def lost_statements(self) -> list[bytes]:
-        """The ``lost`` statements kept that count for our present host, in seat order."""
+    def lost_statements(self, anyone: bool = False) -> list[bytes]:
+        """The ``lost`` statements kept that count for our present host (toward our takeover,
+        or, ``anyone``, toward anybody's), in seat order."""
         counted = []
+        taker = None if anyone else self.identity.public
         for raw in self.attachment.lost.values():
             with contextlib.suppress(ProtocolError):
-                counted.append((self.seat_of(open_lost(self, raw).sender), raw))
+                counted.append((self.seat_of(open_lost(self, raw, taker).sender), raw))
         return [raw for _, raw in sorted(counted)]
 
     def lost_majority(self) -> bool:

@@ -85,7 +85,8 @@ class Client:
                                         "frames, each with its index")
                 # a challenge (a joiner's listener, first): nothing to prove here yet
                 kind = validate_control(value, ("ping", "pong", "refused", "welcome", "done",
-                                                "chat", "challenge", "entry", "follows"))
+                                                "chat", "challenge", "entry", "follows",
+                                                "holds"))
                 if kind == "entry":
                     self._entry(value["index"], value["raw"], now)
                 elif kind == "challenge":
@@ -104,6 +105,8 @@ class Client:
                     self.confirmed = True
                 elif kind == "follows":  # a successor's listener: whom its seat follows now
                     self.session.attachment.follows = value["host"]
+                elif kind == "holds":  # or the statements it holds, in a drop
+                    self.session.attachment.holds = list(value["lost"])
                 # a "chat" frame (a watcher's line, on the host's word only: no one
                 # signed it) is not shown
         except ProtocolError as error:

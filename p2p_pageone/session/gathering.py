@@ -50,9 +50,9 @@ def told_lost(s: PeerSession, value: dict[str, Any], key: bytes) -> None:
     seats, we stop: the table has moved on without us; we append nothing more."""
     if s.ended or s.game_over or not s.is_host or s.attachment.taking_over >= 0:
         return
-    if (key and key != value["from"]) or s.take_lost(value["statement"]) is not None:
+    if (key and key != value["from"]) or s.take_lost(value["statement"], anyone=True):
         return  # not its own, or it does not count here: nobody is named for a statement
-    lost = s.lost_statements()
+    lost = s.lost_statements(anyone=True)
     if len(lost) < needed(s):
         return
     s.events.append(Event("moved", f"{len(lost)} of the {len(listening_seats(s))} seats that "

@@ -117,6 +117,7 @@ class Attachment:
     via_successor: bool = False  # this connection is to the successor, not to the host
     follows: bytes = b""  # on a connection to a successor's listener: the host it says its
     # seat follows now (a successor that joined another's takeover)
+    holds: list[bytes] = field(default_factory=list)  # or the lost statements it holds
     taking_over: int = -1  # we are the new sequencer gathering the others: the old host's
     # seat, until our ``takeover`` is sealed
     lost: dict[bytes, bytes] = field(default_factory=dict)  # signer -> its ``lost`` statement

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .attachment import MINORITY
+from .ceding import cede_when_due, statement_for, yielded
 from .client import WELCOME_WITHIN
 from .common import parse_endpoint
 from .fold.lost import listening_seats, needed
@@ -73,13 +74,15 @@ class TakeOver:
 @dataclass(frozen=True)
 class Attempt:
     """Connect to ``target`` and take part there (``Reattach.expected_key``: who must answer).
-    ``tell``: our lost statement, to hand to the successor listening there first, on a
-    connection of its own (b"": none to hand); ``to_host``: ``target`` was the host's address
-    (not a successor's) when this attempt was chosen."""
+    ``tell``: our lost statement, signed for the successor listening there, to hand to it
+    first, on a connection of its own (b"": none to hand); ``to_host``: ``target`` was the
+    host's address (not a successor's) when this attempt was chosen; ``base``: our own
+    statement ``tell`` was signed from (``Reattach.told`` keeps it)."""
 
     target: Address
     tell: bytes
     to_host: bool
+    base: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,7 @@ class Reattach:
         self.asked_at = 0.0  # when the attempt in course was chosen
         self.passed_tried: dict[Address, float] = {}  # when each passed one was tried again
         self.follows: dict[Address, bytes] = {}  # the host a successor says its seat follows now
+        self.holds: dict[bytes, list[bytes]] = {}  # or, by its key, the statements it holds
         self.host_tried = -HOST_AGAIN
         self.deadline = -1.0  # this drop's retry window closes then (-1: no drop yet)
         self.was_up = False  # the last attempt got back to the table
@@ -142,6 +146,8 @@ class Reattach:
         for where in self._not_taken_over(now):  # the next successor in line is asked now
             if where != route.host(session):  # (unless it is the host now: it took over)
                 route.note(where, "idle")
+        cede_when_due(session, route, self.holds, listening)
+        route.yielded = yielded(session)
         target = route.next(session, listening, session.lost_majority())
         if target is None:
             return TakeOver()
@@ -160,8 +166,8 @@ class Reattach:
         session.attachment.via_successor = not to_host
         step = Attempt(target, b"", to_host)
         if not to_host and self.told.get(target) != lost:
-            if lost:  # our statement goes first to a successor that does not have it yet
-                return Attempt(target, lost, to_host)
+            if tell := statement_for(session, route, key_at(session, target), lost):
+                return Attempt(target, tell, to_host, lost)  # first to a successor lacking it
             self.told_lost(step, "", now)  # none to hand over: as from one that said why not
         return step
 
@@ -220,7 +226,7 @@ class Reattach:
         """How handing ``step.tell`` to the successor at ``step.target`` went: "taken" (it said
         nothing: it took the statement), "refused"/"unreachable", or "" (it said why not)."""
         taken = outcome == "taken"
-        self.told[step.target] = step.tell if taken else b""
+        self.told[step.target] = (step.base or step.tell) if taken else b""
         if taken:
             self.told_at.setdefault(step.target, now)
         else:
@@ -244,9 +250,11 @@ class Reattach:
             if now - self.asked_at >= REFUSED_FOR:  # (a host that lets us back for a moment
                 self.refused_since.clear()  # now and then keeps its friend's refusals counted)
             self.looked_at.clear()
+            self.holds.clear()
         self.route.note(step.target, outcome)
         if not step.to_host:
             self.follows[step.target] = at.follows
+            self.holds[key_at(session, step.target)] = at.holds
         if not up:  # one that got in says nothing of this machine's network, nor one the
             self.reach.note(step.target, "" if at.answered else outcome)  # host answered
         if not at.dropped or session.game_over or session.ended:

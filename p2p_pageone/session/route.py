@@ -22,6 +22,13 @@ class Route:
         # lost statement long ago and has not taken the table over)
         self.failed: dict[Address, str] = {}
         self.last: Address | None = None
+        # the host at which we, next in line, gave our lost statement to the successor after
+        # us: we never take the table over from that host (two takeovers would name us)
+        self.ceded = b""
+        # the successors before us in line that gave us their own statement, naming us: they
+        # ceded, and never take over from this host (kept by ``Reattach``)
+        self.yielded: set[int] = set()
+        self.turn = 0  # which of the seats after us is tried next
 
     def note(self, target: Address, outcome: str) -> None:
         """How a connection to ``target`` ended: a failure, or "" (it worked)."""
@@ -41,6 +48,7 @@ class Route:
         current = self.host(s)
         host = self.failed.get(current, "")
         handed = s.handed_over >= 0
+        majority = majority and self.ceded != s.host_key
         if (host and majority and listening and s.game is not None and s.me in s.active
                 and self.next_standing(s) == s.me):
             return None  # the host failed us too: no other try of it first
@@ -48,22 +56,34 @@ class Route:
                 or s.me not in s.active):
             self.last = current
             return current  # the host first, and again between two tries elsewhere
-        for seat in s.successors():
+        after: list[Address] = []  # past us: the seats after us, each in turn (one that never
+        for seat in s.successors():  # fails us must not hide what the others hold)
             if seat == s.me:
                 if majority and listening:
                     return None
-                continue  # the seats after us: is anyone of the table still there?
+                after = []
+                continue
+            if seat in self.yielded:
+                continue
             endpoint = parse_endpoint(s.endpoints[s.keys[seat]])
             if endpoint is not None and endpoint not in self.failed:
-                self.last = endpoint  # there, our lost statement, then our intro
-                return endpoint
-        self.last = current
-        return current
+                if seat < s.me:
+                    self.last = endpoint  # there, our lost statement, then our intro
+                    return endpoint
+                after.append(endpoint)
+        self.last = after[self.turn % len(after)] if after else current
+        self.turn += 1
+        return self.last
 
     def next_standing(self, s: PublicState) -> int:
-        """The first successor that is us or one that has not failed us (-1: none)."""
+        """The first successor that is us (unless we ceded) or one that has not failed us (-1:
+        none)."""
         for seat in s.successors():
             endpoint = parse_endpoint(s.endpoints[s.keys[seat]])
+            if seat == s.me and self.ceded == s.host_key:
+                continue
+            if seat in self.yielded:
+                continue
             if seat == s.me or (endpoint is not None and endpoint not in self.failed):
                 return seat
         return -1
@@ -75,3 +95,4 @@ class Route:
                   if seat != s.me]
         return (self.failed.get(self.host(s)) == "refused" and bool(others)
                 and all(self.failed.get(e) == "refused" for e in others if e is not None))
+

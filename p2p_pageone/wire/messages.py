@@ -21,7 +21,7 @@ from .fields import (
     shown,
     text,
 )
-from .kinds import KIND_RULES, EntryKind
+from .kinds import KIND_RULES, LOST, EntryKind
 
 __all__ = ["CONTROLS", "OPTIONAL", "SCHEMAS", "STATEMENTS", "shown", "validate",
            "validate_control", "validate_statement"]
@@ -89,6 +89,8 @@ CONTROLS: dict[str, dict[str, Check]] = {
     "done": {"index": integer(0, 2**32 - 1)},
     # a joiner's listener, to a seat's intro: the host its own seat follows now (its word only)
     "follows": {"host": blob(32)},
+    # ... or, with no host, in a drop: the lost statements it holds that name it (signed)
+    "holds": {"lost": LOST},
     "refused": {"seq": integer(-1, 2**32 - 1), "reason": Check(
         lambda v: type(v) is str and len(v) <= 1000, "text of at most 1000 characters"),
         "code": integer(0, 255)},  # what it means to its receiver (session.common.Refusal)
@@ -100,7 +102,7 @@ STATEMENTS: dict[str, dict[str, Check]] = {
     "proof": {"nonce": blob(16), "to": blob(32), "role": text(8)},
     "alive": {"table": blob(16), "index": integer(0, 2**32 - 1), "head": blob(32)},
     "lost": {"table": blob(16), "host": blob(32), "index": integer(0, 2**32 - 1),
-             "head": blob(32), "why": text(200)},
+             "head": blob(32), "why": text(200), "for": blob(32)},
 }
 OPTIONAL: dict[str, dict[str, Check]] = {
     "ping": {"n": integer(0, 2**32 - 1)}, "chat": {"from": blob(32)},

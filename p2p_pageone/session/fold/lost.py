@@ -35,14 +35,18 @@ def needed(s: PublicState) -> int:
     return len(listening_seats(s)) // 2 + 1
 
 
-def lost_refusal(s: PublicState, statement: Statement, length: int = -1) -> str | None:
+def lost_refusal(s: PublicState, statement: Statement, taker: bytes | None,
+                 length: int = -1) -> str | None:
     """Why ``statement`` (an opened ``lost``) is not a listening seat's word that it lost this
-    table's present host, at a position of this log or ahead of it (None: it is). ``length``:
+    table's present host, at a position of this log or ahead of it, counting for the successor
+    ``taker`` (None: whoever it names, as the old host counts them) (None: it is). ``length``:
     the log's length it is judged against (-1: the whole log; a takeover's statements are
     judged against the log before it, as its sequencer judged them)."""
     data, seat = statement.data, s.seat_of(statement.sender)
     if data["table"] != s.table_id or data["host"] != s.host_key:
         return "a lost statement is for this table and its present host"
+    if taker is not None and data["for"] != taker:
+        return "a lost statement counts only for the successor it names"
     if seat < 0 or seat not in listening_seats(s) or statement.sender == s.host_key:
         return "a lost statement comes from a seat in the game that listens, not the host's"
     chain, index = s.chain, data["index"]
@@ -56,26 +60,28 @@ def lost_refusal(s: PublicState, statement: Statement, length: int = -1) -> str 
     return None
 
 
-def open_lost(s: PublicState, raw: bytes, length: int = -1) -> Statement:
-    """A ``lost`` statement that counts toward a takeover of ``s`` (``lost_refusal``); else a
-    ``ProtocolError``."""
+def open_lost(s: PublicState, raw: bytes, taker: bytes | None, length: int = -1) -> Statement:
+    """A ``lost`` statement that counts toward a takeover of ``s`` by ``taker`` (None: by the
+    successor it names; ``lost_refusal``); else a ``ProtocolError``."""
     statement = open_statement(raw, "lost")
-    refusal = lost_refusal(s, statement, length)
+    refusal = lost_refusal(s, statement, taker, length)
     if refusal is not None:
         raise ProtocolError(refusal)
     return statement
 
 
-def majority_refusal(s: PublicState, lost: list[bytes], length: int = -1) -> str | None:
+def majority_refusal(s: PublicState, lost: list[bytes], taker: bytes,
+                     length: int = -1) -> str | None:
     """Why the statements ``lost`` are not a majority of the listening seats that lost the
-    host (None: they are, or the host handed the table over in its own signed bye), judged
-    against the log's first ``length`` entries (-1: all of it)."""
+    host, each naming ``taker`` as its successor (None: they are, or the host handed the table
+    over in its own signed bye), judged against the log's first ``length`` entries (-1: all of
+    it)."""
     if s.handed_over >= 0:
         return None
     signers: set[bytes] = set()
     for raw in lost:
         try:
-            signers.add(open_lost(s, raw, length).sender)
+            signers.add(open_lost(s, raw, taker, length).sender)
         except ProtocolError as error:
             return f"it carries a lost statement that does not count ({error.reason})"
     if len(signers) != len(lost):

@@ -101,7 +101,7 @@ def check_takeover(s: PublicState, env: Envelope, seat: int) -> None:
     # one entry ahead of it (a seat that had one more of the old host's entries) would else
     # name the takeover's own position, and every fold would refuse an honest takeover
     assert s.chain is not None
-    short = majority_refusal(s, env.data["lost"], s.chain.length - 1)
+    short = majority_refusal(s, env.data["lost"], env.sender, s.chain.length - 1)
     if short is not None:  # it signed a takeover no majority of the table asked for
         raise TableEnded(f"took the table over without a majority of the seats having lost "
                          f"the host: {short}", seat, refusal=short)
