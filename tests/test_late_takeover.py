@@ -229,6 +229,19 @@ class LateTakeover:
     def stopped(self, p: int) -> bool:
         return self.s[p].ended == STOPPED
 
+    def one_more_entry_for(self, p: int) -> None:
+        """Seat ``p``'s envelopes out go to the old host, and what it sequences reaches ``p``
+        alone: ``p``'s log is one entry ahead of the others' (the host's machine went off
+        mid-broadcast, or sent that entry to its friend only)."""
+        table, client = self.table, self.table.clients[p - 1]
+        chunks, client.out = client.out, []
+        for chunk in chunks:
+            table.sequencer.receive(p, chunk, self.start)
+        out, table.sequencer.out = table.sequencer.out, []
+        for conn, data in out:
+            if conn == p:
+                client.receive(data, self.start)
+
     def halt(self, p: int) -> None:
         """Seat ``p``'s pageone stops: a new host's connections close with it."""
         self.lines[p].over, self.s[p].ended = True, STOPPED

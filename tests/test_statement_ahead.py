@@ -25,14 +25,7 @@ class OneEntryAhead(LateTakeover):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        table, client = self.table, self.table.clients[AHEAD - 1]
-        chunks, client.out = client.out, []
-        for chunk in chunks:
-            table.sequencer.receive(AHEAD, chunk, self.start)
-        out, table.sequencer.out = table.sequencer.out, []
-        for conn, data in out:
-            if conn == AHEAD:
-                client.receive(data, self.start)
+        self.one_more_entry_for(AHEAD)
 
 
 class AheadFromAFriend(FriendNextInLine):

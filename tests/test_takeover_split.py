@@ -105,14 +105,7 @@ class OneAheadFriend(FriendNextInLine):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        table, client = self.table, self.table.clients[FRIEND - 1]
-        chunks, client.out = client.out, []
-        for chunk in chunks:
-            table.sequencer.receive(FRIEND, chunk, self.start)
-        out, table.sequencer.out = table.sequencer.out, []
-        for conn, data in out:
-            if conn == FRIEND:
-                client.receive(data, self.start)
+        self.one_more_entry_for(FRIEND)
 
     def _mesh(self, now: float) -> bool:
         self.s[FRIEND].outbox.direct_out.clear()  # it serves nobody its longer log

@@ -157,7 +157,8 @@ def _takeovers_from(at: int, logs: list[list[bytes]], host: bytes) -> list[bytes
     ahead of its takeover, so the logs part before it."""
     found = []
     for log in logs:
-        raw = next((raw for raw in log[at:] if _kind(raw) == EntryKind.TAKEOVER), b"")
+        raw = next((raw for raw in log[at:]
+                    if describe_entry(raw, {})["type"] == EntryKind.TAKEOVER), b"")
         found.append(raw)
     if not all(found):
         return []
@@ -165,13 +166,6 @@ def _takeovers_from(at: int, logs: list[list[bytes]], host: bytes) -> list[bytes
     if one.sender == two.sender or host in (one.sender, two.sender):
         return []
     return found
-
-
-def _kind(raw: bytes) -> str:
-    try:
-        return open_envelope(raw).kind
-    except ProtocolError:
-        return ""
 
 
 def _ceded_and_took_over(at: int, paths: list[str], raws: list[bytes], audit: Audit,

@@ -61,7 +61,6 @@ class Route:
             if seat == s.me:
                 if majority and listening:
                     return None
-                after = []
                 continue
             if seat in self.yielded:
                 continue
