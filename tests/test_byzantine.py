@@ -199,6 +199,11 @@ SOAKED = {
     # a host that withholds its stream from two seats of four: what the mesh served each was
     # receipted only by the other's sign of life, so both waited for good (I4)
     "two-seats-lag": (41824, ()),
+    # (seeds 4800-5699) a host that withholds its stream from two seats of four and serves the
+    # third: neither lagging seat could take the run (each needed the other's sign of life),
+    # both left, and the one the host never took back was removed (I2). The seat it serves
+    # now sees by their signs of life that the host withholds from them, and leaves it too
+    "two-seats-lag-the-third-served": (4805, ()),
     # (seeds 50000-56644) an away the host had queued went into the log after the seat's back
     # through the others had cleared it: nothing timed that seat, and the others left the host
     # and came back to it for good (I4)

@@ -25,7 +25,7 @@ from .fold.obligations import (
     stalemate,
 )
 from .links import answer_challenge
-from .logsync import serving
+from .logsync import serving, withheld_from_others
 from .peer import PeerSession
 from .rtt import PING as PING  # the plain ping, for those that send one by hand
 from .rtt import RoundTrip, ping, pong
@@ -277,6 +277,13 @@ class Client:
             self._unserved(f"has not let us have for {waited:.0f} s entries the other seats "
                            "hold (the host has not sent them, nor receipted them): the host is "
                            "not serving this seat", now)  # is not receipted: two seats lag
+            return
+        withheld = withheld_from_others(s, now, self.step_limit)
+        if withheld:  # the host serves us and, by their signs of life, not them
+            names = ", ".join(s.names[seat] for seat in withheld)
+            self._unserved(f"has not let {names} have for {waited:.0f} s entries it sent us (it "
+                           "has not receipted them, so we cannot serve them): the host is not "
+                           "serving the table", now)
             return
         if s.in_flight:  # ours, a move included: neither in the log nor refused, timed from
             flown = now - max(self.progress, self.flight[1])  # when we sent it

@@ -23,6 +23,7 @@ from ..crypto.statements import open_statement
 from ..wire.codec import ProtocolError, pack, unpack
 from ..wire.messages import validate_control
 from .common import TableEnded
+from .fold.lost import needed
 from .fold.obligations import BOUNDS
 from .player import PlayerState
 
@@ -66,6 +67,34 @@ def serving(s: PlayerState, now: float) -> bool:
     return any(now - heard.get(key, -1e9) < SYNC_AFTER + BOUNDS.relay_after
                and index < len(s.log) for key, (index, _) in s.mesh.alive.items()
                if key != s.host_key and s.seat_of(key) in s.active)
+
+
+def withheld_from_others(s: PlayerState, now: float, limit: float) -> list[int]:
+    """The listening seats (not the host) that still talk to us and whose signs of life have
+    stayed, for more than ``limit`` s, at one length behind our log, at its head there: entries
+    the host sent us and neither sent them nor receipted (so the mesh cannot serve them). [] if
+    they and we are too few to make a majority: a host that withholds entries from two seats
+    has each wait on the other's sign of life for good, and only the seats it serves can tell. Only
+    where too few seats hold the run to serve it to them by their signs of life (``_attested``):
+    else they are served, and one that still lags is not withheld from by the host."""
+    mesh, length = s.mesh, len(s.log)
+    lagging = []
+    for key, (index, raw) in mesh.alive.items():
+        seat = s.seat_of(key)
+        since = mesh.lag_since.get(key)
+        if (key == s.host_key or seat not in s.active or not s.endpoints.get(key)
+                or since is None or since[0] != index or now - since[1] <= limit
+                or now - mesh.heard_from.get(key, -1e9) > SYNC_AFTER + BOUNDS.relay_after
+                or s.chain is None or not 0 < index < length
+                or s.chain.position(_head_of(raw)) != index):
+            continue
+        lagging.append(seat)
+    seats = [seat for seat in s.active if s.keys[seat] != s.host_key
+             and s.endpoints.get(s.keys[seat])]  # the listening seats but the host
+    attest = (len(seats) - 1) // 2 + 1  # the signs of life that serve a seat the run (_attested)
+    if len(seats) - len(lagging) >= attest or len(lagging) + 1 < needed(s):
+        return []  # the others can serve them; or a takeover is out of reach
+    return lagging
 
 
 def from_host(s: PlayerState, index: int, raw: bytes, now: float) -> bool:
