@@ -27,7 +27,8 @@ PACKAGE_RANK = {"": 0, "engine": 0, "wire": 0, "bots": 1, "crypto": 1, "sim": 2,
 # Inside session/, the same from the bottom up: the deck and small shared pieces; the public
 # fold; the player; the sequencer and what drives peers in memory.
 SESSION_RANK = {"common": 0, "moves": 0, "rtt": 0, "links": 1, "hand": 0, "deckcheck": 0,
-                "early": 0, "deckdriver": 1, "fold": 1, "player": 2, "witnessing": 3, "intents": 3,
+                "early": 0, "deckdriver": 1, "fold": 1, "receipts": 2, "player": 2,
+                "witnessing": 3, "intents": 3,
                 "logsync": 3, "pipeline": 4, "through_others": 4, "admission": 4,
                 "attachment": 4, "peer": 5, "gathering": 6, "handover": 6,
                 "client": 6, "route": 6, "ceding": 6, "reattach": 7, "sequencing": 7,

@@ -75,6 +75,7 @@ def statements() -> dict[str, Any]:
         ("proof", {"nonce": fixed("nonce")[:16], "to": Identity(fixed("host")).public,
                    "role": "intro"}),
         ("alive", {"table": TABLE, "index": 42, "head": fixed("head")}),
+        ("receipt", {"table": TABLE, "index": 42, "head": fixed("head")}),
         ("lost", {"table": TABLE, "host": Identity(fixed("host")).public, "index": 42,
                   "head": fixed("head"), "why": "the host's connection closed",
                   "for": Identity(fixed("bob")).public}),

@@ -144,3 +144,26 @@ def lost_to(signer: Any, successor: Any, why: str) -> bytes:
     counts only for the successor it names)."""
     signer.sign_lost(why)
     return bytes(signer.lost_for(successor.identity.public))
+
+
+def host_frame(sequencer: Any, index: int, raw: bytes) -> bytes:
+    """The ``entry`` frame the host sends for its log's entry ``index``, its receipt with it."""
+    from p2p_pageone.session.logsync import entry_frame
+    from p2p_pageone.wire.codec import frame
+
+    return frame(entry_frame(index, raw, sequencer.receipt(index)))
+
+
+def forked_frame(host: Any, before: Sequence[bytes], raw: bytes) -> bytes:
+    """The ``entry`` frame a forking host sends for ``raw`` after the entries ``before`` (a
+    history it also signs, with its receipt of it)."""
+    from p2p_pageone.crypto.envelope import extend, genesis
+    from p2p_pageone.session.logsync import entry_frame
+    from p2p_pageone.session.receipts import sign_receipt
+    from p2p_pageone.wire.codec import frame
+
+    head = genesis(host.table_id)
+    for entry in [*before, raw]:
+        head = extend(head, entry)
+    receipt = sign_receipt(host.identity, host.table_id, len(before) + 1, head)
+    return frame(entry_frame(len(before), raw, receipt))

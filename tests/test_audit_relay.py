@@ -17,13 +17,13 @@ from p2p_pageone.crypto.envelope import Envelope, open_envelope, seal
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import make_settings
 from p2p_pageone.engine.moves import Draw
-from p2p_pageone.session.logsync import entry_frame
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.moves import move_data
 from p2p_pageone.session.peer import PeerSession
-from p2p_pageone.wire.codec import frame, pack, unpack
+from p2p_pageone.wire.codec import pack, unpack
 
 from .cheats import audit_of, log_bytes
+from .helpers import forked_frame, host_frame
 
 
 def until(table: MemoryTable, done: object) -> None:
@@ -109,7 +109,7 @@ def test_a_forged_signature_names_the_host_not_the_claimed_author() -> None:
     forged = pack([victim.identity.public, pack(header), signature])
     position = len(host.log)
     host.log.append(forged)  # the cheating host writes it into the log it relays
-    table.sequencer.out += [(conn, frame(entry_frame(position, forged)))
+    table.sequencer.out += [(conn, host_frame(table.sequencer, position, forged))
                             for conn in table.sequencer.links]
     table.run(limit=table.now + 30)
     for session in table.sessions[1:]:
@@ -132,7 +132,8 @@ def test_a_host_that_forks_the_table_is_named_with_both_entries(
     host.flush(table.now)
     table.sequencer._pump(table.now)
     said = host.log[position]
-    shown, instead = frame(entry_frame(position, said)), frame(entry_frame(position, other))
+    shown = host_frame(table.sequencer, position, said)
+    instead = forked_frame(host, host.log[:position], other)
     table.sequencer.out = [(conn, instead if conn == 2 and data == shown else data)
                            for conn, data in table.sequencer.out]
     table.run(limit=table.now + 60)

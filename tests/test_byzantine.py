@@ -285,7 +285,8 @@ def test_a_seat_another_claim_is_about_stands_aside_only_while_half_the_table_an
 
 
 def test_every_plant_has_a_name_and_a_text() -> None:
-    assert {"away-closes-round", "alive-any-position", "catch-on-hosts-word"} <= set(PLANTS)
+    assert {"away-closes-round", "alive-any-position", "catch-on-hosts-word",
+            "others-word-for-the-log"} <= set(PLANTS)
     with pytest.raises(KeyError, match="no plant named"), planted("nonsense"):
         pass
 
@@ -331,6 +332,18 @@ def test_the_planted_catch_on_the_hosts_word_is_found() -> None:
     assert result.verdicts == [] and [a.kind for a in result.fired] == ["catch", "ignore"]
     with planted("catch-on-hosts-word"):
         assert [v.invariant for v in run(scenario).verdicts] == ["I1"]
+
+
+def test_the_planted_others_word_for_the_log_is_found() -> None:
+    # seed 4: the host honest, two dishonest seats of four, one slow to the host; when the
+    # victim has had nothing from the host for 5.5 s they show it a chat line the host never
+    # had, both vouching for it. Taken on their word (protocol 14), the victim names the host
+    # for a fork once the host logs its real entry there; with receipts it never takes it
+    scenario = make(4)
+    assert 0 not in scenario.corrupt and "fake_tail" in [a.kind for a in scenario.plan]
+    assert run(scenario).verdicts == []
+    with planted("others-word-for-the-log"):
+        assert "I1" in [v.invariant for v in run(scenario).verdicts]
 
 
 def test_a_host_that_stops_sending_a_seat_the_log_cannot_remove_it() -> None:

@@ -16,11 +16,11 @@ from p2p_pageone.audit.logfile import read_frames
 from p2p_pageone.cli.main import main
 from p2p_pageone.crypto.envelope import Envelope, extend, genesis, open_envelope, seal
 from p2p_pageone.engine import make_settings
-from p2p_pageone.session.logsync import entry_frame
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.wire.codec import frame
 
 from .cheats import log_bytes
+from .helpers import forked_frame, host_frame
 
 
 def _kinds(log: list[bytes]) -> list[Envelope]:
@@ -108,10 +108,13 @@ def test_a_host_showing_two_orders_is_named_at_the_hands_end_with_its_receipts(
     last = len(host.log) - 1
 
     def entry(index: int, raw: bytes) -> bytes:
-        return frame(entry_frame(index, raw))
+        return host_frame(table.sequencer, index, raw)
 
-    swap = {entry(at, r1.raw): entry(at, r2.raw), entry(at + 1, r2.raw): entry(at + 1, r1.raw),
-            entry(last, own.raw): entry(last, forged)}
+    before = host.log[:at]
+    swap = {entry(at, r1.raw): forked_frame(host, before, r2.raw),
+            entry(at + 1, r2.raw): forked_frame(host, [*before, r2.raw], r1.raw),
+            entry(last, own.raw): forked_frame(
+                host, [*before, r2.raw, r1.raw, *host.log[at + 2:last]], forged)}
     table.sequencer.out = [(conn, swap.get(data, data) if conn == 2 else data)
                            for conn, data in table.sequencer.out]
     table.run(limit=table.now + 3000)

@@ -23,6 +23,7 @@ from p2p_pageone.session.watch import Watcher
 from p2p_pageone.wire.codec import FrameDecoder, frame, unpack
 
 from .cheats import Lenient, RenegeBot, table_with, verdict
+from .helpers import forked_frame, host_frame
 
 CONTROLS_TO_A_WATCHER = {"challenge", "watching", "ping", "pong"}
 
@@ -179,8 +180,8 @@ def test_a_host_that_shows_its_watcher_another_history_is_named_by_the_compariso
     host.say("for the seats")
     host.flush(t.now)
     t.sequencer._pump(t.now)
-    said = frame(entry_frame(position, host.log[position]))
-    instead = frame(entry_frame(position, other))
+    said = host_frame(t.sequencer, position, host.log[position])
+    instead = forked_frame(host, host.log[:position], other)
     conn = next(iter(t.watchers))
     t.sequencer.out = [(c, instead if c == conn and data == said else data)
                        for c, data in t.sequencer.out]

@@ -25,8 +25,9 @@ HOST_ENTRIES = ("false_timeout", "false_away", "false_expel", "wrong_moment", "f
 SEAT_DEEDS = ("catch", "takeover", "flood", "replay")
 HONEST_FAULTS = ("stop", "link_stall", "slow")
 # only in an aimed plan (``scenario``), drawn apart so that no other seed's plan changes: the
-# host claims a seat and hangs up on it at once; the host reads what the targets send it late
-AIMED = ("claim_hang_up", "hold_in", "flap")
+# host claims a seat and hangs up on it at once; the host reads what the targets send it late;
+# a coalition seat slow to the host shows the victim a log entry the host never had
+AIMED = ("claim_hang_up", "hold_in", "flap", "fake_tail")
 KINDS = FRAME_RULES + HOST_ENTRIES + SEAT_DEEDS + HONEST_FAULTS + AIMED
 
 
@@ -65,6 +66,8 @@ class Rule:
                     and self._pattern(frame))
         if frame.src != a.actor:
             return False
+        if a.kind == "fake_tail":  # its frames reach the host late: the host goes quiet
+            return frame.dst == HOST
         if a.kind == "friend_only":
             return frame.dst != a.target and self._pattern(frame)
         if a.kind == "flap":  # its step, whichever way it goes (up, on the mesh, relayed)
@@ -104,7 +107,7 @@ class Adversary:
         kind = action.kind
         if kind in ("withhold", "ignore", "stall", "friend_only", "flap"):
             return []
-        if kind in ("delay", "hold_in"):
+        if kind in ("delay", "hold_in", "fake_tail"):
             return [(extra + action.value, data) for extra, data in out]
         if kind == "duplicate":
             return out + out

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..crypto.envelope import Envelope, open_envelope, seal
+from ..crypto.envelope import Envelope, extend, open_envelope, seal
 from ..crypto.statements import seal_statement
 from ..session.client import PING
 from ..session.logsync import entry_frame
@@ -141,6 +141,26 @@ def _replay(table: SimTable, actor: PeerSession, action: Action) -> bool:
                 table.send("mesh", action.actor, other, raw)
     for raw in stale:
         table.send("up", action.actor, HOST, frame(pack({"control": "relay", "raw": raw})))
+    return True
+
+
+def fake_tail(table: SimTable, action: Action) -> bool:
+    """A coalition seat shows the victim a chat line of its own the host never had, sealed
+    against the victim's head, and each coalition seat but the host vouches for it in a signed
+    sign of life (SPEC §8, "The seats but the host"): only the host's receipt should count."""
+    victim, actor = table.sessions[action.target], table.sessions[action.actor]
+    chain = victim.chain
+    if chain is None or victim.game is None or victim.ended:
+        return False
+    fake = seal(actor.identity, victim.table_id, victim.hand,
+                chain.next_seq(actor.identity.public), chain.head, "say",
+                {"text": "a line the host never had"})
+    head, length = extend(chain.head, fake), len(victim.log)
+    for seat in sorted(table.corrupt - {HOST}):
+        table.send("mesh", seat, action.target, seal_statement(
+            table.sessions[seat].identity, "alive",
+            {"table": victim.table_id, "index": length + 1, "head": head}))
+    table.send("mesh", action.actor, action.target, entry_frame(length, fake))
     return True
 
 

@@ -7,10 +7,13 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from ..crypto.envelope import extend
 from ..crypto.statements import open_statement
+from ..session import logsync
 from ..session.fold import apply, leaving, presence, witness
 from ..session.fold.claims import Claim
 from ..session.fold.state import PublicState
+from ..session.player import PlayerState
 from ..wire.codec import ProtocolError
 from ..wire.kinds import EntryKind
 
@@ -73,6 +76,38 @@ def _catch_on_hosts_word() -> list[Patch]:
         return None
 
     return everywhere(leaving.judge_catch, judge_nothing)
+
+
+@plant("others-word-for-the-log", "a seat takes entries from the mesh on the word of more than "
+       "half of the other listening seats but the host (their signs of life), as up to "
+       "protocol 14: with the host honest, those can all be dishonest")
+def _others_word_for_the_log() -> list[Patch]:
+    original = logsync.receipted
+
+    def receipted(s: PlayerState) -> list[bytes]:
+        taken = original(s)
+        if s.chain is None:
+            return taken
+        run, heads, at = [], [s.chain.head], len(s.log)
+        while at in s.mesh.offered:
+            run.append(s.mesh.offered[at])
+            heads.append(extend(heads[-1], run[-1]))
+            at += 1
+        others = [seat for seat in s.active if seat != s.me and s.keys[seat] != s.host_key
+                  and s.endpoints.get(s.keys[seat])]
+        agree = []
+        for seat in others:
+            index, raw = s.mesh.alive.get(s.keys[seat], (-1, b""))
+            if 0 < index - len(s.log) < len(heads) and heads[index - len(s.log)] == \
+                    open_statement(raw, "alive").data["head"]:
+                agree.append(index - len(s.log))
+        needed = len(others) // 2 + 1
+        if others and len(agree) >= needed:
+            vouched = sorted(agree, reverse=True)[needed - 1]
+            return run[:vouched] if vouched > len(taken) else taken
+        return taken
+
+    return everywhere(original, receipted)
 
 
 _ = presence  # the fold's modules are all loaded before a plant looks for names

@@ -7,12 +7,13 @@ from dataclasses import dataclass, field, replace
 
 from ..crypto.envelope import open_envelope, seal
 from ..engine.moves import Call, IllegalMove
+from ..session.fold.obligations import BOUNDS
 from ..session.peer import PeerSession
 from ..wire.codec import FrameDecoder, ProtocolError, frame
 from ..wire.kinds import EntryKind
 from . import memo
 from .adversary import FRAME_RULES, Action, Adversary, Rule
-from .deeds import do
+from .deeds import do, fake_tail
 from .frames import matches
 from .invariants import STUCK, Outcome, Verdict, Watchful, check, stalled_by_a_move, watch
 from .scenario import Scenario
@@ -92,10 +93,12 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
                 start = len(host.log)
             _catch_when_owed(table, adversary, tried)
             _flap_when_due(table, adversary, flapped)
+            _forge_when_quiet(table, adversary, tried)
             _call_late(table, honest, tried)
             for action in [a for a in pending if start >= 0 and len(host.log) - start >= a.at]:
                 pending.remove(action)
-                if action.kind in FRAME_RULES or action.kind in ("catch", "hold_in", "flap"):
+                if action.kind in FRAME_RULES or action.kind in ("catch", "hold_in", "flap",
+                                                                 "fake_tail"):
                     adversary.rules.append(Rule(action, table.now))
                 elif not do(table, action, table.now):
                     continue
@@ -157,6 +160,22 @@ def _flap_when_due(table: SimTable, adversary: Adversary, flapped: dict[int, flo
                 and (seat not in table.links.lines or table.links.back_in(seat))):
             flapped[seat] = table.now
             table.links.flap(seat)
+
+
+def _forge_when_quiet(table: SimTable, adversary: Adversary,
+                      tried: set[tuple[int, int, int]]) -> None:
+    """A live ``fake_tail`` rule: once its victim has had nothing from the host for the time
+    after which the mesh's word once sufficed, the coalition shows it an entry (once a place)."""
+    for rule in adversary.rules:
+        action = rule.action
+        victim = table.sessions[action.target] if action.kind == "fake_tail" else None
+        if victim is None or not rule.live(table.now) or victim.ended:
+            continue
+        moment = (victim.hand, len(victim.log), -100 - action.target)
+        if (table.now - victim.mesh.host_entry_at > BOUNDS.relay_after + 0.5
+                and moment not in tried):
+            tried.add(moment)
+            fake_tail(table, action)
 
 
 def _call_late(table: SimTable, honest: list[int], tried: set[tuple[int, int, int]]) -> None:

@@ -77,6 +77,9 @@ def make(seed: int) -> Scenario:
     flapper = random.Random(f"byzantine/{seed}/flap")  # its own draws: other plans unchanged
     if corrupt - {0} and flapper.random() < 0.2:
         actions.append(_flapping(flapper, corrupt))
+    forger = random.Random(f"byzantine/{seed}/fake-tail")  # its own draws, as above
+    if corrupt - {0} and 0 not in corrupt and forger.random() < 0.6:
+        actions.append(_forging(forger, corrupt, victim))
     gone = random.Random(f"byzantine/{seed}/failover")  # its own draws: other plans unchanged
     if gone.random() < FAILOVERS:
         actions += _host_gone(gone, players, corrupt)
@@ -135,6 +138,14 @@ def _flapping(rng: random.Random, corrupt: frozenset[int]) -> Action:
     return Action("flap", rng.choice((4, 8, 16, 24)), rng.choice(sorted(corrupt - {0})), -1,
                   rng.choice(("keys", "shuffle", "lock", "seed_reveal")),
                   1e9, rng.choice((10.0, 20.0, 28.0)))
+
+
+def _forging(rng: random.Random, corrupt: frozenset[int], victim: int) -> Action:
+    """With the host honest, a coalition seat whose frames reach the host ``value`` s late
+    (the host goes quiet waiting for its step) shows the victim an entry the host never had,
+    that the whole coalition vouches for (``deeds.fake_tail``)."""
+    return Action("fake_tail", rng.choice((0, 4, 8, 16, 32)), rng.choice(sorted(corrupt - {0})),
+                  victim, "*", 1e9, rng.choice((7.0, 9.0)))
 
 
 def _held_call(rng: random.Random, corrupt: frozenset[int], victim: int) -> tuple[Action, ...]:

@@ -25,7 +25,7 @@ from .fold.obligations import (
     stalemate,
 )
 from .links import answer_challenge
-from .logsync import serving, withheld_from_others
+from .logsync import serving
 from .peer import PeerSession
 from .rtt import PING as PING  # the plain ping, for those that send one by hand
 from .rtt import RoundTrip, ping, pong
@@ -88,7 +88,7 @@ class Client:
                                                 "chat", "challenge", "entry", "follows",
                                                 "holds"))
                 if kind == "entry":
-                    self._entry(value["index"], value["raw"], now)
+                    self._entry(value["index"], value["raw"], now, value.get("receipt", b""))
                 elif kind == "challenge":
                     self._introduce(value)
                 elif kind == "ping" and "n" in value:
@@ -114,13 +114,14 @@ class Client:
         self.collect()
         self._acknowledge(now)
 
-    def _entry(self, index: int, raw: bytes, now: float) -> None:
+    def _entry(self, index: int, raw: bytes, now: float, receipt: bytes = b"") -> None:
         if self._moved_away():
             return
         s, claims = self.session, open_claims(self.session)
         refuted = len(s.refuted)
         # an entry that waits behind a gap moves nothing on (yet)
-        if s.from_host(index, raw, now) and progressed(s, claims, refuted):
+        if (s.from_host(index, raw, now, receipt, self.reading)
+                and progressed(s, claims, refuted)):
             self.progress = now
 
     def _introduce(self, value: dict[str, Any]) -> None:
@@ -277,13 +278,6 @@ class Client:
             self._unserved(f"has not let us have for {waited:.0f} s entries the other seats "
                            "hold (the host has not sent them, nor receipted them): the host is "
                            "not serving this seat", now)  # is not receipted: two seats lag
-            return
-        withheld = withheld_from_others(s, now, self.step_limit)
-        if withheld:  # the host serves us and, by their signs of life, not them
-            names = ", ".join(s.names[seat] for seat in withheld)
-            self._unserved(f"has not let {names} have for {waited:.0f} s entries it sent us (it "
-                           "has not receipted them, so we cannot serve them): the host is not "
-                           "serving the table", now)
             return
         if s.in_flight:  # ours, a move included: neither in the log nor refused, timed from
             flown = now - max(self.progress, self.flight[1])  # when we sent it

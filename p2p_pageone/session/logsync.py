@@ -19,13 +19,12 @@ fills it like any entry ahead.
 from __future__ import annotations
 
 from ..crypto.envelope import extend, open_envelope
-from ..crypto.statements import open_statement
 from ..wire.codec import ProtocolError, pack, unpack
 from ..wire.messages import validate_control
 from .common import TableEnded
-from .fold.lost import needed
 from .fold.obligations import BOUNDS
 from .player import PlayerState
+from .receipts import KEPT, receipt_refusal
 
 SYNC_AFTER = 2.0  # a seat whose sign of life stays this long behind ours gets our entries
 BATCH = 24  # entries sent to one seat at a time (once per sign of life)
@@ -33,8 +32,11 @@ OFFERED = 96  # entries a seat keeps ahead of its log, waiting for the host's re
 assert BOUNDS.relay_after > SYNC_AFTER
 
 
-def entry_frame(index: int, raw: bytes) -> bytes:
-    return pack({"control": "entry", "index": index, "raw": raw})
+def entry_frame(index: int, raw: bytes, receipt: bytes = b"") -> bytes:
+    value: dict[str, object] = {"control": "entry", "index": index, "raw": raw}
+    if receipt:
+        value["receipt"] = receipt
+    return pack(value)
 
 
 def serve_laggards(s: PlayerState, now: float) -> None:
@@ -43,7 +45,7 @@ def serve_laggards(s: PlayerState, now: float) -> None:
     if (s.chain is None or s.game is None or s.ended or s.is_host or not s.attachment.log_read
             or not s.attachment.endpoint):
         return
-    length = len(s.log)
+    length, receipts = len(s.log), mesh.receipts
     for key, (index, _) in list(mesh.alive.items()):
         seat = s.seat_of(key)
         endpoint = s.endpoints.get(key, "")
@@ -57,7 +59,7 @@ def serve_laggards(s: PlayerState, now: float) -> None:
         if now - since[1] < SYNC_AFTER or now - mesh.served_at.get(key, -1e9) < BOUNDS.alive_every:
             continue
         mesh.served_at[key] = now
-        s.outbox.direct_out += [(endpoint, entry_frame(i, s.log[i]))
+        s.outbox.direct_out += [(endpoint, entry_frame(i, s.log[i], receipts.get(i + 1, b"")))
                                 for i in range(index, min(length, index + BATCH))]
 
 
@@ -69,35 +71,8 @@ def serving(s: PlayerState, now: float) -> bool:
                if key != s.host_key and s.seat_of(key) in s.active)
 
 
-def withheld_from_others(s: PlayerState, now: float, limit: float) -> list[int]:
-    """The listening seats (not the host) that still talk to us and whose signs of life have
-    stayed, for more than ``limit`` s, at one length behind our log, at its head there: entries
-    the host sent us and neither sent them nor receipted (so the mesh cannot serve them). [] if
-    they and we are too few to make a majority: a host that withholds entries from two seats
-    has each wait on the other's sign of life for good, and only the seats it serves can tell. Only
-    where too few seats hold the run to serve it to them by their signs of life (``_attested``):
-    else they are served, and one that still lags is not withheld from by the host."""
-    mesh, length = s.mesh, len(s.log)
-    lagging = []
-    for key, (index, raw) in mesh.alive.items():
-        seat = s.seat_of(key)
-        since = mesh.lag_since.get(key)
-        if (key == s.host_key or seat not in s.active or not s.endpoints.get(key)
-                or since is None or since[0] != index or now - since[1] <= limit
-                or now - mesh.heard_from.get(key, -1e9) > SYNC_AFTER + BOUNDS.relay_after
-                or s.chain is None or not 0 < index < length
-                or s.chain.position(_head_of(raw)) != index):
-            continue
-        lagging.append(seat)
-    seats = [seat for seat in s.active if s.keys[seat] != s.host_key
-             and s.endpoints.get(s.keys[seat])]  # the listening seats but the host
-    attest = (len(seats) - 1) // 2 + 1  # the signs of life that serve a seat the run (_attested)
-    if len(seats) - len(lagging) >= attest or len(lagging) + 1 < needed(s):
-        return []  # the others can serve them; or a takeover is out of reach
-    return lagging
-
-
-def from_host(s: PlayerState, index: int, raw: bytes, now: float) -> bool:
+def from_host(s: PlayerState, index: int, raw: bytes, now: float, receipt: bytes = b"",
+              host: bytes = b"") -> bool:
     """The host's entry ``raw`` at ``index`` of its log: True if it is our log's next entry (to
     fold now). One we hold already is dropped (a different one is the host's fork: ``TableEnded``
     names it); one beyond our log's end waits for the gap to be filled. On a new connection,
@@ -108,6 +83,8 @@ def from_host(s: PlayerState, index: int, raw: bytes, now: float) -> bool:
     checking = at.checked < at.known
     expected = at.checked if checking else len(s.log)
     if index == expected:
+        if index == len(s.log):
+            keep_host_receipt(s, index, raw, receipt, host or s.host_key)
         return True
     if checking and index > expected:  # sent again, it skips entries we hold: no history
         if index < at.known and raw == s.log[index]:  # of its own, so nothing to check there
@@ -122,6 +99,7 @@ def from_host(s: PlayerState, index: int, raw: bytes, now: float) -> bool:
         return False
     if index > expected and not checking and index < len(s.log) + OFFERED:
         s.mesh.host_ahead[index], s.mesh.ahead_of = raw, s.host_key
+        offered(s, index, b"", receipt)
         return False
     raise ProtocolError(f"the host sent entry {index} where entry {expected} was due")
 
@@ -161,18 +139,25 @@ def next_from_host(s: PlayerState) -> bytes:
     return ahead.pop(len(s.log), b"")
 
 
-def offered(s: PlayerState, index: int, raw: bytes) -> None:
-    """A peer's ``entry`` frame: kept if it lies ahead of our log, within reach."""
+def offered(s: PlayerState, index: int, raw: bytes, receipt: bytes = b"") -> None:
+    """A peer's ``entry`` frame (or one of the host's beyond a gap, ``receipt`` only): kept if
+    it lies ahead of our log, within reach, with the host's receipt it came with."""
     length = len(s.log)
     if length <= index < length + OFFERED:
-        s.mesh.offered[index] = raw
+        if raw:
+            s.mesh.offered[index] = raw
+        if receipt:
+            s.mesh.pending[index + 1] = receipt
     for old in [i for i in s.mesh.offered if i < length]:
         del s.mesh.offered[old]
 
 
-def receipted(s: PlayerState, now: float) -> list[bytes]:
-    """The run of offered entries from our log's end that the host's own entries receipt, or
-    that every other listening seat signed it holds (its sign of life: that length, that head)."""
+def receipted(s: PlayerState) -> list[bytes]:
+    """The run of offered entries from our log's end as far as a receipt of the host's own
+    says: a ``receipt`` statement the host signed for a head of the run (it came with an entry),
+    or a later entry of the host's own whose ``prev`` is a head of the run (in its place, it is
+    its own receipt). No peer, nor any number of them, can show us an order the host did not
+    sign (a seat's or many seats' word for a head is no receipt: they could show us one)."""
     if s.chain is None:
         return []
     run, heads, at = [], [s.chain.head], len(s.log)
@@ -191,35 +176,47 @@ def receipted(s: PlayerState, now: float) -> list[bytes]:
             # it receipts what comes before its prev; in its place, it is its own receipt
             upto = max(upto, position + 1 if env.prev == heads[position]
                        else heads.index(env.prev))
-    return run[:max(upto, _attested(s, heads, now))]
+    base = len(s.log)
+    for count in range(len(run), upto, -1):  # the furthest receipt first: one check, mostly
+        receipt = s.mesh.pending.get(base + count, b"")
+        if receipt and receipt_refusal(receipt, s.host_key, s.table_id, base + count,
+                                       heads[count]) is None:
+            return run[:count]
+    return run[:upto]
 
 
-def _attested(s: PlayerState, heads: list[bytes], now: float) -> int:
-    """How far into the run more than half of the other listening seats in the game (not the
-    host) have signed, in their newest sign of life, that their log reaches with the same head:
-    the table waits at the run's end (the host's receipt comes only after our own step). Only
-    once the host has sent us no entry for ``BOUNDS.relay_after`` s. With the host dishonest, a
-    coalition of at most half the table holds no such majority: it cannot show us an order."""
-    if now - s.mesh.host_entry_at < BOUNDS.relay_after:
-        return 0
-    base, reach = len(s.log), len(heads) - 1
-    others = [seat for seat in s.active if seat != s.me and s.keys[seat] != s.host_key
-              and s.endpoints.get(s.keys[seat])]
-    agree = []
-    for seat in others:
-        index, raw = s.mesh.alive.get(s.keys[seat], (-1, b""))
-        if base < index <= base + reach and heads[index - base] == _head_of(raw):
-            agree.append(index - base)
-    needed = len(others) // 2 + 1
-    return sorted(agree, reverse=True)[needed - 1] if others and len(agree) >= needed else 0
+def settle(s: PlayerState) -> None:
+    """The receipt that came with the entry we folded last, kept once it checks (to serve
+    along with it): receipts of the host's own, one for each entry, so that a seat we serve
+    takes every batch."""
+    length, pending = len(s.log), s.mesh.pending
+    receipt = pending.pop(length, b"")
+    for old in [count for count in pending if count < length]:
+        del pending[old]
+    if (receipt and s.chain is not None
+            and receipt_refusal(receipt, s.host_key, s.table_id, length, s.chain.head) is None):
+        _keep(s, length, receipt)
 
 
-def _head_of(raw: bytes) -> bytes:
-    try:
-        head: bytes = open_statement(raw, "alive").data["head"]
-    except ProtocolError:
-        return b""
-    return head
+def _keep(s: PlayerState, count: int, receipt: bytes) -> None:
+    receipts = s.mesh.receipts
+    receipts[count] = receipt
+    if len(receipts) > KEPT:
+        for old in [c for c in receipts if c <= count - KEPT]:
+            del receipts[old]
+
+
+def keep_host_receipt(s: PlayerState, index: int, raw: bytes, receipt: bytes,
+                      host: bytes) -> None:
+    """The host's stream brings entry ``index``, our log's next: its receipt, signed by
+    ``host`` (the key that answers on this connection), must name our log with it, else a
+    ``ProtocolError`` (without it we could not serve it on to a seat the host leaves behind)."""
+    if s.chain is None:
+        return
+    refusal = receipt_refusal(receipt, host, s.table_id, index + 1, extend(s.chain.head, raw))
+    if refusal is not None:
+        raise ProtocolError(f"{refusal}: the host must sign each entry's place")
+    _keep(s, index + 1, receipt)
 
 
 def taken_from_host(s: PlayerState, raw: bytes, now: float) -> bool:
@@ -233,8 +230,9 @@ def taken_from_host(s: PlayerState, raw: bytes, now: float) -> bool:
     return True
 
 
-def entry_in(raw: bytes) -> tuple[int, bytes] | None:
-    """``raw`` as an ``entry`` frame of the mesh: (index, entry), or None if it is not one."""
+def entry_in(raw: bytes) -> tuple[int, bytes, bytes] | None:
+    """``raw`` as an ``entry`` frame of the mesh: (index, entry, the host's receipt or b""),
+    or None if it is not one."""
     try:
         value = unpack(raw)
         if not isinstance(value, dict):
@@ -242,4 +240,4 @@ def entry_in(raw: bytes) -> tuple[int, bytes] | None:
         validate_control(value, ("entry",))
     except ProtocolError:
         return None
-    return value["index"], value["raw"]
+    return value["index"], value["raw"], value.get("receipt", b"")

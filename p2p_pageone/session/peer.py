@@ -132,10 +132,8 @@ class PeerSession(AttachedPlayer):
         (SPEC §7)."""
         if self.ended or self.game is None:
             return
-        entry = logsync.entry_in(raw)
-        if entry is not None:
-            self._take_from_mesh(entry, now)
-            return
+        if (entry := logsync.entry_in(raw)) is not None:
+            return self._take_from_mesh(entry, now)
         env = witnessing.receive(self, raw, now)
         if env is None or env.kind != EntryKind.KEYS:
             return
@@ -150,11 +148,12 @@ class PeerSession(AttachedPlayer):
         if active:
             witnessing.farewell(self)
 
-    def from_host(self, index: int, raw: bytes, now: float) -> bool:
-        """The host's stream: its log's entry ``index`` (``logsync.from_host``). True if it
-        was taken (not one we hold, nor one that waits behind a gap)."""
+    def from_host(self, index: int, raw: bytes, now: float, receipt: bytes = b"",
+                  host: bytes = b"") -> bool:
+        """The host's stream: its entry ``index``, with its receipt signed by ``host`` (SPEC
+        §7). True if taken (not one we hold, nor one behind a gap: ``logsync.from_host``)."""
         try:
-            if self.ended or not logsync.from_host(self, index, raw, now):
+            if self.ended or not logsync.from_host(self, index, raw, now, receipt, host):
                 return False
         except TableEnded as fork:
             self._end(str(fork), fork.culprit)
@@ -163,7 +162,7 @@ class PeerSession(AttachedPlayer):
         self._take_from_mesh(None, now)
         return True
 
-    def _take_from_mesh(self, entry: tuple[int, bytes] | None, now: float) -> None:
+    def _take_from_mesh(self, entry: tuple[int, bytes, bytes] | None, now: float) -> None:
         """Entries the mesh offers, as far as receipted, and the host's that waited behind."""
         if entry is not None:
             logsync.offered(self, *entry)
@@ -171,14 +170,15 @@ class PeerSession(AttachedPlayer):
             ahead = logsync.next_from_host(self)
             if ahead:  # (it may have come on a connection since closed)
                 self.on_log(ahead, now, in_place=True)
+                logsync.settle(self)  # its receipt, kept to serve it on
                 continue
-            taken = logsync.receipted(self, now)
-            for raw in taken:
+            for raw in (taken := logsync.receipted(self)):
                 if self.ended:
                     return
                 self.mesh.skip = [*self.mesh.skip[1 - logsync.OFFERED:], raw]
                 claims, refuted = open_claims(self), len(self.refuted)
                 self.on_log(raw, now, in_place=True)
+                logsync.settle(self)
                 if progressed(self, claims, refuted):  # as the host's stream is judged
                     self.mesh.synced_at = now
             if not taken:

@@ -350,7 +350,8 @@ class Sequencer(Doors):
 
     def _seat_link(self, conn: int, link: Link, env: Envelope) -> None:
         """The connection speaks for ``env``'s author from now on: the log so far goes out."""
-        self.out += [(conn, frame(entry_frame(i, raw))) for i, raw in enumerate(self.log)]
+        self.out += [(conn, frame(entry_frame(i, raw, self.receipt(i))))
+                     for i, raw in enumerate(self.log)]
         link.key = env.sender
         link.decoder.max_frame = MAX_FRAME
 

@@ -24,6 +24,7 @@ from .links import (
 )
 from .logsync import entry_frame
 from .peer import PeerSession
+from .receipts import HostReceipts
 
 
 class SequencerCore:
@@ -80,8 +81,15 @@ class SequencerCore:
         self.final: tuple[int, float] | None = None
         self.confirmed: set[bytes] = set()
         self.end_told = False
+        self.receipts: HostReceipts | None = None  # made once the table has its id
         host.flush(now)
         self._pump(now)
+
+    def receipt(self, index: int, raw: bytes = b"") -> bytes:
+        """Our receipt of the log's entries 0..``index`` (``receipts``), signed once."""
+        if self.receipts is None:
+            self.receipts = HostReceipts(self.host.identity, self.host.table_id)
+        return self.receipts.of(self.log, index, raw)
 
     @property
     def log(self) -> EntryLog:
@@ -123,7 +131,7 @@ class SequencerCore:
 
     def _append(self, env: Envelope, now: float) -> None:
         raw = env.raw
-        encoded = frame(entry_frame(len(self.log), raw))
+        encoded = frame(entry_frame(len(self.log), raw, self.receipt(len(self.log), raw)))
         self.out += [(conn, encoded) for conn, link in self.links.items()
                      if link.key or link.follows]
         if self.host.game is None and not KIND_RULES[env.kind].chat:

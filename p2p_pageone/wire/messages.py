@@ -103,9 +103,12 @@ STATEMENTS: dict[str, dict[str, Check]] = {
     "alive": {"table": blob(16), "index": integer(0, 2**32 - 1), "head": blob(32)},
     "lost": {"table": blob(16), "host": blob(32), "index": integer(0, 2**32 - 1),
              "head": blob(32), "why": text(200), "for": blob(32)},
+    # the host's signature on its log's head after the entry an ``entry`` frame carries
+    "receipt": {"table": blob(16), "index": integer(0, 2**32 - 1), "head": blob(32)},
 }
 OPTIONAL: dict[str, dict[str, Check]] = {
     "ping": {"n": integer(0, 2**32 - 1)}, "chat": {"from": blob(32)},
+    "entry": {"receipt": blob_upto(MAX_STATEMENT)},  # the host's, for the head after it
     **{kind: {"proof": blob_upto(MAX_PROOF_STATEMENT)} for kind in CLAIMS}}
 
 

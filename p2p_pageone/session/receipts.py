@@ -1,0 +1,66 @@
+"""The host's receipts (protocol/SPEC.md §7, "Signed order", "The log from the others").
+
+Every ``entry`` frame of the host's stream carries the host's signed statement ``receipt`` =
+{``table``, ``index``: the entries up to and including this one, ``head``: the log head after
+them}. A joiner checks it against its own log before it folds the entry, keeps it, and sends it
+along with the entry to a seat the host leaves behind: that seat takes the entries from the mesh
+as far as a receipt of the host's own says, so no peer, nor any number of them, can show it an
+order the host did not sign; and the one seat a host still serves can serve every other.
+"""
+
+from __future__ import annotations
+
+from ..crypto.envelope import extend, genesis
+from ..crypto.identity import Identity
+from ..crypto.statements import open_statement, seal_statement
+from ..wire.codec import ProtocolError
+from .fold.entrylog import EntryLog
+
+KEPT = 512  # receipts kept by count, here and by a joiner (to serve a seat behind)
+
+
+def sign_receipt(identity: Identity, table: bytes, index: int, head: bytes) -> bytes:
+    return seal_statement(identity, "receipt", {"table": table, "index": index, "head": head})
+
+
+def receipt_refusal(raw: bytes, host: bytes, table: bytes, index: int, head: bytes) -> str | None:
+    """Why ``raw`` is not ``host``'s receipt of this table's first ``index`` entries ending in
+    ``head`` (None: it is)."""
+    if not raw:
+        return f"entry {index - 1} came without the host's receipt"
+    try:
+        receipt = open_statement(raw, "receipt")
+    except ProtocolError as error:
+        return f"the receipt of entry {index - 1} does not open ({error.reason})"
+    data = receipt.data
+    if receipt.sender != host or data["table"] != table:
+        return f"the receipt of entry {index - 1} is not the host's, for this table"
+    if data["index"] != index or data["head"] != head:
+        return f"the host's receipt of entry {index - 1} names another log than the one it sent"
+    return None
+
+
+class HostReceipts:
+    """The host's receipts of its own log, signed as its entries go out: the newest few are
+    kept (a log sent again to a seat is signed again as it goes), and one head, so memory
+    does not grow with the log."""
+
+    def __init__(self, identity: Identity, table: bytes) -> None:
+        self.identity, self.table = identity, table
+        self.cursor = (0, genesis(table))  # (entries, the head after them)
+        self.signed: dict[int, bytes] = {}
+
+    def of(self, log: EntryLog, index: int, raw: bytes = b"") -> bytes:
+        """The receipt of the log's entries 0..``index`` (``raw``: entry ``index`` itself, if
+        the log does not hold it yet)."""
+        count = index + 1
+        if count not in self.signed:
+            at, head = self.cursor if self.cursor[0] <= count else (0, genesis(self.table))
+            if at < count:
+                for entry in [*log[at:min(count, len(log))], *([raw] if count > len(log) else [])]:
+                    head = extend(head, entry)
+            self.cursor = (count, head)
+            self.signed[count] = sign_receipt(self.identity, self.table, count, head)
+            for old in [c for c in self.signed if c <= count - KEPT]:
+                del self.signed[old]
+        return self.signed[count]
