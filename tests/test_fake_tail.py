@@ -20,10 +20,9 @@ from p2p_pageone.crypto.statements import seal_statement
 from p2p_pageone.engine import make_settings
 from p2p_pageone.session.fold.entrylog import EntryLog
 from p2p_pageone.session.fold.obligations import BOUNDS, Duty, owed
-from p2p_pageone.session.logsync import entry_frame
+from p2p_pageone.session.logsync import NotServing, entry_frame
 from p2p_pageone.session.memory import MemoryTable, make_peer
 from p2p_pageone.session.receipts import HostReceipts, receipt_refusal, sign_receipt
-from p2p_pageone.wire.codec import ProtocolError
 
 
 def _table_waiting_on_seat_one(players: int) -> MemoryTable:
@@ -83,7 +82,7 @@ def test_a_receipt_names_its_signer_table_length_and_head() -> None:
     assert "without" in str(receipt_refusal(b"", host.public, table, 2, heads[2]))
     assert "not the host's" in str(receipt_refusal(good, other.public, table, 2, heads[2]))
     assert "another log" in str(receipt_refusal(good, host.public, table, 2, heads[1]))
-    assert "another log" in str(receipt_refusal(good, host.public, table, 1, heads[2]))
+    assert "that entry" in str(receipt_refusal(good, host.public, table, 1, heads[2]))
     forged = sign_receipt(other, table, 2, heads[2])
     assert "not the host's" in str(receipt_refusal(forged, host.public, table, 2, heads[2]))
     assert receipts.of(EntryLog(log), 0) == sign_receipt(host, table, 1, heads[1])
@@ -96,5 +95,5 @@ def test_a_host_entry_without_its_receipt_is_the_host_not_serving() -> None:
     raw = seal(table.sessions[0].identity, seat.table_id, seat.hand,
                seat.chain.next_seq(table.sessions[0].identity.public), seat.chain.head, "say",
                {"text": "no receipt"})
-    with pytest.raises(ProtocolError, match="without the host's receipt"):
+    with pytest.raises(NotServing, match="without the host's receipt"):
         seat.from_host(len(seat.log), raw, table.now)

@@ -36,7 +36,7 @@ from ..session.links import (
     claim_refusal,
     refusal,
 )
-from ..session.logsync import entry_in
+from ..session.logsync import entry_in, in_reach, wanted
 from ..session.peer import PeerSession
 from ..wire.codec import FrameDecoder, ProtocolError, unpack
 from ..wire.messages import validate_control
@@ -231,8 +231,12 @@ class Standby:
         try:
             value = unpack(payload)
             if isinstance(value, dict):  # a log entry the host has not sent us (logsync)
-                if entry_in(payload) is None:
+                entry = entry_in(payload)
+                if entry is None or not in_reach(self.session, entry[0]):
                     return False
+                if not wanted(self.session, entry[0], entry[1]):  # another for a place we
+                    self.session.direct(payload, asyncio.get_running_loop().time())  # hold
+                    return False  # one for: taken, and counted against the flood limit
             elif len(value) == 4:  # a statement: a sign of life
                 alive = open_statement(payload, "alive")
                 if alive.sender != key or alive.data["table"] != self.session.table_id:

@@ -25,7 +25,7 @@ from .fold.obligations import (
     stalemate,
 )
 from .links import answer_challenge
-from .logsync import serving
+from .logsync import NotServing, serving
 from .peer import PeerSession
 from .rtt import PING as PING  # the plain ping, for those that send one by hand
 from .rtt import RoundTrip, ping, pong
@@ -109,6 +109,8 @@ class Client:
                     self.session.attachment.holds = list(value["lost"])
                 # a "chat" frame (a watcher's line, on the host's word only: no one
                 # signed it) is not shown
+        except NotServing as error:  # it will not sign its entries' places: as if it stopped
+            self._unserved(error.reason, now)  # sending us the log
         except ProtocolError as error:
             self.session.lost_host(f"the host sent malformed data ({error.reason})")
         self.collect()

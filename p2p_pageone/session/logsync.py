@@ -24,12 +24,17 @@ from ..wire.messages import validate_control
 from .common import TableEnded
 from .fold.obligations import BOUNDS
 from .player import PlayerState
-from .receipts import KEPT, receipt_refusal
+from .receipts import KEPT, receipt_refusal, receipted_head
 
 SYNC_AFTER = 2.0  # a seat whose sign of life stays this long behind ours gets our entries
 BATCH = 24  # entries sent to one seat at a time (once per sign of life)
 OFFERED = 96  # entries a seat keeps ahead of its log, waiting for the host's receipt
 assert BOUNDS.relay_after > SYNC_AFTER
+
+
+class NotServing(ProtocolError):
+    """The host sent us an entry without its receipt: it does not serve the table (we leave
+    it as when it stops sending us the log, signing that we lost it)."""
 
 
 def entry_frame(index: int, raw: bytes, receipt: bytes = b"") -> bytes:
@@ -99,7 +104,7 @@ def from_host(s: PlayerState, index: int, raw: bytes, now: float, receipt: bytes
         return False
     if index > expected and not checking and index < len(s.log) + OFFERED:
         s.mesh.host_ahead[index], s.mesh.ahead_of = raw, s.host_key
-        offered(s, index, b"", receipt)
+        offered(s, index, b"", receipt, host)
         return False
     raise ProtocolError(f"the host sent entry {index} where entry {expected} was due")
 
@@ -132,24 +137,48 @@ def _ahead(s: PlayerState) -> dict[int, bytes]:
 
 
 def next_from_host(s: PlayerState) -> bytes:
-    """The host's entry at our log's end that waited for a gap to be filled, or b""."""
+    """The host's entry at our log's end that waited for a gap to be filled, or b"": taken only
+    with the host's receipt of its place (else it waits for one, ``receipted``)."""
     ahead = _ahead(s)
     for old in [i for i in ahead if i < len(s.log)]:
         del ahead[old]
-    return ahead.pop(len(s.log), b"")
+    raw = ahead.get(len(s.log), b"")
+    held = s.mesh.pending.get(len(s.log) + 1)
+    if not raw or s.chain is None or held is None or held[1] != extend(s.chain.head, raw):
+        return b""
+    return ahead.pop(len(s.log))
 
 
-def offered(s: PlayerState, index: int, raw: bytes, receipt: bytes = b"") -> None:
-    """A peer's ``entry`` frame (or one of the host's beyond a gap, ``receipt`` only): kept if
-    it lies ahead of our log, within reach, with the host's receipt it came with."""
-    length = len(s.log)
+def in_reach(s: PlayerState, index: int) -> bool:
+    """Is ``index`` a place ahead of our log that we keep an ``entry`` frame for?"""
+    return len(s.log) <= index < len(s.log) + OFFERED
+
+
+def wanted(s: PlayerState, index: int, raw: bytes) -> bool:
+    """Is a peer's ``entry`` frame of use: in reach, and the first for its place, or the same
+    bytes again (what honest servers all send)? The listener counts the others, which replace
+    an entry held there, against its flood limit."""
+    return in_reach(s, index) and s.mesh.offered.get(index, raw) == raw
+
+
+def offered(s: PlayerState, index: int, raw: bytes, receipt: bytes = b"",
+            host: bytes = b"") -> None:
+    """A peer's ``entry`` frame (or one of the host's beyond a gap: its receipt only, signed by
+    ``host``): kept if it lies ahead of our log, within reach, each part checked once, as it
+    comes (a signature per frame at most), with the head the host's receipt names."""
+    length, mesh = len(s.log), s.mesh
     if length <= index < length + OFFERED:
-        if raw:
-            s.mesh.offered[index] = raw
-        if receipt:
-            s.mesh.pending[index + 1] = receipt
-    for old in [i for i in s.mesh.offered if i < length]:
-        del s.mesh.offered[old]
+        try:
+            if raw and mesh.offered.get(index) != raw:  # the last one offered stands
+                env = open_envelope(raw)
+                mesh.offered[index], mesh.offered_by[index] = raw, (env.sender, env.prev)
+            if receipt and index + 1 not in mesh.pending:
+                mesh.pending[index + 1] = (receipt, receipted_head(
+                    receipt, host or s.host_key, s.table_id, index + 1))
+        except ProtocolError:
+            pass  # what does not open, or is not the host's receipt, is dropped
+    for old in [i for i in mesh.offered if i < length]:
+        del mesh.offered[old], mesh.offered_by[old]
 
 
 def receipted(s: PlayerState) -> list[bytes]:
@@ -161,41 +190,40 @@ def receipted(s: PlayerState) -> list[bytes]:
     if s.chain is None:
         return []
     run, heads, at = [], [s.chain.head], len(s.log)
-    ahead = _ahead(s)
-    while at in ahead or at in s.mesh.offered:
-        run.append(ahead.get(at) or s.mesh.offered[at])
+    ahead, mesh = _ahead(s), s.mesh
+    while at in ahead or at in mesh.offered:
+        run.append(ahead.get(at) or mesh.offered[at])
         heads.append(extend(heads[-1], run[-1]))
         at += 1
-    upto = 0
+    upto, base = 0, len(s.log)
     for position, raw in enumerate(run):
-        try:
-            env = open_envelope(raw)
-        except ProtocolError:
-            break
-        if env.sender == s.host_key and env.prev in heads[: position + 1]:
+        sender, prev = mesh.offered_by.get(base + position, (b"", b""))
+        if raw != mesh.offered.get(base + position):  # the host's, beyond a gap
+            try:
+                env = open_envelope(raw)
+            except ProtocolError:
+                break
+            sender, prev = env.sender, env.prev
+        if sender == s.host_key and prev in heads[: position + 1]:
             # it receipts what comes before its prev; in its place, it is its own receipt
-            upto = max(upto, position + 1 if env.prev == heads[position]
-                       else heads.index(env.prev))
-    base = len(s.log)
-    for count in range(len(run), upto, -1):  # the furthest receipt first: one check, mostly
-        receipt = s.mesh.pending.get(base + count, b"")
-        if receipt and receipt_refusal(receipt, s.host_key, s.table_id, base + count,
-                                       heads[count]) is None:
+            upto = max(upto, position + 1 if prev == heads[position] else heads.index(prev))
+    for count in range(len(run), upto, -1):
+        held = mesh.pending.get(base + count)
+        if held is not None and held[1] == heads[count]:
             return run[:count]
     return run[:upto]
 
 
 def settle(s: PlayerState) -> None:
-    """The receipt that came with the entry we folded last, kept once it checks (to serve
-    along with it): receipts of the host's own, one for each entry, so that a seat we serve
-    takes every batch."""
+    """The receipt that came with the entry we folded last, kept if it names our head (to
+    serve along with it): receipts of the host's own, one for each entry, so that a seat we
+    serve takes every batch."""
     length, pending = len(s.log), s.mesh.pending
-    receipt = pending.pop(length, b"")
+    held = pending.pop(length, None)
     for old in [count for count in pending if count < length]:
         del pending[old]
-    if (receipt and s.chain is not None
-            and receipt_refusal(receipt, s.host_key, s.table_id, length, s.chain.head) is None):
-        _keep(s, length, receipt)
+    if held is not None and s.chain is not None and held[1] == s.chain.head:
+        _keep(s, length, held[0])
 
 
 def _keep(s: PlayerState, count: int, receipt: bytes) -> None:
@@ -209,13 +237,13 @@ def _keep(s: PlayerState, count: int, receipt: bytes) -> None:
 def keep_host_receipt(s: PlayerState, index: int, raw: bytes, receipt: bytes,
                       host: bytes) -> None:
     """The host's stream brings entry ``index``, our log's next: its receipt, signed by
-    ``host`` (the key that answers on this connection), must name our log with it, else a
-    ``ProtocolError`` (without it we could not serve it on to a seat the host leaves behind)."""
+    ``host`` (the key that answers on this connection), must name our log with it, else
+    ``NotServing`` (without it we could not serve it on to a seat the host leaves behind)."""
     if s.chain is None:
         return
     refusal = receipt_refusal(receipt, host, s.table_id, index + 1, extend(s.chain.head, raw))
     if refusal is not None:
-        raise ProtocolError(f"{refusal}: the host must sign each entry's place")
+        raise NotServing(f"did not sign the place of what it sent us ({refusal})")
     _keep(s, index + 1, receipt)
 
 

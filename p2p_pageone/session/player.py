@@ -145,9 +145,11 @@ class MeshMemory:
     lag_since: dict[bytes, tuple[int, float]] = field(default_factory=dict)
     served_at: dict[bytes, float] = field(default_factory=dict)
     offered: dict[int, bytes] = field(default_factory=dict)
-    # the host's receipts (``receipts``) by the entries they cover: checked, and as they came
+    offered_by: dict[int, tuple[bytes, bytes]] = field(default_factory=dict)  # (sender, prev)
+    # the host's receipts (``receipts``) by the entries they cover: of our log, to serve on;
+    # and ahead of it, checked as they came, with the head each names
     receipts: dict[int, bytes] = field(default_factory=dict)
-    pending: dict[int, bytes] = field(default_factory=dict)
+    pending: dict[int, tuple[bytes, bytes]] = field(default_factory=dict)
     host_ahead: dict[int, bytes] = field(default_factory=dict)  # the host's, beyond a gap
     ahead_of: bytes = b""  # the host that sent them
     skip: list[bytes] = field(default_factory=list)

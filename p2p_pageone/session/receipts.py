@@ -23,19 +23,32 @@ def sign_receipt(identity: Identity, table: bytes, index: int, head: bytes) -> b
     return seal_statement(identity, "receipt", {"table": table, "index": index, "head": head})
 
 
-def receipt_refusal(raw: bytes, host: bytes, table: bytes, index: int, head: bytes) -> str | None:
-    """Why ``raw`` is not ``host``'s receipt of this table's first ``index`` entries ending in
-    ``head`` (None: it is)."""
+def receipted_head(raw: bytes, host: bytes, table: bytes, index: int) -> bytes:
+    """The head ``raw``, ``host``'s receipt of this table's first ``index`` entries, names;
+    else a ``ProtocolError`` that says why it is none."""
     if not raw:
-        return f"entry {index - 1} came without the host's receipt"
+        raise ProtocolError(f"entry {index - 1} came without the host's receipt")
     try:
         receipt = open_statement(raw, "receipt")
     except ProtocolError as error:
-        return f"the receipt of entry {index - 1} does not open ({error.reason})"
+        raise ProtocolError(f"the receipt of entry {index - 1} does not open "
+                            f"({error.reason})") from None
     data = receipt.data
-    if receipt.sender != host or data["table"] != table:
-        return f"the receipt of entry {index - 1} is not the host's, for this table"
-    if data["index"] != index or data["head"] != head:
+    if receipt.sender != host or data["table"] != table or data["index"] != index:
+        raise ProtocolError(f"the receipt of entry {index - 1} is not the host's, for this "
+                            "table and that entry")
+    head: bytes = data["head"]
+    return head
+
+
+def receipt_refusal(raw: bytes, host: bytes, table: bytes, index: int, head: bytes) -> str | None:
+    """Why ``raw`` is not ``host``'s receipt of this table's first ``index`` entries ending in
+    ``head`` (None: it is)."""
+    try:
+        named = receipted_head(raw, host, table, index)
+    except ProtocolError as error:
+        return error.reason
+    if named != head:
         return f"the host's receipt of entry {index - 1} names another log than the one it sent"
     return None
 
