@@ -23,6 +23,7 @@ from p2p_pageone.session.fold.obligations import BOUNDS, Duty, owed
 from p2p_pageone.session.logsync import NotServing, entry_frame
 from p2p_pageone.session.memory import MemoryTable, make_peer
 from p2p_pageone.session.receipts import HostReceipts, receipt_refusal, sign_receipt
+from p2p_pageone.wire.codec import frame
 
 
 def _table_waiting_on_seat_one(players: int) -> MemoryTable:
@@ -97,3 +98,51 @@ def test_a_host_entry_without_its_receipt_is_the_host_not_serving() -> None:
                {"text": "no receipt"})
     with pytest.raises(NotServing, match="without the host's receipt"):
         seat.from_host(len(seat.log), raw, table.now)
+
+
+def test_a_host_entry_beyond_a_gap_waits_for_its_receipt() -> None:
+    table = _table_waiting_on_seat_one(3)
+    host, seat = table.sessions[0], table.sessions[2]
+    length = len(seat.log)
+    host.say("one")
+    host.flush(table.now)
+    table.sequencer._pump(table.now)
+    first = host.log[length]
+    other = table.sessions[1]  # an entry of another seat's (the host's own receipt itself)
+    assert other.chain is not None
+    second = seal(other.identity, seat.table_id, seat.hand,
+                  other.chain.next_seq(other.identity.public), extend(seat.chain.head, first),
+                  "say", {"text": "two"})
+    seat.from_host(length + 1, second, table.now)  # ahead of a gap, and no receipt with it
+    seat.from_host(length, first, table.now, table.sequencer.receipt(length),
+                   host.identity.public)
+    assert len(seat.log) == length + 1  # the one beyond the gap waits for the host's receipt
+    receipt = sign_receipt(host.identity, seat.table_id, length + 2,
+                           extend(seat.chain.head, second))
+    seat.direct(entry_frame(length + 1, second, receipt), table.now)
+    assert len(seat.log) == length + 2 and seat.log[length + 1] == second
+
+
+def test_a_receipt_not_the_hosts_is_dropped_as_it_comes() -> None:
+    table = _table_waiting_on_seat_one(4)
+    seat, liar = table.sessions[3], table.sessions[1]
+    assert seat.chain is not None
+    length = len(seat.log)
+    fake = seal(liar.identity, seat.table_id, seat.hand,
+                seat.chain.next_seq(liar.identity.public), seat.chain.head, "say", {"text": "x"})
+    receipt = sign_receipt(liar.identity, seat.table_id, length + 1,
+                           extend(seat.chain.head, fake))
+    seat.direct(entry_frame(length, fake, receipt), table.now)
+    assert length + 1 not in seat.mesh.pending and len(seat.log) == length
+
+
+def test_a_host_that_will_not_sign_its_entries_is_left_for_the_next_seat() -> None:
+    table = _table_waiting_on_seat_one(3)
+    host, client = table.sessions[0], table.clients[1]
+    seat = client.session
+    assert seat.chain is not None
+    raw = seal(host.identity, seat.table_id, seat.hand, seat.chain.next_seq(host.identity.public),
+               seat.chain.head, "say", {"text": "unsigned place"})
+    client.receive(frame(entry_frame(len(seat.log), raw)), table.now)
+    left = seat.attachment.dropped or seat.ended  # (it follows the table to the next seat
+    assert "did not sign the place of what it sent us" in left  # where a takeover can be)
