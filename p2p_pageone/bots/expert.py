@@ -18,6 +18,13 @@ so the budget goes to the close choices (in classic, 6 candidates a choice on av
 at 120 playouts agreed with one at 2,400 on 66% of its choices). Out of turn, for calls and
 catches, it acts as ``normal`` does.
 
+What qdan lacks (bots35, README): fresh seeds 9501 0.2875 [0.245, 0.334] and 9502 0.2925
+[0.250, 0.339] at 21 ms. Handed the true hands of the players at 3 cards or fewer only, the
+search wins 0.36 (200 games, seed 601), but the public record barely narrows them: worlds
+kept only where every play since the deal is ``normal``'s match 6.7% of those cards (5.0%
+with the slot guesses) and measured no gain; nor did own playouts by other habits (per root
+candidate, or preferring plays the next player cannot follow) or a 24-move horizon.
+
 Qdan spend and places (bots34): a qdan decision gets its full budget (1,200 playouts) only
 where some player still racing holds 3 cards or fewer, a quarter of it before, a twentieth once
 the first place has gone (``Spend``, ``qdan_search.py``); and after the first place its
