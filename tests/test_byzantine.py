@@ -204,6 +204,12 @@ SOAKED = {
     # both left, and the one the host never took back was removed (I2). The seat it serves
     # now sees by their signs of life that the host withholds from them, and leaves it too
     "two-seats-lag-the-third-served": (4805, ()),
+    # (seeds 5700-6599, the fake_tail plans) three seats, the host honest: a dishonest seat's
+    # signs of life said its log was longer, and the honest seat, whose log did not grow while
+    # the table waited for that seat, left the host for not serving it; the host, left alone,
+    # blamed its own network (I2, I5). A longer log counts now only with the host's receipt
+    "a-longer-log-on-a-seats-word": (5735, (("fake_tail", 0), ("flood", 64))),
+    "a-longer-log-on-a-seats-word-2": (6136, (("flood", 32), ("fake_tail", 32))),
     # (seeds 50000-56644) an away the host had queued went into the log after the seat's back
     # through the others had cleared it: nothing timed that seat, and the others left the host
     # and came back to it for good (I4)

@@ -276,10 +276,10 @@ class Client:
                            f"in {waited:.0f} s, and no other seat had it: the host is not "
                            "serving this seat", now)
             return
-        if s.mesh.longest > len(s.log):  # the others' logs are longer, and what they serve us
-            self._unserved(f"has not let us have for {waited:.0f} s entries the other seats "
-                           "hold (the host has not sent them, nor receipted them): the host is "
-                           "not serving this seat", now)  # is not receipted: two seats lag
+        if s.mesh.longest > len(s.log):  # the host receipted a longer log, and we cannot fold it
+            self._unserved(f"has not let us have for {waited:.0f} s entries it signed receipts "
+                           "for (neither it nor the other seats sent us all of them): the host "
+                           "is not serving this seat", now)
             return
         if s.in_flight:  # ours, a move included: neither in the log nor refused, timed from
             flown = now - max(self.progress, self.flight[1])  # when we sent it

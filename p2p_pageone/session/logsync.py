@@ -104,7 +104,7 @@ def from_host(s: PlayerState, index: int, raw: bytes, now: float, receipt: bytes
         return False
     if index > expected and not checking and index < len(s.log) + OFFERED:
         s.mesh.host_ahead[index], s.mesh.ahead_of = raw, s.host_key
-        offered(s, index, b"", receipt, host)
+        offered(s, index, b"", receipt, host, now)
         return False
     raise ProtocolError(f"the host sent entry {index} where entry {expected} was due")
 
@@ -162,10 +162,12 @@ def wanted(s: PlayerState, index: int, raw: bytes) -> bool:
 
 
 def offered(s: PlayerState, index: int, raw: bytes, receipt: bytes = b"",
-            host: bytes = b"") -> None:
+            host: bytes = b"", now: float = 0.0) -> None:
     """A peer's ``entry`` frame (or one of the host's beyond a gap: its receipt only, signed by
     ``host``): kept if it lies ahead of our log, within reach, each part checked once, as it
-    comes (a signature per frame at most), with the head the host's receipt names."""
+    comes (a signature per frame at most), with the head the host's receipt names. A receipt of
+    a log longer than any before is the host at work, serving the others (``longest``): a
+    seat's own word for a longer log (its sign of life) is not, since any seat could say so."""
     length, mesh = len(s.log), s.mesh
     if length <= index < length + OFFERED:
         try:
@@ -175,6 +177,8 @@ def offered(s: PlayerState, index: int, raw: bytes, receipt: bytes = b"",
             if receipt and index + 1 not in mesh.pending:
                 mesh.pending[index + 1] = (receipt, receipted_head(
                     receipt, host or s.host_key, s.table_id, index + 1))
+                if index + 1 > max(mesh.longest, length):
+                    mesh.longest, mesh.table_moved_at = index + 1, now
         except ProtocolError:
             pass  # what does not open, or is not the host's receipt, is dropped
     for old in [i for i in mesh.offered if i < length]:

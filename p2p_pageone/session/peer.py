@@ -165,7 +165,7 @@ class PeerSession(AttachedPlayer):
     def _take_from_mesh(self, entry: tuple[int, bytes, bytes] | None, now: float) -> None:
         """Entries the mesh offers, as far as receipted, and the host's that waited behind."""
         if entry is not None:
-            logsync.offered(self, *entry)
+            logsync.offered(self, *entry, now=now)
         while not self.ended:
             ahead = logsync.next_from_host(self)
             if ahead:  # (it may have come on a connection since closed)

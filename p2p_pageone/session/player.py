@@ -155,9 +155,9 @@ class MeshMemory:
     skip: list[bytes] = field(default_factory=list)
     synced_at: float = -1e9
     host_entry_at: float = -1e9  # when the host's own stream last brought us an entry
-    table_moved_at: float = -1e9  # when a sign of life last showed a log longer than any before
+    table_moved_at: float = -1e9  # when a host's receipt last showed a log longer than any before
     heard_from: dict[bytes, float] = field(default_factory=dict)  # key -> its last sign of life
-    longest: int = 0  # the longest log a sign of life showed
+    longest: int = 0  # the longest log a receipt of the host's showed
 
 
 @dataclass

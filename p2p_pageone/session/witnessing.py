@@ -97,10 +97,9 @@ def _keep_alive(s: PlayerState, raw: bytes, now: float) -> None:
     if alive.sender != s.identity.public:
         mesh.heard_from[alive.sender] = now
     known = mesh.alive.get(alive.sender)
-    if known is None or alive.data["index"] > known[0]:
-        mesh.alive[alive.sender] = (alive.data["index"], raw)
-        if alive.data["index"] > max(mesh.longest, len(s.log)):  # the host serves the others
-            mesh.longest, mesh.table_moved_at = alive.data["index"], now
+    if known is None or alive.data["index"] > known[0]:  # (a longer log in it is that seat's
+        mesh.alive[alive.sender] = (alive.data["index"], raw)  # word: logsync.offered counts
+        # only the host's receipt of one)
 
 
 def claimed(s: PlayerState, claim: Claim, now: float) -> None:
