@@ -24,7 +24,7 @@ from ..wire.messages import validate_control
 from .common import TableEnded
 from .fold.obligations import BOUNDS
 from .player import PlayerState
-from .receipts import KEPT, receipt_refusal, receipted_head
+from .receipts import keep_newest, receipt_refusal, receipted_head
 
 SYNC_AFTER = 2.0  # a seat whose sign of life stays this long behind ours gets our entries
 BATCH = 24  # entries sent to one seat at a time (once per sign of life)
@@ -169,7 +169,7 @@ def offered(s: PlayerState, index: int, raw: bytes, receipt: bytes = b"",
     a log longer than any before is the host at work, serving the others (``longest``): a
     seat's own word for a longer log (its sign of life) is not, since any seat could say so."""
     length, mesh = len(s.log), s.mesh
-    if length <= index < length + OFFERED:
+    if in_reach(s, index):
         try:
             if raw and mesh.offered.get(index) != raw:  # the last one offered stands
                 env = open_envelope(raw)
@@ -227,15 +227,7 @@ def settle(s: PlayerState) -> None:
     for old in [count for count in pending if count < length]:
         del pending[old]
     if held is not None and s.chain is not None and held[1] == s.chain.head:
-        _keep(s, length, held[0])
-
-
-def _keep(s: PlayerState, count: int, receipt: bytes) -> None:
-    receipts = s.mesh.receipts
-    receipts[count] = receipt
-    if len(receipts) > KEPT:
-        for old in [c for c in receipts if c <= count - KEPT]:
-            del receipts[old]
+        keep_newest(s.mesh.receipts, length, held[0])
 
 
 def keep_host_receipt(s: PlayerState, index: int, raw: bytes, receipt: bytes,
@@ -248,7 +240,7 @@ def keep_host_receipt(s: PlayerState, index: int, raw: bytes, receipt: bytes,
     refusal = receipt_refusal(receipt, host, s.table_id, index + 1, extend(s.chain.head, raw))
     if refusal is not None:
         raise NotServing(f"did not sign the place of what it sent us ({refusal})")
-    _keep(s, index + 1, receipt)
+    keep_newest(s.mesh.receipts, index + 1, receipt)
 
 
 def taken_from_host(s: PlayerState, raw: bytes, now: float) -> bool:

@@ -19,6 +19,13 @@ from .fold.entrylog import EntryLog
 KEPT = 512  # receipts kept by count, here and by a joiner (to serve a seat behind)
 
 
+def keep_newest(kept: dict[int, bytes], count: int, receipt: bytes) -> None:
+    """``receipt`` kept by ``count``, with at most ``KEPT`` kept (the oldest put in goes)."""
+    kept[count] = receipt
+    while len(kept) > KEPT:
+        del kept[next(iter(kept))]
+
+
 def sign_receipt(identity: Identity, table: bytes, index: int, head: bytes) -> bytes:
     return seal_statement(identity, "receipt", {"table": table, "index": index, "head": head})
 
@@ -69,11 +76,8 @@ class HostReceipts:
         count = index + 1
         if count not in self.signed:
             at, head = self.cursor if self.cursor[0] <= count else (0, genesis(self.table))
-            if at < count:
-                for entry in [*log[at:min(count, len(log))], *([raw] if count > len(log) else [])]:
-                    head = extend(head, entry)
+            for entry in log[at:min(count, len(log))] + ([raw] if count > len(log) else []):
+                head = extend(head, entry)
             self.cursor = (count, head)
-            self.signed[count] = sign_receipt(self.identity, self.table, count, head)
-            for old in [c for c in self.signed if c <= count - KEPT]:
-                del self.signed[old]
+            keep_newest(self.signed, count, sign_receipt(self.identity, self.table, count, head))
         return self.signed[count]

@@ -81,14 +81,12 @@ class SequencerCore:
         self.final: tuple[int, float] | None = None
         self.confirmed: set[bytes] = set()
         self.end_told = False
-        self.receipts: HostReceipts | None = None  # made once the table has its id
+        self.receipts = HostReceipts(host.identity, host.table_id)
         host.flush(now)
         self._pump(now)
 
     def receipt(self, index: int, raw: bytes = b"") -> bytes:
         """Our receipt of the log's entries 0..``index`` (``receipts``), signed once."""
-        if self.receipts is None:
-            self.receipts = HostReceipts(self.host.identity, self.host.table_id)
         return self.receipts.of(self.log, index, raw)
 
     @property
