@@ -389,3 +389,16 @@ def test_a_seat_that_drops_and_returns_again_and_again_holds_no_table() -> None:
     result = run(scenario, plan)
     assert result.fired == list(plan) and result.verdicts == [], [v.text for v in result.verdicts]
     assert not result.stalled
+
+
+def test_a_step_the_log_refuses_disproves_no_claim() -> None:
+    # (soak, seed 7846) three seats, the host honest: a coalition seat that drops and returns
+    # every 20 s, its frames to the host late, showed the witness a fresh `back` after each
+    # timeout of its move. It was back already, so the log refuses a second one, yet the
+    # witness's word made it disprove the claim: the seat never moved and the table waited for
+    # good. A step disproves a claim only if the log would take it (its kind's own check)
+    scenario = make(7846)
+    result = run(scenario)
+    assert {a.kind for a in result.fired} >= {"fake_tail", "flap"}
+    assert result.verdicts == [], [v.text for v in result.verdicts]
+    assert not result.stalled

@@ -48,8 +48,9 @@ def test_a_step_sealed_after_the_claim_counts_though_the_seats_back_took_its_num
     claim = host.claims[0]
     assert host.chain is not None and claim.owed is Duty.HEAD
     victim = table.clients[VICTIM - 1].session.identity
+    assert host.hand_end is not None  # the head every seat signs: where the hand ended
     head = seal(victim, host.table_id, host.hand, claim.seq_then, host.chain.head, EntryKind.HEAD,
-                {"index": claim.position, "head": host.chain.head})
+                {"index": host.hand_end[0], "head": host.hand_end[1]})
     assert witness.disproof(host, claim, head)
     host.notify(EntryKind.AWAY, {"seat": VICTIM, "why": "disconnected", "window": 60})
     host.flush(table.now)
@@ -122,3 +123,32 @@ def test_a_witness_whose_round_closed_without_it_is_not_removed_for_it(
         assert {VICTIM, SLOW} <= set(session.active)
         audit = audit_of(session)
         assert audit.ok and audit.fault is None, audit.fault
+
+
+def test_a_step_the_log_would_refuse_disproves_no_claim() -> None:
+    # A claim about a seat's move falls to any envelope of that seat's the host never logged,
+    # but only to one the log would take there: a second `back` from a seat that is back, or a
+    # move the rules refuse, signed afresh after each claim, would keep every claim from
+    # standing while the seat never moves (the simulator's seed 7846)
+    table = MemoryTable(make_settings("classic", {"deals": 2}), 4, seed=11, direct=True)
+    seq, host = table.sequencer, table.sequencer.host
+
+    def victims_turn() -> bool:
+        return (_mid_hand(host) and host.game is not None
+                and host.game.deal.turn == VICTIM)
+
+    _run_until(table, victims_turn)
+    seq._timeout(VICTIM, "its move", table.now)
+    claim = host.claims[0]
+    assert host.chain is not None and claim.owed is None and VICTIM not in host.away
+    victim = table.clients[VICTIM - 1].session.identity
+
+    def step(kind: EntryKind, data: dict[str, object]) -> bytes:
+        assert host.chain is not None
+        return seal(victim, host.table_id, host.hand, claim.seq_then, host.chain.head, kind, data)
+
+    back = step(EntryKind.BACK, {"endpoint": host.endpoints[victim.public]})
+    assert host.step_refusal(open_envelope(back)) is not None
+    assert not witness.disproof(host, claim, back)
+    chat = step(EntryKind.SAY, {"text": "still here"})  # the seat is there: the claim falls
+    assert witness.disproof(host, claim, chat).startswith("signed say message")

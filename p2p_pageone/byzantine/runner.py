@@ -225,13 +225,11 @@ def _corrupt_seats(table: SimTable, scenario: Scenario) -> set[int]:
 
 
 def _moves_withheld(table: SimTable, scenario: Scenario, fired: list[Action]) -> set[int]:
-    """The dishonest seats an action that fired keeps a move of from some peer (a forger's
-    own signs of life claim a log it does not have, so they stand after every claim about it:
-    it stays alive and never moves, SPEC §8 "Open", 7846)."""
+    """The dishonest seats an action that fired keeps a move of from some peer."""
     ref = next(s for i, s in enumerate(table.sessions) if i not in scenario.corrupt)
     return {ref.seat_of(table.sessions[a.actor].identity.public) for a in fired
-            if a.kind == "fake_tail" or (a.kind in ("withhold", "stall", "friend_only")
-            and any(matches(cls, a.pattern) for cls in ("entry:move", "relay:move", "mesh:move")))}
+            if a.kind in ("withhold", "stall", "friend_only")
+            and any(matches(cls, a.pattern) for cls in ("entry:move", "relay:move", "mesh:move"))}
 
 
 def _faulted(plan: tuple[Action, ...]) -> set[int]:

@@ -119,6 +119,11 @@ class PublicState:
         """Why this viewer, the seat the claim is about, knows it false ("": it does not)."""
         return ""
 
+    def step_refusal(self, env: Envelope) -> str | None:
+        """Why the log would refuse ``env``, a seat's step, by its kind's own check at this
+        point (None: it would take it); the fold that knows every kind says (``TableState``)."""
+        return None
+
     # --- queries on the seats ---------------------------------------------------------------------
 
     def unproven_hold(self) -> bool:

@@ -13,7 +13,7 @@ from ...crypto.deck import DeckError
 from ...crypto.envelope import BadSignature, Envelope, OrderFault
 from ...wire.codec import ProtocolError
 from ..common import Event, TableEnded
-from .apply import FOLD_ERRORS, apply_entry
+from .apply import FOLD_ERRORS, apply_entry, kind_refusal
 from .queries import hand_over
 from .rounds import advance
 from .state import PublicState
@@ -49,6 +49,9 @@ class TableState(PublicState):
                 if isinstance(error, BadSignature) else
                 f"relayed a message out of its place ({type(error).__name__}: {error})")
         return f"{what}: the sequencer must refuse it, and its author is not to blame"
+
+    def step_refusal(self, env: Envelope) -> str | None:
+        return kind_refusal(self, env)
 
     def hand_over(self) -> bool:
         return hand_over(self)

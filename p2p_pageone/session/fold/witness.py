@@ -108,10 +108,11 @@ def disproof(s: PublicState, claim: Claim, raw: bytes) -> str:
         return _reveal_disproof(s, claim, env)
     # a seat the table waits for shows that step, and one every peer would take: another
     # message of its (a chat sent to the witnesses alone, a pass that does not check out)
-    # would let a seat that withholds its step stall the table
+    # would let a seat that withholds its step stall the table; so would, for any claim, a
+    # step the log refuses (a second back, a move the rules refuse), shown again and again
     if claim.owed is not None and env.kind != claim.owed.kind:
         return ""
-    if deck_refuses(s, env):
+    if deck_refuses(s, env) or s.step_refusal(env) is not None:
         return ""
     return f"signed {env.kind} message, which the host never logged"
 
