@@ -80,8 +80,8 @@ def check_move_now(s: PublicState, env: Envelope, seat: int) -> None:
     """A move is possible now: the game runs and the hand is in play."""
     game = s.game
     if game is None or game.over or game.to_reveal or s.crypto is None or hand_over(s):
-        raise TableEnded("made a move while no move is possible", seat, len(s.log) - 1,
-                         refusal="no move is possible now", step="move")
+        raise refused_move(s, env, seat, "made a move while no move is possible",
+                           "no move is possible now")
 
 
 def check_move(s: PublicState, env: Envelope, seat: int) -> None:
@@ -92,8 +92,20 @@ def check_move(s: PublicState, env: Envelope, seat: int) -> None:
     try:
         game_of(s).deal.verify(move_from(seat, env.data))
     except IllegalMove as error:
-        raise TableEnded(f"made a move the rules refuse: {error}", seat, len(s.log) - 1,
-                         refusal=str(error), step="move") from None
+        raise refused_move(s, env, seat, f"made a move the rules refuse: {error}",
+                           str(error)) from None
+
+
+def refused_move(s: PublicState, env: Envelope, seat: int, fault: str,
+                 refusal: str) -> TableEnded:
+    """A move the rules refuse where it stands in the log. Sealed against a head from before the
+    game last changed, it may have been legal there (a catch while the miss was open, a play in
+    its turn): the sequencer must refuse it, and a host that logs it is to blame, not its
+    author. Sealed against the game it meets, it is its author's."""
+    sealed_at = s.chain.position(env.prev) if s.chain is not None else None
+    if sealed_at is None or sealed_at <= s.game_moved_at:
+        return MustRefuse(refusal, EntryKind.MOVE, s.host_seat)
+    return TableEnded(fault, seat, len(s.log) - 1, refusal=refusal, step="move")
 
 
 def on_move(s: PublicState, env: Envelope, seat: int, now: float) -> None:
@@ -117,8 +129,8 @@ def on_move(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     try:
         s._apply_move(game, move)
     except IllegalMove as error:
-        raise TableEnded(f"made a move the rules refuse: {error}", seat, len(s.log) - 1,
-                         step="move") from None
+        raise refused_move(s, env, seat, f"made a move the rules refuse: {error}",
+                           str(error)) from None
     if isinstance(move, Play):
         crypto.shown.update(move.slots)
     s.hand_moves.append((len(s.log) - 1, move))

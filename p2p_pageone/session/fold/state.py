@@ -86,6 +86,10 @@ class PublicState:
         self.returned: dict[int, tuple[object, ...]] = {}
         self.presence_moves_on = True  # the ``away`` or ``back`` folded last moves clocks on
         self.reveals_due_at = -1  # the entry that ended the hand in play: its seeds due after it
+        # the last entry that changed the game (a move, a card opened, a new hand): a move
+        # sealed before it was judged by the rules against another game than the one it meets
+        self.game_moved_at = -1
+        self.game_seen: tuple[int, int, int] = (0, 0, 0)
 
     # --- hooks for what only one viewer knows -----------------------------------------------------
 

@@ -30,7 +30,14 @@ class TableState(PublicState):
         self.author = -1
         apply_entry(self, raw, now, env)
         advance(self, now)
+        self._note_game_moved()
         return self.events[start:]
+
+    def _note_game_moved(self) -> None:
+        deal = self.game.deal if self.game is not None else None
+        seen = (self.hand, id(deal), deal.version if deal is not None else 0)
+        if seen != self.game_seen:
+            self.game_seen, self.game_moved_at = seen, len(self.log) - 1
 
     def blame(self, error: Exception) -> tuple[int, str]:
         """The seat a fault raised by ``apply`` names (-1: nobody can be named) and why."""
