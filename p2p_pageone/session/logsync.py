@@ -103,6 +103,7 @@ def from_host(s: PlayerState, index: int, raw: bytes, now: float, receipt: bytes
                               "ways (a fork)")
         return False
     if index > expected and not checking and index < len(s.log) + OFFERED:
+        open_envelope(raw)  # what is no envelope never waits to shadow the mesh's entry there
         s.mesh.host_ahead[index], s.mesh.ahead_of = raw, s.host_key
         offered(s, index, b"", receipt, host, now)
         return False
@@ -174,15 +175,34 @@ def offered(s: PlayerState, index: int, raw: bytes, receipt: bytes = b"",
             if raw and mesh.offered.get(index) != raw:  # the last one offered stands
                 env = open_envelope(raw)
                 mesh.offered[index], mesh.offered_by[index] = raw, (env.sender, env.prev)
-            if receipt and index + 1 not in mesh.pending:
-                mesh.pending[index + 1] = (receipt, receipted_head(
-                    receipt, host or s.host_key, s.table_id, index + 1))
-                if index + 1 > max(mesh.longest, length):
-                    mesh.longest, mesh.table_moved_at = index + 1, now
+            if receipt:
+                _keep_receipt(s, index + 1, receipt, host or s.host_key, now)
         except ProtocolError:
             pass  # what does not open, or is not the host's receipt, is dropped
     for old in [i for i in mesh.offered if i < length]:
         del mesh.offered[old], mesh.offered_by[old]
+
+
+def _keep_receipt(s: PlayerState, count: int, receipt: bytes, host: bytes, now: float) -> None:
+    """The host's receipt of its first ``count`` entries, kept until we fold that many. One
+    for the same count that names another head, signed by the same host, is the host's fork:
+    it signed two orders (an honest host's log only grows), and our table ends naming it."""
+    mesh = s.mesh
+    head = receipted_head(receipt, host, s.table_id, count)
+    known = mesh.pending.get(count)
+    if known is not None and known[1] != head:
+        try:
+            receipted_head(known[0], host, s.table_id, count)
+        except ProtocolError:  # another host's (the one before a takeover): the newest stands
+            known = None
+        else:
+            s._end(f"signed two receipts for the first {count} entries of its log, naming two "
+                   "different logs (a fork)", s.seat_of(host))
+            return
+    if known is None:
+        mesh.pending[count] = (receipt, head)
+        if count > max(mesh.longest, len(s.log)):
+            mesh.longest, mesh.table_moved_at = count, now
 
 
 def receipted(s: PlayerState) -> list[bytes]:
@@ -195,9 +215,14 @@ def receipted(s: PlayerState) -> list[bytes]:
         return []
     run, heads, at = [], [s.chain.head], len(s.log)
     ahead, mesh = _ahead(s), s.mesh
-    while at in ahead or at in mesh.offered:
-        run.append(ahead.get(at) or mesh.offered[at])
-        heads.append(extend(heads[-1], run[-1]))
+    while options := [raw for raw in (ahead.get(at, b""), mesh.offered.get(at, b"")) if raw]:
+        # the host's stream beyond a gap and a peer may offer two entries for one place: the
+        # one the host's receipt names goes (else a host's junk there shadows the real one)
+        held = mesh.pending.get(at + 1)
+        pick = next((raw for raw in options
+                     if held is not None and held[1] == extend(heads[-1], raw)), options[0])
+        run.append(pick)
+        heads.append(extend(heads[-1], pick))
         at += 1
     upto, base = 0, len(s.log)
     for position, raw in enumerate(run):
