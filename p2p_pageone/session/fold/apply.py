@@ -76,6 +76,7 @@ def apply_entry(s: PublicState, raw: bytes, now: float, env: Envelope | None = N
     check_common(s, env, s.author)
     check(s, env, s.author)
     witness.note_discharge(s, env, s.author)
+    s.last_entry_at[s.author] = len(s.log) - 1
     effect(s, env, s.author, now)
     obligations.forget_returns_discharged(s)
 

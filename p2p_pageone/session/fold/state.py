@@ -89,6 +89,7 @@ class PublicState:
         # the last entry that changed the game (a move, a card opened, a new hand): a move
         # sealed before it was judged by the rules against another game than the one it meets
         self.game_moved_at = -1
+        self.last_entry_at: dict[int, int] = {}  # seat -> where its newest entry is in the log
         self.game_seen: tuple[int, int, int] = (0, 0, 0)
 
     # --- hooks for what only one viewer knows -----------------------------------------------------

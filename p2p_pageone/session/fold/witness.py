@@ -142,8 +142,10 @@ def _reveal_disproof(s: PublicState, claim: Claim, env: Envelope) -> str:
 
 def knew_reveal_due(s: PublicState, claim: Claim, raw: bytes) -> bool:
     """``raw`` is the claimed seat's sign of life from after the entry that made its seed
-    reveal due: it read that its reveal was due (a host that cut it off before it could names
-    nobody by timing it out)."""
+    reveal due, and after its own newest entry: it read that its reveal was due, and where its
+    reveal had to go (a host that cut it off before it could names nobody by timing it out; nor
+    does one that logged a message of the seat's it held, taking the number the seat's reveal
+    was sealed at, and cut it off before it read that)."""
     try:
         alive = open_statement(raw, "alive")
     except ProtocolError:
@@ -151,6 +153,7 @@ def knew_reveal_due(s: PublicState, claim: Claim, raw: bytes) -> bool:
     index = alive.data["index"]
     return (alive.sender == s.keys[claim.seat] and alive.data["table"] == s.table_id
             and 0 <= s.reveals_due_at < index and s.chain is not None
+            and s.last_entry_at.get(claim.seat, -1) < index
             and s.chain.position(alive.data["head"]) == index)
 
 
