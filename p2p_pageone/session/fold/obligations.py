@@ -38,9 +38,9 @@ from .queries import hand_over, slots_owed_by
 from .state import PublicState
 
 __all__ = ["BOUNDS", "Bounds", "Duty", "Owed", "came_back_owing", "claimed_of", "discharges",
-           "forget_returns_discharged", "joiner_timed", "moves_on", "note_presence", "open_claims",
-           "owed", "progressed", "stalemate", "step_owed", "timeable", "timeout_duty",
-           "waiting_for"]
+           "forget_returns_discharged", "joiner_timed", "lapse_hand_duties", "moves_on",
+           "note_presence", "open_claims", "owed", "progressed", "stalemate", "step_owed",
+           "timeable", "timeout_duty", "waiting_for"]
 
 
 def owed(s: PublicState) -> list[Owed]:
@@ -135,6 +135,17 @@ def lapse_witness_duties(claims: list[Claim]) -> None:
         if not any(claim.seat in other.due and claim.seat not in other.heard
                    for other in claims if other is not claim):
             claim.owed = None
+
+
+def lapse_hand_duties(claims: list[Claim]) -> None:
+    """A new hand starts while claims wait (a leave voided the hand in a round): the steps they
+    say a seat owed were the void hand's, and no envelope of that hand counts any more; what is
+    left to judge is whether the seat is there (else a host and one friend whose ``bye`` voided
+    the hand right behind a claim removed a seat whose step a witness held)."""
+    for claim in claims:
+        if claim.owed not in (None, Duty.RETURN, Duty.WITNESS):
+            claim.owed = None
+        claim.reveal = False
 
 
 def joiner_timed(s: PublicState) -> list[Owed]:

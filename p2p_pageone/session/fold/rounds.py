@@ -11,6 +11,7 @@ from ...engine.qdan import QdanDeal
 from ..common import DID_NOT_OPEN, Event, TableEnded
 from ..deckcheck import opened_cards, round_cards
 from ..hand import PUBLIC, HandDeck
+from .obligations import lapse_hand_duties
 from .queries import deck_of, game_of, hand_over, shown_to_all
 from .records import HandRecord, check_hand
 from .state import PublicState
@@ -27,6 +28,7 @@ def start_hand(s: PublicState) -> None:
     s.hand_deal = s.game.deal
     s.engine_events_seen = 0
     s.hand_moves = []
+    lapse_hand_duties(s.claims)
     s.events.append(Event("hand", f"hand {s.hand}: {s.names[s.game.deal.dealer]} deals",
                           {"hand": s.hand, "dealer": s.game.deal.dealer,
                            "position": len(s.log) - 1}))
