@@ -107,6 +107,11 @@ def check_expel(s: PublicState, env: Envelope, seat: int) -> None:
             or not KIND_RULES[evidence.kind].deck_evidence):
         raise TableEnded("expelled a peer with evidence that is not that peer's refused deck "
                          "message in this hand", seat)
+    try:  # sealed against a head of this log: else the host showed that peer another table
+        s.chain.check(evidence.raw, evidence)
+    except ProtocolError:
+        raise TableEnded("expelled a peer with evidence sealed against a head this log never "
+                         "had: the host showed that peer another table (a fork)", seat) from None
 
 
 def on_expel(s: PublicState, env: Envelope, seat: int, now: float) -> None:
