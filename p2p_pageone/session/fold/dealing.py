@@ -89,11 +89,26 @@ def check_move(s: PublicState, env: Envelope, seat: int) -> None:
     for its owner's peer live, and the audit after the reveal). The fold checks the rules when
     it applies the move, after the keys of the cards it shows."""
     check_move_now(s, env, seat)
+    move = move_from(seat, env.data)
     try:
-        game_of(s).deal.verify(move_from(seat, env.data))
+        game_of(s).deal.verify(move)
     except IllegalMove as error:
         raise refused_move(s, env, seat, f"made a move the rules refuse: {error}",
                            str(error)) from None
+    if isinstance(move, Play) and not _keys_logged(s, move, seat):
+        # its player may have opened it from keys sent to it directly: a sequencer holds the
+        # play until they are logged (every way in, a relay too), so a log that holds it first
+        # is the host's doing
+        raise MustRefuse("a play whose card's keys are not all in the log yet", EntryKind.MOVE,
+                         s.host_seat)
+
+
+def _keys_logged(s: PublicState, move: Play, seat: int) -> bool:
+    crypto = deck_of(s)
+    try:
+        return all(crypto.keys_complete(slot, but=seat) for slot in move.slots)
+    except KeyError:  # a position that is not in the deck: the fold names the player for it
+        return True
 
 
 def refused_move(s: PublicState, env: Envelope, seat: int, fault: str,
