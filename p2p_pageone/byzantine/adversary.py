@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .frames import classify, matches
+from .frames import classify, matches, without
 from .world import HOST, Frame
 
 FRAME_RULES = ("withhold", "delay", "duplicate", "reorder", "ignore", "stall", "friend_only",
@@ -58,9 +58,9 @@ class Rule:
 
     def takes(self, frame: Frame) -> bool:
         a = self.action
-        if a.kind == "ignore":  # the host reads nothing from the target
-            return (a.actor == HOST and frame.dst == HOST and frame.src == a.target
-                    and self._pattern(frame))
+        if a.kind == "ignore":  # the host reads nothing of the pattern's from the target (-1:
+            # from anyone), each payload of a frame judged alone (``_apply``)
+            return a.actor == HOST and frame.dst == HOST and a.target in (-1, frame.src)
         if a.kind == "hold_in":  # the host reads the target's frames (-1: anyone's) late
             return (a.actor == HOST and frame.dst == HOST and a.target in (-1, frame.src)
                     and self._pattern(frame))
@@ -105,7 +105,10 @@ class Adversary:
     def _apply(self, action: Action, frame: Frame,
                out: list[tuple[float, bytes]]) -> list[tuple[float, bytes]]:
         kind = action.kind
-        if kind in ("withhold", "ignore", "stall", "friend_only", "flap"):
+        if kind == "ignore":
+            kept = [(extra, without(data, frame.channel, action.pattern)) for extra, data in out]
+            return [(extra, data) for extra, data in kept if data]
+        if kind in ("withhold", "stall", "friend_only", "flap"):
             return []
         if kind in ("delay", "hold_in", "fake_tail"):
             return [(extra + action.value, data) for extra, data in out]

@@ -5,7 +5,7 @@ of life), ``mesh:<kind>`` (an envelope on the mesh)."""
 from __future__ import annotations
 
 from ..crypto.envelope import Envelope, open_envelope
-from ..wire.codec import FrameDecoder, ProtocolError, unpack
+from ..wire.codec import FrameDecoder, ProtocolError, frame, unpack
 
 
 def payloads(data: bytes, channel: str) -> list[bytes]:
@@ -48,8 +48,7 @@ def classify(data: bytes, channel: str) -> str:
         if isinstance(value, dict):
             control = value.get("control", "?")
             if control == "relay":
-                env = envelope_in(value.get("raw", b""))
-                return f"relay:{env.kind}" if env is not None else "relay:?"
+                return _envelope_class(envelope_in(value.get("raw", b"")), "relay")
             return f"control:{control}"
         if isinstance(value, list) and len(value) == 4:
             return "alive"
@@ -69,3 +68,12 @@ def matches(cls: str, pattern: str) -> bool:
     return pattern == "*" or cls == pattern or (pattern.endswith((":", "/"))
                                                  and cls.startswith(pattern)) or (
         cls.startswith(pattern + "/"))
+
+
+def without(data: bytes, channel: str, pattern: str) -> bytes:
+    """``data`` with every payload of the class ``pattern`` taken out (a frame may carry
+    several: a relay behind a ping is still a relay)."""
+    if channel == "mesh":
+        return b"" if matches(classify(data, channel), pattern) else data
+    return b"".join(frame(payload) for payload in payloads(data, channel)
+                    if not matches(classify(frame(payload), channel), pattern))

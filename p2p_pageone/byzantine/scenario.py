@@ -155,7 +155,8 @@ def _held_call(rng: random.Random, corrupt: frozenset[int], victim: int) -> tupl
     at = rng.choice((0, 4, 8, 16))
     friend = rng.choice(sorted(corrupt - {0}))
     return (Action("catch", at, friend, victim, "*", 1e9, rng.choice((2.5, 3.0))),
-            Action("ignore", at, 0, victim, "entry:move/call", 1e9))
+            Action("ignore", at, 0, victim, "entry:move/call", 1e9),
+            Action("ignore", at, 0, -1, "relay:move/call", 1e9))  # the witnesses hand it on
 
 
 def _holding_the_call(actions: list[Action], corrupt: frozenset[int]) -> list[Action]:

@@ -83,7 +83,19 @@ def receive(s: PlayerState, raw: bytes, now: float) -> Envelope | None:
     kept = s.mesh.held.setdefault(env.sender, [])
     kept.append((now, env))
     del kept[:-KEPT]
+    if _may_relay(s) and env.raw not in s.mesh.relayed and is_call(s, env.raw, env.sender):
+        # a Page One call goes on to the host at once: a caller that sent it to the others only
+        # must not make the host look as if it held it (we count it once we handed it on)
+        s.mesh.relayed[env.raw] = now
+        s.outbox.relay_out.append(env.raw)
     return env
+
+
+def _may_relay(s: PlayerState) -> bool:
+    """Do we hand others' envelopes to our host (a seat of its table, attached, not the host)?"""
+    attached = s.attachment
+    return not (s.chain is None or not attached.log_read or attached.dropped
+                or attached.via_successor or s.is_host)
 
 
 def _keep_alive(s: PlayerState, raw: bytes, now: float) -> None:
@@ -115,8 +127,9 @@ def claimed(s: PlayerState, claim: Claim, now: float) -> None:
             tell_all(s, s.in_flight)
     if claim.kind == "catch" and s.me in claim.due:
         key = s.keys[claim.seat]
-        calls = [env.raw for at, env in mesh.held.get(key, [])
-                 if at <= now - HELD_FOR and is_call(s, env.raw, key)]
+        calls = [env.raw for _, env in mesh.held.get(key, [])
+                 if mesh.relayed.get(env.raw, now) <= now - HELD_FOR
+                 and is_call(s, env.raw, key)]
         if calls:
             mesh.first_call[claim.position] = calls[-1]
 
@@ -191,10 +204,9 @@ def hand_over(s: PlayerState, now: float) -> None:
         # a claim about us waits for another step, and the round keeps what we have out from
         # the log: a host that withholds its refusal must not hold our step back meanwhile
         _give_up(s, now)
-    attached = s.attachment
-    if (s.chain is None or not attached.log_read or attached.dropped or attached.via_successor
-            or s.is_host):
+    if not _may_relay(s):
         return
+    assert s.chain is not None
     for key, kept in mesh.held.items():
         for at, env in kept:
             if now - max(at, mesh.relayed.get(env.raw, -1e9)) < RELAY_AFTER:

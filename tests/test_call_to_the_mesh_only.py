@@ -1,0 +1,64 @@
+"""A Page One call a witness holds counts against the host only once the witness handed it to
+the host itself, at once and at least a second before the catch (found by review): a seat that
+sent its late call to the others only, never to the host, had every peer and the audit name
+the honest host for holding it until an honest catcher caught it."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from p2p_pageone.byzantine.deeds import sealed_by
+from p2p_pageone.cli.cpu import cpu_bot
+from p2p_pageone.engine import make_settings
+from p2p_pageone.engine.moves import Call, Catch, Play
+from p2p_pageone.session.memory import MemoryTable
+from p2p_pageone.session.witnessing import tell_all
+from tests.cheats import audit_of
+
+CHEAT = 1
+
+
+class Forgetful:
+    """Leaves its call off every play (and never calls or catches): its late call is the
+    test's, sent to the others only."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.name = inner, inner.name
+
+    def choose(self, view: Any, rng: Any) -> Any:
+        move = self.inner.choose(view, rng)
+        if isinstance(move, Play) and move.call:
+            return Play(move.seat, move.slots, move.cards, False, move.colour)
+        return None if isinstance(move, (Call, Catch)) else move
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_a_late_call_sent_to_the_others_only_names_nobody() -> None:
+    table = MemoryTable(make_settings("classic", {"deals": 3}), 4, seed=3, direct=True,
+                        catch_window=2.0)
+    cheat = table.clients[CHEAT - 1].session
+    for seat, session in enumerate(table.sessions):  # the honest seats catch like people
+        if seat != CHEAT:
+            session.bot = cpu_bot("normal", lambda: table.now, 3.0, 2.0, random.Random(seat))
+    cheat.bot = Forgetful(cheat.bot)
+    sent: list[tuple[int, int]] = []
+    while table.now < 1200 and not any(s.ended for s in table.sessions):
+        if not table.step():
+            table.advance(table.now + 0.25)
+        game = cheat.game
+        if (game is not None and game.deal.open_miss == CHEAT and not cheat.claims
+                and (cheat.hand, len(cheat.log)) not in sent):
+            env = sealed_by(cheat, "move", {"kind": "call", "target": -1, "positions": [],
+                                            "cards": [], "keys": [], "call": False,
+                                            "colour": -1})
+            tell_all(cheat, env.raw)  # to every listening peer, never to the host
+            sent.append((cheat.hand, len(cheat.log)))
+    assert sent, "the cheat missed no call: pick another seed"
+    for seat, session in enumerate(table.sessions):
+        if seat != CHEAT:
+            assert not session.ended.startswith("p0"), session.ended
+    fault = audit_of(table.sessions[2]).fault
+    assert fault is None or fault.seat != 0, fault
