@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from p2p_pageone.crypto.envelope import open_envelope
+from p2p_pageone.crypto.envelope import open_envelope, seal
 from p2p_pageone.crypto.identity import Identity
 from p2p_pageone.engine import make_settings
 from p2p_pageone.session import links as seq
@@ -163,6 +163,20 @@ def test_chat_beyond_the_limit_is_refused_and_the_game_goes_on() -> None:
     assert len(refusals) == 2 and all("wait a moment" in r for r in refusals)
     t.run(limit=t.now + 600)
     assert all(s.game_over for s in t.sessions)
+
+
+def test_chat_relayed_by_another_seat_keeps_the_limit_too() -> None:
+    # (found by review) a seat's lines handed to the host in `relay` frames skipped the limit
+    t = table()
+    host, talker = t.sequencer.host, t.clients[1].session
+    taken = []
+    for i in range(seq.CHAT_LINES + 2):
+        assert host.chain is not None
+        raw = seal(talker.identity, host.table_id, host.hand,
+                   host.chain.next_seq(talker.identity.public), host.chain.head, "say",
+                   {"text": f"line {i}"})
+        taken.append(t.sequencer._relayed(raw, t.now))
+    assert taken == [True] * seq.CHAT_LINES + [False, False]
 
 
 def test_idle_strangers_neither_keep_a_joiner_out_nor_delay_the_exit(tmp_path: Path) -> None:

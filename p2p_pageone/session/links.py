@@ -102,9 +102,15 @@ class Link:
         return self.frames <= IDLE_FRAMES
 
     def chat_allowed(self, now: float) -> bool:
-        while self.chat and now - self.chat[0] >= CHAT_WINDOW:
-            self.chat.popleft()
-        if len(self.chat) >= CHAT_LINES:
-            return False
-        self.chat.append(now)
-        return True
+        return chat_allowed(self.chat, now)
+
+
+def chat_allowed(said: deque[float], now: float) -> bool:
+    """One more chat line now, by the times of those ``said`` before (kept here)? At most
+    ``CHAT_LINES`` in any ``CHAT_WINDOW`` seconds."""
+    while said and now - said[0] >= CHAT_WINDOW:
+        said.popleft()
+    if len(said) >= CHAT_LINES:
+        return False
+    said.append(now)
+    return True

@@ -5,6 +5,8 @@ window is described in ``sequencer``.
 
 from __future__ import annotations
 
+from collections import deque
+
 from ..crypto.envelope import Envelope, open_envelope
 from ..wire.codec import ProtocolError, frame
 from ..wire.kinds import KIND_RULES, EntryKind
@@ -20,6 +22,7 @@ from .links import (
     START_AFTER,
     WATCHERS,
     Link,
+    chat_allowed,
     refusal,
 )
 from .logsync import entry_frame
@@ -65,6 +68,7 @@ class SequencerCore:
         self.held: list[tuple[int, Envelope]] = []  # (connection, or 0 for the host's own)
         self.silent_after, self.step_timeout, self.heartbeat = silent_after, step_timeout, heartbeat
         self.links: dict[int, Link] = {}
+        self.relayed_chat: dict[bytes, deque[float]] = {}  # an author's chat lines relayed
         self.out: list[tuple[int, bytes]] = []  # (connection, frame) to send
         self.to_close: list[int] = []
         self.last_progress = now
@@ -170,6 +174,9 @@ class SequencerCore:
                 or any(early.raw == raw for _, early, _ in self.early)):
             return False
         if self._admit(env) is not None or self._must_wait(env, now):
+            return False
+        if KIND_RULES[env.kind].chat and not chat_allowed(  # relayed lines count as said too
+                self.relayed_chat.setdefault(env.sender, deque()), now):
             return False
         self._append(env, now)
         if env.kind == EntryKind.BACK:  # it plays through the others: kept unlinked a while
