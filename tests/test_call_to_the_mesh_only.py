@@ -5,6 +5,7 @@ the honest host for holding it until an honest catcher caught it."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import Any
 
@@ -62,3 +63,23 @@ def test_a_late_call_sent_to_the_others_only_names_nobody() -> None:
             assert not session.ended.startswith("p0"), session.ended
     fault = audit_of(table.sessions[2]).fault
     assert fault is None or fault.seat != 0, fault
+
+
+def test_calls_of_one_number_go_on_to_the_host_once() -> None:
+    # (review) a seat that handed another sixty signed calls, each a little different, had them
+    # all relayed at once, and the host dropped the honest relayer as a flooder
+    table = MemoryTable(make_settings("classic", {"deals": 3}), 4, seed=3, direct=True)
+    while not (table.sessions[2].game is not None and table.sessions[2].game.deal.moves >= 2):
+        if not table.step():
+            table.advance(table.now + 0.5)
+    cheat, honest = table.sessions[CHEAT], table.sessions[2]
+    honest.outbox.relay_out.clear()
+    sent = 0
+    for target, colour, call in itertools.product(range(-1, 4), range(-1, 4), (False, True)):
+        env = sealed_by(cheat, "move", {"kind": "call", "target": target, "positions": [],
+                                        "cards": [], "keys": [], "call": call,
+                                        "colour": colour})
+        if env is not None:
+            honest.direct(env.raw, table.now)
+            sent += 1
+    assert sent >= 20 and len(honest.outbox.relay_out) <= 1

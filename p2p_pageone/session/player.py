@@ -138,7 +138,8 @@ class MeshMemory:
     told_at: float = -1e9  # when we last sent it to them, cut off from the host
     stuck_since: tuple[bytes, float] = (b"", 0.0)  # our envelope out, and since when
     relayed: dict[bytes, float] = field(default_factory=dict)  # others' envelopes we handed
-    # the host, and when
+    # the host, and when; and the (author, sequence number) of each call we handed it at once
+    calls_relayed: set[tuple[bytes, int]] = field(default_factory=set)
     # the log over the mesh (``logsync``): a peer's lagging sign of life (index, since when),
     # when we last served it; entries offered ahead of our log (index -> raw); the entries we
     # took from the mesh that the host's stream has not brought yet; when we last took some

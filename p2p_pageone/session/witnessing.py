@@ -83,12 +83,19 @@ def receive(s: PlayerState, raw: bytes, now: float) -> Envelope | None:
     kept = s.mesh.held.setdefault(env.sender, [])
     kept.append((now, env))
     del kept[:-KEPT]
-    if _may_relay(s) and env.raw not in s.mesh.relayed and is_call(s, env.raw, env.sender):
+    if _relays_at_once(s, env):
         # a Page One call goes on to the host at once: a caller that sent it to the others only
-        # must not make the host look as if it held it (we count it once we handed it on)
+        # must not make the host look as if it held it (we count it once we handed it on); one
+        # for each number of its author's (no flood of calls through us)
         s.mesh.relayed[env.raw] = now
+        s.mesh.calls_relayed.add((env.sender, env.seq))
         s.outbox.relay_out.append(env.raw)
     return env
+
+
+def _relays_at_once(s: PlayerState, env: Envelope) -> bool:
+    return (_may_relay(s) and (env.sender, env.seq) not in s.mesh.calls_relayed
+            and is_call(s, env.raw, env.sender))
 
 
 def _may_relay(s: PlayerState) -> bool:

@@ -235,11 +235,15 @@ def on_witness(s: PublicState, env: Envelope, seat: int, now: float) -> None:
 
 
 def forget_witness(s: PublicState, seat: int) -> None:
-    """``seat`` left the game: no claim waits for its witness any more."""
+    """``seat`` left the game: no claim waits for its witness any more, and one about it has
+    nothing left to judge (else its witnesses stay owed, and a seat whose witness the host
+    swallows is timed out for it again in the next hand, where what it sealed counts no more)."""
+    s.claims[:] = [claim for claim in s.claims if claim.seat != seat]
     for claim in s.claims:
         claim.due.discard(seat)
         claim.heard.pop(seat, None)
         claim.disproved.pop(seat, None)
+    lapse_witness_duties(s.claims)
     close_round(s)
 
 

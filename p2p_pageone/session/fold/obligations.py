@@ -139,13 +139,12 @@ def lapse_witness_duties(claims: list[Claim]) -> None:
 
 def lapse_hand_duties(claims: list[Claim]) -> None:
     """A new hand starts while claims wait (a leave voided the hand in a round): the steps they
-    say a seat owed were the void hand's, and no envelope of that hand counts any more; what is
-    left to judge is whether the seat is there (else a host and one friend whose ``bye`` voided
-    the hand right behind a claim removed a seat whose step a witness held)."""
+    say a seat owed were sealed in the void hand, a witness or a return too, and no envelope of
+    that hand counts any more; what is left to judge is whether the seat is there (else a host
+    and one friend whose ``bye`` voided the hand right behind a claim removed a seat whose step,
+    or witness, a witness held). A seat still away is claimed for its return again later."""
     for claim in claims:
-        if claim.owed not in (None, Duty.RETURN, Duty.WITNESS):
-            claim.owed = None
-        claim.reveal = False
+        claim.owed, claim.reveal = None, False
 
 
 def joiner_timed(s: PublicState) -> list[Owed]:
