@@ -101,6 +101,7 @@ from .hard import SharpBot, _candidates, _classic_voids, _fast_move, _fitting_wo
 from .infer import Record, read_record
 from .infer_classic import classic_guesses
 from .normal import NormalBot
+from .particles import Filter, Walk
 from .qdan_search import Spend, Stakes, finish_line, place_value, read_stakes
 from .rollout import classic_habit, qdan_habit
 
@@ -168,7 +169,10 @@ class ExpertBot(SharpBot):
                  exact_classic: bool = True, fit_classic: bool = False,
                  fit_qdan: bool = False, race: Race | None = None,
                  tied_qdan: bool = True, deal_sigma: float = 55.0, proposals: int = 1,
-                 misfit: float = 0.3, spend: Spend | None = None) -> None:
+                 misfit: float = 0.3, spend: Spend | None = None,
+                 walk: Walk | None = None) -> None:
+        self.walk = walk  # qdan: worlds drawn from a population weighed by normal's habits
+        self._filter = Filter(walk) if walk is not None else None
         self.spend = spend or QDAN_SPEND  # qdan: how the playouts scale with the stakes
         self._stakes = Stakes(0, 0)  # qdan: what the decision under way plays for
         self.proposals, self.misfit = proposals, misfit  # qdan: deals weighed, one kept
@@ -216,9 +220,12 @@ class ExpertBot(SharpBot):
         the close ones. Every candidate still running meets the same worlds and luck."""
         if view.family == "qdan":
             self._stakes = read_stakes(view)
-        sample, score = self._sampler(view), self._scorer(view)
         budget, clock = self.budget, self.clock
+        walked = clock() if clock is not None and self.walk is not None else None
+        sample, score = self._sampler(view, rng), self._scorer(view)
         start = clock() if clock is not None else 0.0
+        if walked is not None:  # a walk's population counts against the cap
+            start = walked
         deadline = start + budget.seconds if clock is not None and budget.seconds > 0 else 0.0
         playouts = budget.playouts_for(view.family)
         if view.family == "qdan":
@@ -248,11 +255,13 @@ class ExpertBot(SharpBot):
                 alive = self.race.survivors(alive, rows, bonus)
         return _means(rows, alive, bonus)
 
-    def _sampler(self, view: SeatView) -> Callable[[random.Random], Deal]:
+    def _sampler(self, view: SeatView, rng: random.Random) -> Callable[[random.Random], Deal]:
         if view.family == "qdan":
             record = read_record(view)
             if self.fit_qdan:
                 return lambda rng: _fitting_world(view, record, rng, self.tries)
+            if self._filter is not None and self._filter.walk.applies(view):
+                return self._filter.sampler(view, rng)
             if self.proposals > 1:
                 return lambda rng: _likely_world(view, record, rng, self.proposals, self.misfit)
             return lambda rng: view.determinize(rng, forbidden=record.unlikely)
