@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import random
 
-from p2p_pageone.bots import Budget, ExpertBot
+from p2p_pageone.bots import Budget, ExpertBot, NormalBot
 from p2p_pageone.bots.hard import _candidates
 from p2p_pageone.bots.infer import read_record
 from p2p_pageone.bots.particles import Population, Walk
 from p2p_pageone.engine import Game, SeatView
+from p2p_pageone.sim.referee import resolve_chance
 
 from .test_expert_bot import _midgame
 
@@ -101,3 +102,30 @@ def test_a_walk_with_cards_applies_only_near_the_end() -> None:
         assert Walk().applies(view)
         near, far = near + low, far + (not low)
     assert near and far
+
+
+def test_a_carried_filter_reads_only_the_views_and_repeats_for_a_seed() -> None:
+    """Along one deal played by ``normal`` players, an ``expert`` carrying its population from
+    decision to decision decides as a twin does that is shown, at each decision, a game whose
+    cards seat 0 cannot see are scrambled; and as a second run with the same seeds."""
+    carried = Walk(size=6, steps=30, beta=2.0, carry=10)
+    compared = 0
+    for seed in range(3):
+        game, _ = _midgame("qdan", seed, 0)
+        experts = [ExpertBot(Budget(playouts=160, horizon=30), walk=carried) for _ in range(3)]
+        rng, normal = random.Random(seed), NormalBot()
+        while not game.results and compared < 12 * (seed + 1):
+            if game.chance is not None:
+                resolve_chance(game, rng)
+                continue
+            view = SeatView(game, game.deal.turn)
+            if game.deal.turn == 0 and len(_candidates(view, view.legal_moves())) > 1:
+                views = [view, SeatView(_twin(game, compared), 0), view]
+                picks = [e.choose(v, random.Random(compared)) for e, v in zip(experts, views,
+                                                                               strict=True)]
+                assert picks[0] == picks[1] == picks[2]
+                compared += 1
+            move = normal.choose(view, rng)
+            assert move is not None
+            game.apply(move)
+    assert compared >= 12

@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -76,23 +77,30 @@ class Population:
             starts = [list(view.determinize(rng, forbidden=record.unlikely).known)
                       for _ in range(walk.size)]
         else:
-            starts = self._resampled([self._agreeing(m) for m in starts], rng, walk.beta)
+            starts = self._resampled([self._agreeing(m, rng) for m in starts], rng, walk.beta)
             steps = walk.carry
         self.members = [self._walk(m, rng, steps, walk.beta) for m in starts]
 
-    def _agreeing(self, known: list[int]) -> list[int]:
-        """An earlier member made to agree with what this seat sees now (the cards played
-        since, its own draws): each card seen now swapped into its place."""
-        known = list(known)
-        free = set(self.free)
-        where = {card: slot for slot, card in enumerate(known)}
-        for slot, card in enumerate(self.base.known):
-            if slot in free or known[slot] == card:
-                continue
-            other = where[card]
-            known[slot], known[other] = card, known[slot]
-            where[known[other]], where[card] = other, slot
-        return known
+    def _agreeing(self, known: list[int], rng: random.Random) -> list[int]:
+        """An earlier member made to agree with what this seat sees now: every card it can see
+        in place, each hidden hand slot keeping the member's card while that card is still
+        unseen, the rest of the unseen cards dealt at random (the walk then mends them).
+        Positions are never reused, but a reshuffle adds new ones: the member may be shorter."""
+        out = list(self.base.known)
+        unseen = Counter(out[slot] for slot in self.free)
+        rest = []
+        for slot in self.owner:
+            card = known[slot] if slot < len(known) else -1
+            if unseen[card] > 0:
+                out[slot] = card
+                unseen[card] -= 1
+            else:
+                rest.append(slot)
+        cards = list(unseen.elements())
+        rng.shuffle(cards)
+        for slot, card in zip(rest + self.stock, cards, strict=True):
+            out[slot] = card
+        return out
 
     def _resampled(self, members: list[list[int]], rng: random.Random,
                    beta: float) -> list[list[int]]:
