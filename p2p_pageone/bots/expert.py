@@ -18,10 +18,10 @@ so the budget goes to the close choices (in classic, 6 candidates a choice on av
 at 120 playouts agreed with one at 2,400 on 66% of its choices). Out of turn, for calls and
 catches, it acts as ``normal`` does.
 
-A particle filter over ``normal``'s plays (bots36, ``walk``, ``particles.py``, off): deals of the
-hidden cards weighed by the clues every play since the deal leaves, carried over the deal's
-decisions, at 24 ms measured 0.2925 and 0.315 on fresh seeds 9601-9602 (400 games each) where
-the default won 0.3025 and 0.3275 at 17-19 ms; the clues barely narrow the low hands.
+A particle filter over ``normal``'s plays (bots36, ``walk``, ``particles.py``, off): deals weighed
+by the clues of every play since the deal, carried over the deal's decisions: fresh seeds
+9601-9602 (400 games each) 0.2925 and 0.315 at 24 ms, walked afresh uncapped (60 ms) 0.2575 and
+0.360, the default 0.3025 and 0.3275 at 17-19 ms: the clues barely narrow the low hands.
 
 What qdan lacks (bots35, README): fresh seeds 9501 0.2875 [0.245, 0.334] and 9502 0.2925
 [0.250, 0.339] at 21 ms. Handed the true hands of the players at 3 cards or fewer only, the

@@ -27,10 +27,11 @@ matched 8.9% dealt by the slot guesses, 9.3% walked afresh (24 x 200 swaps, beta
 carried (24 members, 100 swaps then 30 a decision); Brier score of "holds a card of each
 colour" 0.162, 0.148, 0.155. Win share against three ``normal`` (tuning seeds 603-607, 200
 games each, paired): walked afresh, uncapped (55-65 ms a decision), 0.323 against 0.300 for
-the default (135 games won only by the default, 158 only by it, z 1.3); carried at 24-26 ms
-(603-605) 0.282 against 0.288, walked afresh only near the end (16 x 100, 24-27 ms) 0.287;
-fresh seeds 9601 and 9602 (400 games each), carried, 0.2925 and 0.315 against the default's
-0.3025 and 0.3275 at 17-19 ms.
+the default (135 games won only by the default, 158 only by it, z 1.3), but on fresh seeds
+9601 and 9602 (400 games each) 0.2575 and 0.360 against 0.3025 and 0.3275; carried at 24-26 ms
+(603-605) 0.282 against 0.288 (48 members, 20 swaps a decision: 0.290 at 28-31 ms), walked
+afresh only near the end (16 x 100, 24-27 ms) 0.287; fresh seeds 9601 and 9602 (400 games
+each), carried, 0.2925 and 0.315 against the default's 0.3025 and 0.3275 at 17-19 ms.
 """
 
 from __future__ import annotations
