@@ -4,6 +4,7 @@ per decision, in both families, for one or more playout budgets.
 
     python scripts/bench_expert.py [--json] [--games N] [--seed S] [--rules classic,qdan]
                                    [--playouts 0[,120,...]] [--level expert|hard] [--cap S]
+                                   [--walk SIZE,STEPS,BETA[,CARDS[,CARRY]]]
 
 One bot of the level and three ``normal`` players, 4 seats, the line-up moved one seat on each
 game, the games seeded as ``pageone sim`` seeds them (with the default budget, the same games as
