@@ -4,6 +4,7 @@ per decision, in both families, for one or more playout budgets.
 
     python scripts/bench_expert.py [--json] [--games N] [--seed S] [--rules classic,qdan]
                                    [--playouts 0[,120,...]] [--level expert|hard] [--cap S]
+                                   [--walk SIZE,STEPS,BETA[,CARDS[,CARRY]]]
 
 One bot of the level and three ``normal`` players, 4 seats, the line-up moved one seat on each
 game, the games seeded as ``pageone sim`` seeds them (with the default budget, the same games as
@@ -23,6 +24,7 @@ import time
 
 from p2p_pageone.bots import Bot, Budget, ExpertBot, NormalBot, make_bot
 from p2p_pageone.bots.expert import PLAYOUTS
+from p2p_pageone.bots.particles import Walk
 from p2p_pageone.engine import make_settings
 from p2p_pageone.sim.referee import play_game
 from p2p_pageone.sim.report import wilson
@@ -31,11 +33,11 @@ TARGET_SHARE, TARGET_LOW, MAX_MS = 0.36, 0.30, 25.0
 
 
 def measure(family: str, games: int, seed: int, level: str, playouts: int,
-            cap: float = 0.0) -> dict[str, object]:
+            cap: float = 0.0, walk: Walk | None = None) -> dict[str, object]:
     bot: Bot = make_bot(level)
     playouts = playouts or PLAYOUTS[family]
     if level == "expert":  # a time cap, as at a table (cli/cpu.py), on this script's clock
-        bot = ExpertBot(Budget(playouts=playouts, seconds=cap), time.perf_counter)
+        bot = ExpertBot(Budget(playouts=playouts, seconds=cap), time.perf_counter, walk=walk)
     lineup: list[Bot] = [bot, NormalBot(), NormalBot(), NormalBot()]
     wins = place_sum = decisions = 0
     seconds = longest = 0.0
@@ -71,9 +73,19 @@ def main() -> None:
     parser.add_argument("--level", default="expert", choices=("expert", "hard"))
     parser.add_argument("--cap", type=float, default=0.0, metavar="S",
                         help="also stop each expert decision after S seconds (tables use 0.2)")
+    parser.add_argument("--walk", default="", metavar="SIZE,STEPS,BETA[,CARDS[,CARRY]]",
+                        help="qdan: draw the worlds from a population of that many deals, each "
+                        "walked that many swaps, weighed by the clues they break (particles.py); "
+                        "with CARDS, only where another player holds that many or fewer; with "
+                        "CARRY, the members carried over the deal's decisions, CARRY swaps each")
     args = parser.parse_args()
     budgets = [int(n) for n in args.playouts.split(",")]
-    rows = [measure(family, args.games, args.seed, args.level, playouts, args.cap)
+    walk = None
+    if args.walk:
+        size, steps, beta, *more = args.walk.split(",")
+        cards, carry = [int(n) for n in more] + [0] * (2 - len(more))
+        walk = Walk(int(size), int(steps), float(beta), cards, carry)
+    rows = [measure(family, args.games, args.seed, args.level, playouts, args.cap, walk)
             for family in args.rules.split(",") for playouts in budgets]
     if args.json:
         print(json.dumps({"runs": rows}))

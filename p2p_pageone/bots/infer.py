@@ -33,7 +33,8 @@ from ..engine.view import SeatView
 from .normal import NormalBot
 
 _ATTACK = NormalBot.attack_bonus
-RECENT = 6  # a player's last plays checked by ``fits`` (older ones rarely change the answer)
+RECENT = 6  # a player's last plays checked by ``fits`` (older ones rarely change the answer;
+# ``read_record``'s ``recent`` may ask for more)
 
 
 @cache
@@ -86,7 +87,7 @@ class Record:
                    if not _normal_would(choice, [known[s] for s in choice.held] + choice.shown))
 
 
-def read_record(view: SeatView) -> Record:
+def read_record(view: SeatView, recent: int = RECENT) -> Record:
     guesses: list[tuple[int, int, int]] = []  # (seat, mask, cards drawn before it)
     draws: list[tuple[int, int, int, int]] = []  # (seat, event index, count, drawn before)
     plays: list[_Choice] = []
@@ -143,13 +144,13 @@ def read_record(view: SeatView) -> Record:
         first = opened - (drawn - before)
         for slot in range(first, first + count):
             got[slot], owner[slot] = index, seat
-    choices = {seat: _recent(view, seat, held, got, owner, plays)
+    choices = {seat: _recent(view, seat, held, got, owner, plays, recent)
                for seat, held in hands.items() if held}
     return Record(unlikely, {seat: c for seat, c in choices.items() if c})
 
 
 def _recent(view: SeatView, seat: int, held: list[int], got: dict[int, int],
-            owner: dict[int, int], plays: list[_Choice]) -> list[_Choice]:
+            owner: dict[int, int], plays: list[_Choice], recent: int) -> list[_Choice]:
     """``seat``'s last plays, each with the hand it held then; none if the record is unclear."""
     mine = [c for c in plays if c.seat == seat]
     gone = {slot: view.shown_card(slot) for slot, who in owner.items()
@@ -165,7 +166,7 @@ def _recent(view: SeatView, seat: int, held: list[int], got: dict[int, int],
                 return []
             played_at[slot] = choice.at
             del left[slot]
-    out = mine[-RECENT:]
+    out = mine[-recent:]
     for choice in out:
         choice.held = [s for s in held if got.get(s, 1 << 30) < choice.at]
         choice.shown = [gone[s] for s, when in played_at.items()
