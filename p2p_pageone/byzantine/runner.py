@@ -119,7 +119,7 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
     outcome = Outcome(table.sessions, honest, notes, _corrupt_seats(table, scenario),
                       _faulted(plan), _all_done(table, honest, notes), table.now - grown_at,
                       played_for=table.now - played_at,
-                      calls=table.calls, catches=list(table.catches.values()),
+                      calls=table.calls, catches=_catches_that_stood(table, honest),
                       host_gone=(0 in scenario.corrupt and table.gone(0))
                       or table.stopped(0, table.now),
                       taken_over=bool(table.links.takeovers),
@@ -129,6 +129,14 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
     stalled = stalled_by_a_move(outcome) if not (crashed or outcome.finished) else ""
     return Result(scenario, verdicts, adversary.fired, table.now, len(table.sessions[0].log),
                   crashed, stalled, outcome.taken_over)
+
+
+def _catches_that_stood(table: SimTable, honest: list[int]) -> list[tuple[float, int,
+                                                                           tuple[int, int]]]:
+    """The catches the game took: not one whose witnesses held the call first (that call
+    counted instead, in every honest fold)."""
+    void = {raw for party in honest for raw in table.sessions[party].void_catches}
+    return [catch for raw, catch in table.catches.items() if raw not in void]
 
 
 def _catch_when_owed(table: SimTable, adversary: Adversary,

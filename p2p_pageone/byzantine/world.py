@@ -189,9 +189,11 @@ class SimTable(MemoryTable):
         elif cls == "entry:move/catch" and channel == "down":
             for payload in payloads(data, channel):
                 env = open_envelope(logged(payload))
-                hand, moves = self._moment(src)  # the catch is folded: one move after
+                hand, moves = self._moment(src)  # the catch is folded: one move after,
+                waits = any(claim.env.raw == env.raw  # unless it waits for its witnesses
+                            for claim in self.sessions[src].claims)
                 self.catches.setdefault(env.raw, (self.now, env.data["target"],
-                                                  (hand, moves - 1)))
+                                                  (hand, moves if waits else moves - 1)))
 
     def _moment(self, index: int) -> tuple[int, int]:
         """(hand, moves made in it) as party ``index`` folded the log."""

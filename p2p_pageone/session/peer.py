@@ -213,7 +213,10 @@ class PeerSession(AttachedPlayer):
 
     def _apply_move(self, game: Game, move: Move) -> None:
         game.apply(move)
-        if move.seat == self.me:
+        self._held_for_witnesses(move)
+
+    def _held_for_witnesses(self, move: Move) -> None:
+        if move.seat == self.me:  # in the log: not asked for again
             self.outbox.requested = None
 
     def _after_advance(self, now: float) -> None:

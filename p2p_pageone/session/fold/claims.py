@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...crypto.envelope import Envelope
+from ...engine.moves import Catch
 from ...wire.kinds import EntryKind
 from .duties import Duty
 
@@ -35,6 +36,10 @@ class Claim:
     # the seat's own entry in the log after the claim that discharges it (its owed step; for a
     # claim about a move, any entry of its): the log itself disproves the claim
     discharged: int = -1
+    # a catch waits here for its witnesses before the game takes it, with the hand it was
+    # logged in: it stands, or the call the witnesses held counts instead (no rollback needed)
+    catch: Catch | None = None
+    hand: int = -1
 
     @property
     def kind(self) -> str:

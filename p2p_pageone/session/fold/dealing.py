@@ -141,17 +141,25 @@ def on_move(s: PublicState, env: Envelope, seat: int, now: float) -> None:
             except KeyError:
                 raise TableEnded(f"played position {slot}, which is not in its hand",
                                  seat, len(s.log) - 1, step="card shown") from None
+    witnessed = isinstance(move, Catch) and listening(s, move.target) and bool(
+        witnesses_for(s, {move.target}) - {seat})  # did the host hold a call? (witnesses)
     try:
-        s._apply_move(game, move)
+        if witnessed:
+            game.deal.verify(move)
+        else:
+            s._apply_move(game, move)
     except IllegalMove as error:
         raise refused_move(s, env, seat, f"made a move the rules refuse: {error}",
                            str(error)) from None
+    if isinstance(move, Catch) and witnessed:  # the game takes it once the round is judged
+        claim = open_claim(s, env, move.target, False, frozenset({seat}))
+        claim.catch, claim.hand = move, s.hand
+        s._held_for_witnesses(move)
+        s._claimed(claim, now)
+        return
     if isinstance(move, Play):
         crypto.shown.update(move.slots)
     s.hand_moves.append((len(s.log) - 1, move))
-    if isinstance(move, Catch) and listening(s, move.target) and (
-            witnesses_for(s, {move.target}) - {seat}):  # did the host hold a call? (witness)
-        s._claimed(open_claim(s, env, move.target, False, frozenset({seat})), now)
 
 
 def check_seed_reveal(s: PublicState, env: Envelope, seat: int) -> None:

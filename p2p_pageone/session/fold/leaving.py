@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ...crypto.envelope import Envelope, open_envelope
 from ...crypto.identity import fingerprint
+from ...engine.moves import Call, IllegalMove, Move
 from ...wire.codec import ProtocolError
 from ...wire.kinds import KIND_RULES, EntryKind
 from ..common import Event, MustRefuse, TableClosed, TableEnded
@@ -299,17 +300,32 @@ def judge_timeout(s: PublicState, claim: Claim) -> None:
 
 
 def judge_catch(s: PublicState, claim: Claim) -> None:
-    """The caught seat's call, held first by a majority of the witnesses: the host held it."""
-    if not claim.due:
-        return
+    """The game takes the catch now, unless at least half of its witnesses held the caught
+    seat's call first: then that call counts instead. Whether the host held the call or the
+    call lost a race on a slow link, nobody can prove (the witnesses' word is no evidence of
+    the host's), so nobody is named; and a host that holds a call gains no catch by it."""
+    move, game = claim.catch, s.game
+    if move is None or game is None or claim.hand != s.hand or claim.seat not in s.active:
+        return  # a void hand, or a seat that left: there is nothing left to catch
     key = s.keys[claim.seat]
-    held = [w for w, raw in claim.heard.items() if raw and witness.is_call(s, raw, key)]
-    if 2 * len(held) > len(claim.due):
-        names = ", ".join(s.names[w] for w in sorted(held))
-        raise TableEnded(f"held {s.names[claim.seat]}'s Page One call until a catch came "
-                         f"(entry {claim.position}): {names} held that call, signed, for "
-                         f"{witness.HELD_FOR:.0f} s or more before the catch was logged",
-                         s.host_seat)
+    held = sorted(w for w, raw in claim.heard.items() if raw and witness.is_call(s, raw, key))
+    counted: Move = move
+    if held and 2 * len(held) >= len(claim.due):
+        counted = Call(claim.seat)
+        s.void_catches.append(claim.env.raw)
+        name = s.names[claim.seat]
+        s.events.append(Event("refuted", f"{s.names[move.seat]} caught {name} at entry "
+                              f"{claim.position}, but {', '.join(s.names[w] for w in held)} "
+                              f"had {name}'s Page One call {witness.HELD_FOR:.0f} s or more "
+                              "before the catch was logged: the call counts, not the catch, "
+                              "and nobody is named",
+                              {"seat": claim.seat, "position": claim.position,
+                               "witness": held[0]}))
+    try:
+        s._apply_move(game, counted)
+    except IllegalMove:
+        return  # (a seat that left in the round ended the deal or the game meanwhile)
+    s.hand_moves.append((claim.position, counted))
 
 
 ENTRIES: Entries = {

@@ -81,6 +81,7 @@ class PublicState:
         self.history: list[HandRecord] = []  # every finished hand, with all its cards
         self.claims: list[Claim] = []  # the host's claims waiting for witnesses (fold/witness)
         self.refuted: list[int] = []  # the seats of the host's claims the witnesses disproved
+        self.void_catches: list[bytes] = []  # catches whose caught seat's call counted instead
         self.folded_kind: EntryKind | None = None  # the kind of the entry folded last
         # seat -> what the table owed when it came back owing a step (``obligations``)
         self.returned: dict[int, tuple[object, ...]] = {}
@@ -115,6 +116,9 @@ class PublicState:
 
     def _after_advance(self, now: float) -> None:
         """Everything this viewer does after an entry was folded (prompts, timers)."""
+
+    def _held_for_witnesses(self, move: Move) -> None:
+        """A catch is in the log, and waits for its witnesses before the game takes it."""
 
     def _claimed(self, claim: Claim, now: float) -> None:
         """The host made a claim about a seat, which the other peers witness (a peer notes what

@@ -1,0 +1,110 @@
+"""A catch is weighed on the witnesses' word that they held the caught seat's call first; that
+word names nobody (protocol 17). Up to protocol 16 it named the host: at four seats a catch has
+one witness, so the caller and that witness (two seats, the host honest) had every peer and the
+audit name the honest host for "holding" a late call the caller had handed to its friend only.
+Now the call the witness shows counts instead of the catch, and nobody is named."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from p2p_pageone.byzantine.deeds import sealed_by
+from p2p_pageone.cli.cpu import cpu_bot
+from p2p_pageone.engine import make_settings
+from p2p_pageone.engine.moves import Call, Catch, Play
+from p2p_pageone.session.memory import MemoryTable
+from tests.cheats import audit_of
+
+HOST, CALLER, CATCHER, WITNESS = 0, 1, 2, 3
+
+
+class Forgetful:
+    """The caller: never calls Page One on its own, nor catches."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.name = inner, inner.name
+
+    def choose(self, view: Any, rng: random.Random) -> Any:
+        move = self.inner.choose(view, rng)
+        if isinstance(move, Play) and move.call:
+            return Play(move.seat, move.slots, move.cards, False, move.colour)
+        return None if isinstance(move, (Call, Catch)) else move
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+class NoCatch(Forgetful):
+    def choose(self, view: Any, rng: random.Random) -> Any:
+        move = self.inner.choose(view, rng)
+        return None if isinstance(move, Catch) else move
+
+
+class Catcher:
+    """Honest: catches a missed Page One call a second after it sees it, as a person would."""
+
+    def __init__(self, inner: Any, clock: Any) -> None:
+        self.inner, self.name, self.clock = inner, inner.name, clock
+        self.seen: dict[str, float] = {}
+
+    def choose(self, view: Any, rng: random.Random) -> Any:
+        catch = next((m for m in view.legal_moves() if isinstance(m, Catch)), None)
+        if catch is not None:
+            first = self.seen.setdefault(repr(view.played_cards()), self.clock())
+            if self.clock() - first >= 1.0:
+                return catch
+        return self.inner.choose(view, rng)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def _seal_late_call_for_the_friend(table: MemoryTable, calls: dict[int, bytes]) -> None:
+    """The caller seals a late call while its miss is open and hands it to its friend only."""
+    cheat = table.sessions[CALLER]
+    game = cheat.game
+    if (game is None or game.deal.open_miss != CALLER or cheat.claims
+            or any(at == len(cheat.log) for at in calls)):
+        return
+    raw = calls[len(cheat.log)] = sealed_by(cheat, "move", {
+        "kind": "call", "target": -1, "positions": [], "cards": [], "keys": [], "call": False,
+        "colour": -1}).raw
+    for at in range(len(cheat.log), len(cheat.log) + 30):  # the friend answers a catch there
+        table.sessions[WITNESS].mesh.first_call[at] = raw  # with it, at once
+
+
+def _friend_answers_with_it(table: MemoryTable, calls: dict[int, bytes]) -> None:
+    """The friend, the catch's only witness, says it held that call (it never relayed it)."""
+    friend = table.sessions[WITNESS]
+    for claim in friend.claims:
+        if claim.kind == "catch" and claim.seat == CALLER and WITNESS in claim.due:
+            raw = next((r for at, r in sorted(calls.items()) if at <= claim.position), None)
+            if raw is not None:
+                friend.mesh.first_call[claim.position] = raw
+
+
+def test_a_caller_and_its_witness_friend_name_nobody_and_the_call_counts() -> None:
+    table = MemoryTable(make_settings("classic", {"deals": 3}), 4, seed=3, direct=True,
+                        catch_window=2.0)
+    sessions = table.sessions
+    for seat in (HOST, CATCHER):
+        sessions[seat].bot = cpu_bot("normal", lambda: table.now, 3.0, 2.0, random.Random(seat))
+    sessions[HOST].bot = NoCatch(sessions[HOST].bot)
+    sessions[CATCHER].bot = Catcher(sessions[CATCHER].bot, lambda: table.now)
+    sessions[CALLER].bot = Forgetful(sessions[CALLER].bot)
+    sessions[WITNESS].bot = NoCatch(sessions[WITNESS].bot)
+    calls: dict[int, bytes] = {}
+    while table.now < 1500 and not any(s.ended for s in sessions) and not all(
+            s.game_over for s in sessions):
+        if not table.step():
+            table.advance(table.now + 0.25)
+        _seal_late_call_for_the_friend(table, calls)
+        _friend_answers_with_it(table, calls)
+    assert calls, "the caller never missed a call: pick another seed"
+    for seat in (HOST, CATCHER):  # the honest seats
+        session = sessions[seat]
+        assert session.ended == "", session.ended
+        assert session.void_catches, "no catch of the caller was weighed"
+        audit = audit_of(session)
+        assert audit.fault is None, audit.fault
