@@ -16,7 +16,6 @@ import math
 from ..crypto.deck import DeckError
 from ..crypto.envelope import Envelope, genesis, open_envelope, seal
 from ..engine.deal import UNKNOWN
-from ..engine.game import Game
 from ..engine.moves import IllegalMove, Move
 from ..engine.settings import QdanSettings
 from ..wire.kinds import KIND_RULES, EntryKind
@@ -211,11 +210,7 @@ class PeerSession(AttachedPlayer):
             self.crypto is not None and secrets.commitment == self.crypto.commitments.get(
                 secrets.index))
 
-    def _apply_move(self, game: Game, move: Move) -> None:
-        game.apply(move)
-        self._held_for_witnesses(move)
-
-    def _held_for_witnesses(self, move: Move) -> None:
+    def _move_logged(self, move: Move) -> None:
         if move.seat == self.me:  # in the log: not asked for again
             self.outbox.requested = None
 

@@ -154,7 +154,7 @@ def on_move(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     if isinstance(move, Catch) and witnessed:  # the game takes it once the round is judged
         claim = open_claim(s, env, move.target, False, frozenset({seat}))
         claim.catch, claim.hand = move, s.hand
-        s._held_for_witnesses(move)
+        s._move_logged(move)
         s._claimed(claim, now)
         return
     if isinstance(move, Play):

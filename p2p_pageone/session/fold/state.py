@@ -113,12 +113,13 @@ class PublicState:
 
     def _apply_move(self, game: Game, move: Move) -> None:
         game.apply(move)
+        self._move_logged(move)
 
     def _after_advance(self, now: float) -> None:
         """Everything this viewer does after an entry was folded (prompts, timers)."""
 
-    def _held_for_witnesses(self, move: Move) -> None:
-        """A catch is in the log, and waits for its witnesses before the game takes it."""
+    def _move_logged(self, move: Move) -> None:
+        """A move is in the log: the game took it, or (a catch) it waits for its witnesses."""
 
     def _claimed(self, claim: Claim, now: float) -> None:
         """The host made a claim about a seat, which the other peers witness (a peer notes what
