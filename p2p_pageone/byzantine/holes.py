@@ -9,6 +9,7 @@ from typing import Any
 
 from ..crypto.envelope import extend
 from ..crypto.statements import open_statement
+from ..engine.moves import IllegalMove
 from ..session import logsync
 from ..session.fold import apply, leaving, presence, witness
 from ..session.fold.claims import Claim
@@ -72,10 +73,16 @@ def _alive_any_position() -> list[Patch]:
        "calls are not weighed, so a host that holds a seat's Page One call until a friend "
        "catches it gets an honest seat caught")
 def _catch_on_hosts_word() -> list[Patch]:
-    def judge_nothing(s: PublicState, claim: Claim) -> None:
-        return None
+    def catch_stands(s: PublicState, claim: Claim) -> None:
+        if claim.catch is None or s.game is None or claim.hand != s.hand:
+            return
+        try:
+            s._apply_move(s.game, claim.catch)
+        except IllegalMove:
+            return
+        s.hand_moves.append((claim.position, claim.catch))
 
-    return everywhere(leaving.judge_catch, judge_nothing)
+    return everywhere(leaving.judge_catch, catch_stands)
 
 
 @plant("others-word-for-the-log", "a seat takes entries from the mesh on the word of more than "
