@@ -9,14 +9,18 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from p2p_pageone.bots import make_bot
 from p2p_pageone.byzantine.deeds import sealed_by
 from p2p_pageone.cli.cpu import cpu_bot
+from p2p_pageone.crypto.envelope import open_envelope
 from p2p_pageone.engine import make_settings
 from p2p_pageone.engine.moves import Call, Catch, Play
 from p2p_pageone.session.memory import MemoryTable
-from tests.cheats import audit_of
+from tests.cheats import audit_of, table_with
+from tests.test_host_cannot_frame import NeverCatches
 
 HOST, CALLER, CATCHER, WITNESS = 0, 1, 2, 3
+CAUGHT = 2  # the honest caller of the second test
 
 
 class Forgetful:
@@ -108,3 +112,80 @@ def test_a_caller_and_its_witness_friend_name_nobody_and_the_call_counts() -> No
         assert session.void_catches, "no catch of the caller was weighed"
         audit = audit_of(session)
         assert audit.fault is None, audit.fault
+
+
+def test_a_held_call_counts_though_its_number_went_to_a_witness_of_another_claim() -> None:
+    # A host holds the caller's late call, logs a friend's catch, times the catcher out at once
+    # (a claim the caller must witness), then refuses the held call: the caller seals its
+    # witness at the call's number. The host keeps the catch's witness out until that witness
+    # is in. Up to version 16 the call then no longer counted (it was not the caller's next
+    # envelope when the round closed), and an honest caller was caught for a call it had sent
+    # 1.5 s before; now what counts is its number when the catch was logged.
+    table = table_with(make_settings("classic", {"deals": 3}), 4, seed=5,
+                       bots={0: NeverCatches(), CAUGHT: make_bot("normal", 1.0)}, direct=True)
+    caller, seq = table.sessions[CAUGHT], table.sequencer
+    submit, relayed = seq._submit, seq._relayed
+    stash: list[tuple[int, object, bytes]] = []
+    kept: list[tuple[int, object, bytes]] = []
+    call_at: list[float] = []
+    numbers: list[int] = []  # the held call's
+
+    def holding(conn: int, link: object, raw: bytes, now: float) -> bool:
+        env = open_envelope(raw)
+        if not stash and not (env.kind == "move" and env.data["kind"] == "catch"
+                              and env.data["target"] == CAUGHT):
+            return submit(conn, link, raw, now)  # type: ignore[arg-type]
+        if env.sender == caller.identity.public and env.data.get("kind") == "call":
+            call_at.append(now)
+            numbers.append(env.seq)
+        stash.append((conn, link, raw))
+        return True
+
+    def keeping_the_catchs_witness(conn: int, link: object, raw: bytes, now: float) -> bool:
+        env = open_envelope(raw)
+        if env.kind == "witness" and env.data["seat"] == CAUGHT and not _witnessed(table):
+            kept.append((conn, link, raw))
+            return True
+        done = submit(conn, link, raw, now)  # type: ignore[arg-type]
+        if kept and _witnessed(table):
+            for held in kept:
+                submit(*held, now)  # type: ignore[arg-type]
+            kept.clear()
+        return done
+
+    seq._submit = holding  # type: ignore[method-assign,assignment]
+    seq._relayed = lambda raw, now: False if stash or kept else relayed(raw, now)  # type: ignore[method-assign]
+    while not table.finished() and table.now < 3600:
+        if call_at and table.now - call_at[0] >= 1.5 and seq._submit is holding:
+            seq._submit = keeping_the_catchs_witness  # type: ignore[method-assign,assignment]
+            catch = open_envelope(stash[0][2])
+            submit(*stash[0], table.now)  # type: ignore[arg-type]
+            seq._timeout(seq.host.seat_of(catch.sender), "its move", table.now)
+            for held in stash[1:]:  # the call: refused, the round is open
+                submit(*held, table.now)  # type: ignore[arg-type]
+            stash.clear()
+        game = caller.game
+        if (stash and not call_at and not caller.in_flight and caller.outbox.requested is None
+                and game is not None and game.deal.open_miss == CAUGHT):
+            caller.request(Call(CAUGHT))
+            table.clients[CAUGHT - 1].collect()
+        if not table.step():
+            table.advance(table.now + 0.1)
+    assert call_at, "nobody caught the caller: pick another seed"
+    assert any(env.kind == "witness" and env.sender == caller.identity.public
+               and env.seq == numbers[0] for env in map(open_envelope, caller.log))
+    for session in table.sessions:
+        assert session.ended == "" and session.game_over, session.ended
+        assert len(session.void_catches) == 1
+        at = list(session.log).index(session.void_catches[0])
+        taken = {p: m for record in session.history
+                 for p, m in zip(record.positions, record.moves, strict=True)}
+        assert taken[at] == Call(CAUGHT)
+        assert audit_of(session).fault is None
+
+
+def _witnessed(table: MemoryTable) -> bool:
+    """The caught seat's witness of the catcher's timeout is in the host's log."""
+    host = table.sequencer.host
+    return any(open_envelope(raw).kind == "witness"
+               and open_envelope(raw).sender == host.keys[CAUGHT] for raw in host.log)

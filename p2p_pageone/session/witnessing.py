@@ -19,7 +19,7 @@ from .common import Event
 from .fold.apply import entry_refusal
 from .fold.claims import Claim
 from .fold.obligations import BOUNDS, Owed, claimed_of, discharges, owed
-from .fold.witness import HELD_FOR, deck_refuses, disproof, is_call, listening
+from .fold.witness import HELD_FOR, deck_refuses, disproof, held_call, is_call, listening
 from .player import MeshMemory, PlayerState
 
 ALIVE_EVERY = BOUNDS.alive_every  # seconds between two signs of life on the mesh
@@ -133,10 +133,9 @@ def claimed(s: PlayerState, claim: Claim, now: float) -> None:
             mesh.shared = s.in_flight
             tell_all(s, s.in_flight)
     if claim.kind == "catch" and s.me in claim.due:
-        key = s.keys[claim.seat]
-        calls = [env.raw for _, env in mesh.held.get(key, [])
+        calls = [env.raw for _, env in mesh.held.get(s.keys[claim.seat], [])
                  if mesh.relayed.get(env.raw, now) <= now - HELD_FOR
-                 and is_call(s, env.raw, key)]
+                 and held_call(s, claim, env.raw)]
         if calls:
             mesh.first_call[claim.position] = calls[-1]
 

@@ -307,8 +307,7 @@ def judge_catch(s: PublicState, claim: Claim) -> None:
     move, game = claim.catch, s.game
     if move is None or game is None or claim.hand != s.hand or claim.seat not in s.active:
         return  # a void hand, or a seat that left: there is nothing left to catch
-    key = s.keys[claim.seat]
-    held = sorted(w for w, raw in claim.heard.items() if raw and witness.is_call(s, raw, key))
+    held = sorted(w for w, raw in claim.heard.items() if raw and witness.held_call(s, claim, raw))
     counted: Move = move
     if held and 2 * len(held) >= len(claim.due):
         counted = Call(claim.seat)

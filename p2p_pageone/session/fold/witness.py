@@ -225,6 +225,22 @@ def is_call(s: PublicState, raw: bytes, key: bytes) -> bool:
     return env is not None and env.kind == EntryKind.MOVE and env.data["kind"] == "call"
 
 
+def held_call(s: PublicState, claim: Claim, raw: bytes) -> bool:
+    """``raw`` as the caught seat's ``call`` at its next sequence number when the catch was
+    logged, sealed against a head of this log from before the catch (the host could have
+    logged it instead), and never logged: what the seat signs at that number later (a witness
+    of another claim in the round, once the host refused the call) does not void it."""
+    try:
+        env = open_envelope(raw)
+    except ProtocolError:
+        return False
+    at = s.chain.position(env.prev) if s.chain is not None else None
+    return (at is not None and claim.floor_then <= at <= claim.position
+            and _seats_at(s, env, s.keys[claim.seat], claim.seq_then)
+            and env.kind == EntryKind.MOVE and env.data["kind"] == "call"
+            and not any(s.log[index] == raw for index, _ in claim.later))
+
+
 def claimed_seats(s: PublicState) -> set[int]:
     return {c.seat for c in s.claims}
 
