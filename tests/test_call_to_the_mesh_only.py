@@ -1,7 +1,7 @@
-"""A Page One call a witness holds counts against the host only once the witness handed it to
-the host itself, at once and at least a second before the catch (found by review): a seat that
-sent its late call to the others only, never to the host, had every peer and the audit name
-the honest host for holding it until an honest catcher caught it."""
+"""A Page One call sent to the others only (found by review): up to version 16 a seat that sent
+its late call to the others, never to the host, had every peer and the audit name the honest
+host for holding it until an honest catcher caught it. A witness hands such a call to the host
+at once (one for each number of its author's), and since version 17 a catch names nobody."""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from p2p_pageone.cli.cpu import cpu_bot
 from p2p_pageone.crypto.envelope import open_envelope
 from p2p_pageone.engine import make_settings
 from p2p_pageone.engine.moves import Call, Catch, Play
+from p2p_pageone.session.client import Client
 from p2p_pageone.session.memory import MemoryTable
 from tests.cheats import audit_of, table_with
 from tests.test_host_cannot_frame import NeverCatches
@@ -189,3 +190,97 @@ def _witnessed(table: MemoryTable) -> bool:
     host = table.sequencer.host
     return any(open_envelope(raw).kind == "witness"
                and open_envelope(raw).sender == host.keys[CAUGHT] for raw in host.log)
+
+
+def test_a_witness_cut_off_as_the_call_came_still_counts_it() -> None:
+    # The host alone: as the caller's miss opens it drops the catch's only witness (which still
+    # hears the mesh, and comes back as pageone join does), holds the caller's late call and
+    # logs an honest catch 2 s later. The witness could hand the call to nobody while cut off;
+    # up to the version-17 review it counted only a call it had relayed, answered empty, and
+    # the honest caller was caught. It counts what it received 1 s before the catch now.
+    table = MemoryTable(make_settings("classic", {"deals": 3}), 4, seed=3, direct=True,
+                        catch_window=4.0)
+    sessions = table.sessions
+    for seat in range(4):
+        sessions[seat].bot = NoCatch(cpu_bot("normal", lambda: table.now, 3.0, 4.0,
+                                             random.Random(seat)))
+    sessions[CALLER].bot = Forgetful(sessions[CALLER].bot)
+    host, caller, witness = sessions[HOST], sessions[CALLER], sessions[WITNESS]
+    seq = table.sequencer
+    submit, relayed = seq._submit, seq._relayed
+    held: list[tuple[int, object, bytes]] = []
+    moments: dict[str, float] = {}
+
+    def a_call(raw: bytes) -> bool:
+        env = open_envelope(raw)
+        return ("caught" not in moments and env.sender == caller.identity.public
+                and env.kind == "move" and env.data["kind"] == "call")
+
+    def holding(conn: int, link: object, raw: bytes, now: float) -> bool:
+        if a_call(raw):
+            held.append((conn, link, raw))
+            return True
+        return submit(conn, link, raw, now)  # type: ignore[arg-type]
+
+    seq._submit = holding  # type: ignore[method-assign,assignment]
+    seq._relayed = lambda raw, now: False if a_call(raw) else relayed(raw, now)  # type: ignore[method-assign]
+    table._direct = lambda: _mesh_reaches_the_dropped(table)  # type: ignore[method-assign]
+    witness.attachment.may_resume = True  # as pageone join sets it: it comes back
+    while table.now < 3000 and not table.finished():
+        _cut_off_call_and_catch(table, moments)
+        if "caught" not in moments and host.claims:
+            moments["caught"] = table.now
+            for args in held:  # refused: the round is open
+                submit(*args, table.now)  # type: ignore[arg-type]
+        if "caught" in moments and "back" not in moments and (
+                table.now - moments["dropped"] >= 2.5):
+            moments["back"] = table.now
+            table.dead.discard(WITNESS)
+            witness.resume()
+            client = Client(witness, table.now, expect=host.identity.public)
+            table.clients[WITNESS - 1] = client
+            table.by_endpoint[witness.attachment.endpoint] = client
+            seq.connect(WITNESS, table.now)
+        if not table.step():
+            table.advance(table.now + 0.1)
+    assert held and "back" in moments
+    for session in sessions:
+        assert session.ended == "" and session.game_over, session.ended
+        assert len(session.void_catches) == 1
+        assert audit_of(session).fault is None
+
+
+def _cut_off_call_and_catch(table: MemoryTable, moments: dict[str, float]) -> None:
+    """As the miss opens the host drops the witness and the caller calls at once; 2 s later
+    an honest catcher catches."""
+    host, caller = table.sessions[HOST], table.sessions[CALLER]
+    if "dropped" not in moments and host.game is not None and (
+            host.game.deal.open_miss == CALLER):
+        moments["dropped"] = table.now
+        table.dead.add(WITNESS)
+        table.sequencer.disconnect(WITNESS, table.now)
+        table.clients[WITNESS - 1].closed()
+    if ("called" not in moments and caller.game is not None
+            and caller.game.deal.open_miss == CALLER and not caller.claims
+            and not caller.in_flight and caller.outbox.requested is None):
+        moments["called"] = table.now
+        caller.request(Call(CALLER))
+        table.clients[CALLER - 1].collect()
+    if "called" in moments and "catch" not in moments and table.now - moments["called"] >= 2.0:
+        moments["catch"] = table.now
+        table.sessions[CATCHER].request(Catch(CATCHER, CALLER))
+        table.clients[CATCHER - 1].collect()
+
+
+def _mesh_reaches_the_dropped(table: MemoryTable) -> bool:
+    """The mesh does not go through the host: a seat the host dropped still hears it."""
+    moved = False
+    for client in table.clients:
+        sent, client.session.outbox.direct_out = client.session.outbox.direct_out, []
+        for endpoint, raw in sent:
+            owner = table.by_endpoint.get(endpoint)
+            if owner is not None:
+                owner.session.direct(raw, table.now)
+                owner.collect()
+                moved = True
+    return moved

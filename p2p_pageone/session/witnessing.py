@@ -81,12 +81,14 @@ def receive(s: PlayerState, raw: bytes, now: float) -> Envelope | None:
     if env.table != s.table_id or s.seat_of(env.sender) not in s.active:
         return None
     kept = s.mesh.held.setdefault(env.sender, [])
+    if any(held.raw == raw for _, held in kept):  # the first time we had it is what counts
+        return env
     kept.append((now, env))
     del kept[:-KEPT]
     if _relays_at_once(s, env):
-        # a Page One call goes on to the host at once: a caller that sent it to the others only
-        # must not make the host look as if it held it (we count it once we handed it on); one
-        # for each number of its author's (no flood of calls through us)
+        # a Page One call goes on to the host at once (its caller's link to the host may be
+        # slow, or the caller sent it to the others only): one for each number of its
+        # author's (no flood of calls through us)
         s.mesh.relayed[env.raw] = now
         s.mesh.calls_relayed.add((env.sender, env.seq))
         s.outbox.relay_out.append(env.raw)
@@ -124,7 +126,8 @@ def _keep_alive(s: PlayerState, raw: bytes, now: float) -> None:
 def claimed(s: PlayerState, claim: Claim, now: float) -> None:
     """We read a claim the host made: about us, we tell the others at once that we are here,
     and hand them our step the host has not logged; as a witness of a catch, we note the call
-    we held long enough before it."""
+    we held long enough before it (since we received it: a host that cut us off as the call
+    came kept us from handing it on, which proves nothing against the caller)."""
     mesh = s.mesh
     mesh.read_at[claim.position] = now
     if claim.seat == s.me:
@@ -133,9 +136,8 @@ def claimed(s: PlayerState, claim: Claim, now: float) -> None:
             mesh.shared = s.in_flight
             tell_all(s, s.in_flight)
     if claim.kind == "catch" and s.me in claim.due:
-        calls = [env.raw for _, env in mesh.held.get(s.keys[claim.seat], [])
-                 if mesh.relayed.get(env.raw, now) <= now - HELD_FOR
-                 and held_call(s, claim, env.raw)]
+        calls = [env.raw for at, env in mesh.held.get(s.keys[claim.seat], [])
+                 if at <= now - HELD_FOR and held_call(s, claim, env.raw)]
         if calls:
             mesh.first_call[claim.position] = calls[-1]
 
