@@ -9,6 +9,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
+
 from p2p_pageone.bots import make_bot
 from p2p_pageone.byzantine.deeds import sealed_by
 from p2p_pageone.cli.cpu import cpu_bot
@@ -17,6 +19,7 @@ from p2p_pageone.engine import make_settings
 from p2p_pageone.engine.moves import Call, Catch, Play
 from p2p_pageone.session.client import Client
 from p2p_pageone.session.memory import MemoryTable
+from p2p_pageone.wire.codec import ProtocolError
 from tests.cheats import audit_of, table_with
 from tests.test_host_cannot_frame import NeverCatches
 
@@ -253,23 +256,14 @@ def test_a_witness_cut_off_as_the_call_came_still_counts_it() -> None:
 def _cut_off_call_and_catch(table: MemoryTable, moments: dict[str, float]) -> None:
     """As the miss opens the host drops the witness and the caller calls at once; 2 s later
     an honest catcher catches."""
-    host, caller = table.sessions[HOST], table.sessions[CALLER]
+    host = table.sessions[HOST]
     if "dropped" not in moments and host.game is not None and (
             host.game.deal.open_miss == CALLER):
         moments["dropped"] = table.now
         table.dead.add(WITNESS)
         table.sequencer.disconnect(WITNESS, table.now)
         table.clients[WITNESS - 1].closed()
-    if ("called" not in moments and caller.game is not None
-            and caller.game.deal.open_miss == CALLER and not caller.claims
-            and not caller.in_flight and caller.outbox.requested is None):
-        moments["called"] = table.now
-        caller.request(Call(CALLER))
-        table.clients[CALLER - 1].collect()
-    if "called" in moments and "catch" not in moments and table.now - moments["called"] >= 2.0:
-        moments["catch"] = table.now
-        table.sessions[CATCHER].request(Catch(CATCHER, CALLER))
-        table.clients[CATCHER - 1].collect()
+    _call_then_catch(table, moments)
 
 
 def _mesh_reaches_the_dropped(table: MemoryTable) -> bool:
@@ -284,3 +278,81 @@ def _mesh_reaches_the_dropped(table: MemoryTable) -> bool:
                 owner.collect()
                 moved = True
     return moved
+
+
+@pytest.mark.parametrize("seats", [4, 6])
+def test_the_catcher_witnesses_its_own_catch(seats: int) -> None:
+    # The host and its friends (one at four seats, two at six) against an honest caller and an
+    # honest catcher: the host holds the late call, a person at another seat sees none and
+    # catches 2 s later, and the friends say they held nothing. With the catcher struck from
+    # the witnesses (up to the version-17 review) the friends were all or most of them and the
+    # caller was caught; the catcher, which held the call on the mesh, witnesses too now.
+    friends = [3] if seats == 4 else [3, 4]
+    table = MemoryTable(make_settings("classic", {"deals": 3}), seats, seed=3, direct=True,
+                        catch_window=4.0)
+    sessions = table.sessions
+    for seat in range(seats):
+        sessions[seat].bot = NoCatch(cpu_bot("normal", lambda: table.now, 3.0, 4.0,
+                                             random.Random(seat)))
+    sessions[CALLER].bot = Forgetful(sessions[CALLER].bot)
+    caller, seq = sessions[CALLER], table.sequencer
+    submit, relayed = seq._submit, seq._relayed
+    held: list[tuple[int, object, bytes]] = []
+    moments: dict[str, float] = {}
+
+    def a_call(raw: bytes) -> bool:
+        env = open_envelope(raw)
+        return ("caught" not in moments and env.sender == caller.identity.public
+                and env.kind == "move" and env.data["kind"] == "call")
+
+    def holding(conn: int, link: object, raw: bytes, now: float) -> bool:
+        if a_call(raw):
+            held.append((conn, link, raw))
+            return True
+        return submit(conn, link, raw, now)  # type: ignore[arg-type]
+
+    seq._submit = holding  # type: ignore[method-assign,assignment]
+    seq._relayed = lambda raw, now: False if a_call(raw) else relayed(raw, now)  # type: ignore[method-assign]
+    for friend in friends:  # they never "hold" the caller's call
+        sessions[friend].direct = _deaf_to_calls(sessions[friend].direct,  # type: ignore[method-assign]
+                                                 caller.identity.public)
+    while table.now < 3000 and not table.finished():
+        _call_then_catch(table, moments)
+        if "caught" not in moments and sessions[HOST].claims:
+            moments["caught"] = table.now
+            for args in held:  # refused: the round is open
+                submit(*args, table.now)  # type: ignore[arg-type]
+        if not table.step():
+            table.advance(table.now + 0.1)
+    assert held and "caught" in moments
+    for session in sessions:
+        assert session.ended == "" and session.game_over, session.ended
+        assert len(session.void_catches) == 1
+        assert audit_of(session).fault is None
+
+
+def _deaf_to_calls(direct: Any, caller: bytes) -> Any:
+    def deaf(raw: bytes, now: float) -> Any:
+        try:
+            env = open_envelope(raw)
+        except ProtocolError:
+            return direct(raw, now)
+        if env.sender == caller and env.kind == "move" and env.data["kind"] == "call":
+            return None
+        return direct(raw, now)
+    return deaf
+
+
+def _call_then_catch(table: MemoryTable, moments: dict[str, float]) -> None:
+    """The honest caller calls late as its miss opens; an honest catcher catches 2 s later."""
+    caller = table.sessions[CALLER]
+    if ("called" not in moments and caller.game is not None
+            and caller.game.deal.open_miss == CALLER and not caller.claims
+            and not caller.in_flight and caller.outbox.requested is None):
+        moments["called"] = table.now
+        caller.request(Call(CALLER))
+        table.clients[CALLER - 1].collect()
+    if "called" in moments and "catch" not in moments and table.now - moments["called"] >= 2.0:
+        moments["catch"] = table.now
+        table.sessions[CATCHER].request(Catch(CATCHER, CALLER))
+        table.clients[CATCHER - 1].collect()

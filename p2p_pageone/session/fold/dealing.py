@@ -141,8 +141,10 @@ def on_move(s: PublicState, env: Envelope, seat: int, now: float) -> None:
             except KeyError:
                 raise TableEnded(f"played position {slot}, which is not in its hand",
                                  seat, len(s.log) - 1, step="card shown") from None
+    # did the host hold a call? The witnesses say, the catcher among them (but the host): with
+    # it struck, a host and one friend at four seats were all the witnesses of an honest catch
     witnessed = isinstance(move, Catch) and listening(s, move.target) and bool(
-        witnesses_for(s, {move.target}) - {seat})  # did the host hold a call? (witnesses)
+        witnesses_for(s, {move.target}))
     try:
         if witnessed:
             game.deal.verify(move)
@@ -152,7 +154,7 @@ def on_move(s: PublicState, env: Envelope, seat: int, now: float) -> None:
         raise refused_move(s, env, seat, f"made a move the rules refuse: {error}",
                            str(error)) from None
     if isinstance(move, Catch) and witnessed:  # the game takes it once the round is judged
-        claim = open_claim(s, env, move.target, False, frozenset({seat}))
+        claim = open_claim(s, env, move.target, False)
         claim.catch, claim.hand = move, s.hand
         s._move_logged(move)
         s._claimed(claim, now)

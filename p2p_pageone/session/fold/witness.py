@@ -14,8 +14,9 @@ witness is in, each claim in turn stands or falls:
   waiting for what it waited for); one that stands does what a timeout always did, except that a
   seat whose seed reveal was due is named a cheater only if at least one witness confirmed it
   (with no witness it leaves as a leaver: the host's word alone names nobody);
-- a ``catch`` after a call that a majority of the witnesses held first ends the table naming the
-  host, which held the call until the catch came.
+- a ``catch`` waits for its witnesses (its catcher among them, unless it is the host) before
+  the game takes it; if at least half of them held the caught seat's call first, the call
+  counts instead, and nobody is named (their word is no evidence against the host).
 
 This module knows the round and what disproves a claim; ``leaving`` judges (a claim that stands
 is a leave).
@@ -52,14 +53,13 @@ def witnesses_for(s: PublicState, about: set[int]) -> set[int]:
 
 
 def open_claim(s: PublicState, env: Envelope, seat: int, reveal: bool,
-               also: frozenset[int] = frozenset(), owed: Duty | None = None) -> Claim:
-    """A claim about ``seat`` enters the round (opened if none is). ``also``: other seats that
-    may not witness it (the catcher of a catch); ``owed``: the kind of the step of ``seat``'s
-    the table waited for, which only that step disproves."""
+               owed: Duty | None = None) -> Claim:
+    """A claim about ``seat`` enters the round (opened if none is). ``owed``: the kind of the
+    step of ``seat``'s the table waited for, which only that step disproves."""
     # A seat a later claim is about still witnesses the earlier ones, and they it: were the
     # seats a claim is about struck from the round, a host claiming the victim and every
     # witness at once would leave each claim with no witness, and every one would stand.
-    claim = Claim(len(s.log) - 1, seat, env, reveal, owed, witnesses_for(s, {seat}) - also)
+    claim = Claim(len(s.log) - 1, seat, env, reveal, owed, witnesses_for(s, {seat}))
     if s.chain is not None and 0 <= seat < len(s.keys):
         claim.seq_then = s.chain.next_seq(s.keys[seat])
         claim.floor_then = s.chain.last_prev(s.keys[seat])
