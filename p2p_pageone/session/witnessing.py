@@ -84,7 +84,10 @@ def receive(s: PlayerState, raw: bytes, now: float) -> Envelope | None:
     if any(held.raw == raw for _, held in kept):  # the first time we had it is what counts
         return env
     kept.append((now, env))
-    del kept[:-KEPT]
+    if len(kept) > KEPT:  # the lowest number goes (its newest copy): another seat can replay
+        # this one's old envelopes to us, but never sign its next, so no flood of them pushes
+        # out what bears on a claim about it
+        del kept[min(range(len(kept)), key=lambda i: (kept[i][1].hand, kept[i][1].seq, -i))]
     if _relays_at_once(s, env):
         # a Page One call goes on to the host at once (its caller's link to the host may be
         # slow, or the caller sent it to the others only): one for each number of its
