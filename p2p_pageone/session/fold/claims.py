@@ -53,7 +53,12 @@ def awaited(claims: list[Claim], claim: Claim, seats: int) -> set[int]:
     then never all of them, and two seats gone together, each due in the other's round, do not
     keep both rounds open forever. With fewer left, every due seat answers (its witness, logged
     after the claim about it, also disproves that claim): else a host that claimed the victim
-    and every witness at once would leave each claim with no witness, and each would stand."""
+    and every witness at once would leave each claim with no witness, and each would stand.
+    A catch waits for every due witness: its judgment counts them, and a host that timed out an
+    honest one to have it stand aside took its word out of the count (a seat that leaves is no
+    longer due)."""
+    if claim.kind == "catch":
+        return claim.due - set(claim.heard)
     accused = {c.seat for c in claims if c is not claim and c.kind != "catch"}
     free = claim.due - accused
     return (free if len(free) >= seats // 2 else claim.due) - set(claim.heard)
