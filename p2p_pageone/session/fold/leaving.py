@@ -232,7 +232,29 @@ def on_witness(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     claim.heard[seat] = env.data["heard"]
     if claim.kind != "catch":
         claim.disproved[seat] = witness.disproof(s, claim, env.data["heard"])
+        if claim.disproved[seat]:
+            _answer_shown(s, claim.seat, env.data["heard"])
     close_round(s)
+
+
+def _answer_shown(s: PublicState, seat: int, raw: bytes) -> None:
+    """A claim about ``seat`` fell on its own signed witness of another claim, which a witness
+    held: that is its answer there, logged or not. Else a seat that shows the others its witness
+    and hands the host a chat line at the same number has every claim about it fall while the
+    round waits for an answer the log can never take (review: one dishonest seat, the host
+    honest, held a catch's round open until the honest seats left their host)."""
+    try:
+        env = open_envelope(raw)
+    except ProtocolError:
+        return
+    if env.kind != EntryKind.WITNESS or env.sender != s.keys[seat]:
+        return
+    owed = next((c for c in s.claims if c.position == env.data["at"]
+                 and c.seat == env.data["seat"] and seat in c.due and seat not in c.heard), None)
+    if owed is not None:
+        owed.heard[seat] = env.data["heard"]
+        if owed.kind != "catch":
+            owed.disproved[seat] = witness.disproof(s, owed, env.data["heard"])
 
 
 def forget_witness(s: PublicState, seat: int) -> None:

@@ -217,7 +217,20 @@ def _step_since_the_claim(s: PublicState, claim: Claim, raw: bytes,
     before = [prev for index, prev in claim.later if index < at]
     if before and at < before[-1]:  # older than the head its last envelope then extended
         return None
+    if _number_taken(s, claim.later[len(before):len(before) + 1]):
+        return None
     return env if _seats_at(s, env, key, claim.seq_then + len(before)) else None
+
+
+def _number_taken(s: PublicState, taken: list[tuple[int, int]]) -> bool:
+    """Did the log give that number to an envelope of the seat's that is neither a witness nor
+    a ``back`` (the two a host may log in its place, below)? Then the one held can never be
+    logged: a seat that shows the others its step and hands the host a chat line at the same
+    number would have each claim about it fall while the table waits for that step for good."""
+    if not taken:
+        return False
+    kind = open_envelope(s.log[taken[0][0]]).kind
+    return kind not in (EntryKind.WITNESS, EntryKind.BACK)
 
 
 def is_call(s: PublicState, raw: bytes, key: bytes) -> bool:
