@@ -9,7 +9,6 @@ from typing import Any
 
 from ..crypto.envelope import extend
 from ..crypto.statements import open_statement
-from ..engine.moves import IllegalMove
 from ..session import logsync
 from ..session.fold import apply, leaving, presence, witness
 from ..session.fold.claims import Claim
@@ -74,13 +73,8 @@ def _alive_any_position() -> list[Patch]:
        "catches it gets an honest seat caught")
 def _catch_on_hosts_word() -> list[Patch]:
     def catch_stands(s: PublicState, claim: Claim) -> None:
-        if claim.catch is None or s.game is None or claim.hand != s.hand:
-            return
-        try:
-            s._apply_move(s.game, claim.catch)
-        except IllegalMove:
-            return
-        s.hand_moves.append((claim.position, claim.catch))
+        if claim.catch is not None:
+            leaving.take_held_move(s, claim, claim.catch)
 
     return everywhere(leaving.judge_catch, catch_stands)
 

@@ -229,12 +229,19 @@ def leave_lobby(s: PublicState, seat: int, why: str) -> None:
 
 def on_witness(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     claim = next(c for c in s.claims if c.position == env.data["at"])
-    claim.heard[seat] = env.data["heard"]
-    if claim.kind != "catch":
-        claim.disproved[seat] = witness.disproof(s, claim, env.data["heard"])
-        if claim.disproved[seat]:
-            _answer_shown(s, claim.seat, env.data["heard"])
+    if _answer(s, claim, seat, env.data["heard"]):
+        _answer_shown(s, claim.seat, env.data["heard"])
     close_round(s)
+
+
+def _answer(s: PublicState, claim: Claim, seat: int, heard: bytes) -> str:
+    """``seat``'s witness of ``claim`` is in: what in it disproves a timeout ("" if nothing, or
+    for a catch, which ``judge_catch`` weighs)."""
+    claim.heard[seat] = heard
+    if claim.kind == "catch":
+        return ""
+    claim.disproved[seat] = witness.disproof(s, claim, heard)
+    return claim.disproved[seat]
 
 
 def _answer_shown(s: PublicState, seat: int, raw: bytes) -> None:
@@ -252,9 +259,7 @@ def _answer_shown(s: PublicState, seat: int, raw: bytes) -> None:
     owed = next((c for c in s.claims if c.position == env.data["at"]
                  and c.seat == env.data["seat"] and seat in c.due and seat not in c.heard), None)
     if owed is not None:
-        owed.heard[seat] = env.data["heard"]
-        if owed.kind != "catch":
-            owed.disproved[seat] = witness.disproof(s, owed, env.data["heard"])
+        _answer(s, owed, seat, env.data["heard"])
 
 
 def forget_witness(s: PublicState, seat: int) -> None:
@@ -326,8 +331,8 @@ def judge_catch(s: PublicState, claim: Claim) -> None:
     seat's call first: then that call counts instead. Whether the host held the call or the
     call lost a race on a slow link, nobody can prove (the witnesses' word is no evidence of
     the host's), so nobody is named; and a host that holds a call gains no catch by it."""
-    move, game = claim.catch, s.game
-    if move is None or game is None or claim.hand != s.hand or claim.seat not in s.active:
+    move = claim.catch
+    if move is None or claim.hand != s.hand or claim.seat not in s.active:
         return  # a void hand, or a seat that left: there is nothing left to catch
     held = sorted(w for w, raw in claim.heard.items() if raw and witness.held_call(s, claim, raw))
     counted: Move = move
@@ -342,11 +347,18 @@ def judge_catch(s: PublicState, claim: Claim) -> None:
                               "and nobody is named",
                               {"seat": claim.seat, "position": claim.position,
                                "witness": held[0]}))
+    take_held_move(s, claim, counted)
+
+
+def take_held_move(s: PublicState, claim: Claim, move: Move) -> None:
+    """The game takes ``move`` for the catch the claim held, at the catch's place."""
+    if s.game is None or claim.hand != s.hand:
+        return
     try:
-        s._apply_move(game, counted)
+        s._apply_move(s.game, move)
     except IllegalMove:
         return  # (a seat that left in the round ended the deal or the game meanwhile)
-    s.hand_moves.append((claim.position, counted))
+    s.hand_moves.append((claim.position, move))
 
 
 ENTRIES: Entries = {
