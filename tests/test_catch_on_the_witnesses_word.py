@@ -7,6 +7,7 @@ Now the call the witness shows counts instead of the catch, and nobody is named.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -16,31 +17,16 @@ from p2p_pageone.byzantine.deeds import sealed_by
 from p2p_pageone.cli.cpu import cpu_bot
 from p2p_pageone.crypto.envelope import open_envelope
 from p2p_pageone.engine import make_settings
-from p2p_pageone.engine.moves import Call, Catch, Play
+from p2p_pageone.engine.moves import Call, Catch
 from p2p_pageone.session.client import Client
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.wire.codec import ProtocolError
 from tests.cheats import audit_of, table_with
+from tests.test_call_to_the_mesh_only import Forgetful
 from tests.test_host_cannot_frame import NeverCatches
 
 HOST, CALLER, CATCHER, WITNESS = 0, 1, 2, 3
 CAUGHT = 2  # the honest caller of the second test
-
-
-class Forgetful:
-    """The caller: never calls Page One on its own, nor catches."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner, self.name = inner, inner.name
-
-    def choose(self, view: Any, rng: random.Random) -> Any:
-        move = self.inner.choose(view, rng)
-        if isinstance(move, Play) and move.call:
-            return Play(move.seat, move.slots, move.cards, False, move.colour)
-        return None if isinstance(move, (Call, Catch)) else move
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
 
 
 class NoCatch(Forgetful):
@@ -66,6 +52,41 @@ class Catcher:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+
+def forgetful_table(seats: int) -> MemoryTable:
+    """Seed 3, a four-second window: CPU players that never catch, and a caller (seat 1) that
+    never calls with its play (the test has it call late)."""
+    table = MemoryTable(make_settings("classic", {"deals": 3}), seats, seed=3, direct=True,
+                        catch_window=4.0)
+    for seat, session in enumerate(table.sessions):
+        session.bot = NoCatch(cpu_bot("normal", lambda: table.now, 3.0, 4.0,
+                                      random.Random(seat)))
+    table.sessions[CALLER].bot = Forgetful(table.sessions[CALLER].bot)
+    return table
+
+
+def hold_the_calls(table: MemoryTable, held: list[tuple[int, object, bytes]],
+                   holding: Callable[[], bool]) -> Callable[..., bool]:
+    """While ``holding()``, the host neither logs nor refuses the caller's calls (kept in
+    ``held``), nor their relays; its own ``_submit`` is returned, to hand them in later."""
+    seq, caller = table.sequencer, table.sessions[CALLER].identity.public
+    submit, relayed = seq._submit, seq._relayed
+
+    def a_call(raw: bytes) -> bool:
+        env = open_envelope(raw)
+        return (holding() and env.sender == caller and env.kind == "move"
+                and env.data["kind"] == "call")
+
+    def sequencing(conn: int, link: object, raw: bytes, now: float) -> bool:
+        if a_call(raw):
+            held.append((conn, link, raw))
+            return True
+        return submit(conn, link, raw, now)  # type: ignore[arg-type]
+
+    seq._submit = sequencing  # type: ignore[method-assign,assignment]
+    seq._relayed = lambda raw, now: False if a_call(raw) else relayed(raw, now)  # type: ignore[method-assign]
+    return submit  # type: ignore[return-value]
 
 
 def _seal_late_call_for_the_friend(table: MemoryTable, calls: dict[int, bytes]) -> None:
@@ -201,32 +222,12 @@ def test_a_witness_cut_off_as_the_call_came_still_counts_it() -> None:
     # logs an honest catch 2 s later. The witness could hand the call to nobody while cut off;
     # up to the version-17 review it counted only a call it had relayed, answered empty, and
     # the honest caller was caught. It counts what it received 1 s before the catch now.
-    table = MemoryTable(make_settings("classic", {"deals": 3}), 4, seed=3, direct=True,
-                        catch_window=4.0)
+    table = forgetful_table(4)
     sessions = table.sessions
-    for seat in range(4):
-        sessions[seat].bot = NoCatch(cpu_bot("normal", lambda: table.now, 3.0, 4.0,
-                                             random.Random(seat)))
-    sessions[CALLER].bot = Forgetful(sessions[CALLER].bot)
-    host, caller, witness = sessions[HOST], sessions[CALLER], sessions[WITNESS]
-    seq = table.sequencer
-    submit, relayed = seq._submit, seq._relayed
+    host, witness, seq = sessions[HOST], sessions[WITNESS], table.sequencer
     held: list[tuple[int, object, bytes]] = []
     moments: dict[str, float] = {}
-
-    def a_call(raw: bytes) -> bool:
-        env = open_envelope(raw)
-        return ("caught" not in moments and env.sender == caller.identity.public
-                and env.kind == "move" and env.data["kind"] == "call")
-
-    def holding(conn: int, link: object, raw: bytes, now: float) -> bool:
-        if a_call(raw):
-            held.append((conn, link, raw))
-            return True
-        return submit(conn, link, raw, now)  # type: ignore[arg-type]
-
-    seq._submit = holding  # type: ignore[method-assign,assignment]
-    seq._relayed = lambda raw, now: False if a_call(raw) else relayed(raw, now)  # type: ignore[method-assign]
+    submit = hold_the_calls(table, held, lambda: "caught" not in moments)
     table._direct = lambda: _mesh_reaches_the_dropped(table)  # type: ignore[method-assign]
     witness.attachment.may_resume = True  # as pageone join sets it: it comes back
     while table.now < 3000 and not table.finished():
@@ -288,33 +289,13 @@ def test_the_catcher_witnesses_its_own_catch(seats: int) -> None:
     # the witnesses (up to the version-17 review) the friends were all or most of them and the
     # caller was caught; the catcher, which held the call on the mesh, witnesses too now.
     friends = [3] if seats == 4 else [3, 4]
-    table = MemoryTable(make_settings("classic", {"deals": 3}), seats, seed=3, direct=True,
-                        catch_window=4.0)
-    sessions = table.sessions
-    for seat in range(seats):
-        sessions[seat].bot = NoCatch(cpu_bot("normal", lambda: table.now, 3.0, 4.0,
-                                             random.Random(seat)))
-    sessions[CALLER].bot = Forgetful(sessions[CALLER].bot)
-    caller, seq = sessions[CALLER], table.sequencer
-    submit, relayed = seq._submit, seq._relayed
+    table = forgetful_table(seats)
+    sessions, caller = table.sessions, table.sessions[CALLER]
     held: list[tuple[int, object, bytes]] = []
     moments: dict[str, float] = {}
-
-    def a_call(raw: bytes) -> bool:
-        env = open_envelope(raw)
-        return ("caught" not in moments and env.sender == caller.identity.public
-                and env.kind == "move" and env.data["kind"] == "call")
-
-    def holding(conn: int, link: object, raw: bytes, now: float) -> bool:
-        if a_call(raw):
-            held.append((conn, link, raw))
-            return True
-        return submit(conn, link, raw, now)  # type: ignore[arg-type]
-
-    seq._submit = holding  # type: ignore[method-assign,assignment]
-    seq._relayed = lambda raw, now: False if a_call(raw) else relayed(raw, now)  # type: ignore[method-assign]
+    submit = hold_the_calls(table, held, lambda: "caught" not in moments)
     for friend in friends:  # they never "hold" the caller's call
-        sessions[friend].direct = _deaf_to_calls(sessions[friend].direct,  # type: ignore[method-assign]
+        sessions[friend].direct = deaf_to_calls(sessions[friend].direct,  # type: ignore[method-assign]
                                                  caller.identity.public)
     while table.now < 3000 and not table.finished():
         _call_then_catch(table, moments)
@@ -331,7 +312,7 @@ def test_the_catcher_witnesses_its_own_catch(seats: int) -> None:
         assert audit_of(session).fault is None
 
 
-def _deaf_to_calls(direct: Any, caller: bytes) -> Any:
+def deaf_to_calls(direct: Any, caller: bytes) -> Any:
     def deaf(raw: bytes, now: float) -> Any:
         try:
             env = open_envelope(raw)

@@ -7,27 +7,17 @@ caller was caught though honest witnesses held its call."""
 
 from __future__ import annotations
 
-import random
-
-from p2p_pageone.cli.cpu import cpu_bot
 from p2p_pageone.crypto.envelope import open_envelope
-from p2p_pageone.engine import make_settings
 from p2p_pageone.engine.moves import Call, Catch
-from p2p_pageone.session.memory import MemoryTable
 from tests.cheats import audit_of
-from tests.test_catch_on_the_witnesses_word import Forgetful, NoCatch, _deaf_to_calls
+from tests.test_catch_on_the_witnesses_word import deaf_to_calls, forgetful_table
 
 HOST, CALLER, ASIDE, FRIEND, OTHER = 0, 1, 2, 3, 4
 
 
 def test_a_witness_timed_out_in_a_catchs_round_still_counts() -> None:
-    table = MemoryTable(make_settings("classic", {"deals": 3}), 5, seed=3, direct=True,
-                        catch_window=4.0)
+    table = forgetful_table(5)
     sessions = table.sessions
-    for seat in range(5):
-        sessions[seat].bot = NoCatch(cpu_bot("normal", lambda: table.now, 3.0, 4.0,
-                                             random.Random(seat)))
-    sessions[CALLER].bot = Forgetful(sessions[CALLER].bot)
     caller, seq = sessions[CALLER], table.sequencer
     submit, relayed = seq._submit, seq._relayed
     held: list[bytes] = []
@@ -53,7 +43,7 @@ def test_a_witness_timed_out_in_a_catchs_round_still_counts() -> None:
 
     seq._submit = holding  # type: ignore[method-assign,assignment]
     seq._relayed = lambda raw, now: False if swallowed(raw) else relayed(raw, now)  # type: ignore[method-assign]
-    sessions[FRIEND].direct = _deaf_to_calls(sessions[FRIEND].direct,  # type: ignore[method-assign]
+    sessions[FRIEND].direct = deaf_to_calls(sessions[FRIEND].direct,  # type: ignore[method-assign]
                                              caller.identity.public)
     called: list[float] = []
     while table.now < 2500 and not table.finished() and not all(

@@ -7,16 +7,11 @@ the witness the others held, the log could never take that witness, and the catc
 
 from __future__ import annotations
 
-import random
-
-from p2p_pageone.cli.cpu import cpu_bot
 from p2p_pageone.crypto.envelope import open_envelope, seal
-from p2p_pageone.engine import make_settings
 from p2p_pageone.engine.moves import Catch
 from p2p_pageone.session.fold.claims import Claim
-from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.wire.codec import FrameDecoder, ProtocolError, frame
-from tests.test_catch_on_the_witnesses_word import Forgetful, NoCatch
+from tests.test_catch_on_the_witnesses_word import forgetful_table
 
 HOST, CALLER, CATCHER, SEATS = 0, 1, 2, 5
 SHIFTY = SEATS - 1
@@ -31,13 +26,8 @@ def _envelope(payload: bytes) -> bool:
 
 
 def test_a_witness_shown_but_never_logged_answers_the_catch() -> None:
-    table = MemoryTable(make_settings("classic", {"deals": 3}), SEATS, seed=3, direct=True,
-                        catch_window=4.0)
+    table = forgetful_table(SEATS)
     sessions = table.sessions
-    for seat in range(SEATS):
-        sessions[seat].bot = NoCatch(cpu_bot("normal", lambda: table.now, 3.0, 4.0,
-                                             random.Random(seat)))
-    sessions[CALLER].bot = Forgetful(sessions[CALLER].bot)
     shifty, host, seq = sessions[SHIFTY], sessions[HOST], table.sequencer
     receive, direct = seq.receive, table._direct
     allowed: set[bytes] = set()
