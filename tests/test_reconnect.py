@@ -467,3 +467,38 @@ def test_an_entry_the_host_sent_ahead_before_a_drop_is_no_entry_sent_again() -> 
     joiner._take_from_mesh(None, t.now)
     assert not joiner.ended, joiner.ended
     assert joiner.log == host.log[:held + 3]
+
+
+def test_the_hosts_resend_that_skips_to_the_next_new_entry_takes_it() -> None:
+    # (seed 16255) back at the host, a seat reads the log again; the host skipped the last
+    # entries the seat held (it may: the seat has them) and sent the next new one, with its
+    # receipt: that one is the log's next, not "entry n where entry n was due" (malformed data)
+    t = table(MemorySeeds(), seed=23)
+    mid_hand(t, 2)
+    joiner, host = t.sessions[2], t.sessions[0]
+    held = len(joiner.log)
+    t.clients[1].receive = lambda data, now: None  # type: ignore[method-assign]
+    while len(host.log) < held + 1:
+        if not t.step():
+            t.advance(t.now + 0.5)
+    joiner.attachment.may_resume = True
+    joiner.lost_host("the connection to the host closed")
+    joiner.resume()
+    receipts = t.sequencer.receipts
+    for index in range(held - 2):
+        assert joiner.from_host(index, host.log[index], t.now, receipts.of(host.log, index))
+    assert joiner.from_host(held, host.log[held], t.now, receipts.of(host.log, held))
+    assert not joiner.ended and joiner.attachment.dropped == "", joiner.attachment.dropped
+
+
+def test_the_hosts_resend_that_skips_then_sends_another_entry_we_hold_is_its_fork() -> None:
+    t = table(MemorySeeds(), seed=23)
+    mid_hand(t, 2)
+    joiner, host = t.sessions[2], t.sessions[0]
+    held = len(joiner.log)
+    joiner.attachment.may_resume = True
+    joiner.lost_host("the connection to the host closed")
+    joiner.resume()
+    assert joiner.from_host(0, host.log[0], t.now)
+    assert not joiner.from_host(held - 1, host.log[held - 2], t.now)  # other bytes there
+    assert "sent entry" in joiner.ended and "(a fork)" in joiner.ended, joiner.ended

@@ -23,6 +23,7 @@ from itertools import combinations
 
 from ..audit.check import Audit, audit_bytes
 from ..audit.compare import compare
+from ..session.attachment import NO_MAJORITY_LEFT
 from ..session.common import TableClosed
 from ..session.fold.obligations import Duty, owed
 from ..session.peer import PeerSession
@@ -269,7 +270,7 @@ def blamed_own_machine(o: Outcome) -> list[Verdict]:
         if party in o.faulted:
             continue
         if session.local or session.attachment.network not in (
-                "", NOBODY_LEFT, NO_MAJORITY, NOT_TAKEN_OVER, CUT_FROM_HOST):
+                "", NOBODY_LEFT, NO_MAJORITY, NOT_TAKEN_OVER, CUT_FROM_HOST, NO_MAJORITY_LEFT):
             found.append(Verdict("I5", f"p{party} blamed its own machine: "
                                  f"{(session.local or session.attachment.network)[:160]}"))
         elif any(e.kind == "stall" for e in session.events):

@@ -238,6 +238,10 @@ class ChainVerifier:
         """How many entries the log had when its head was ``head`` (None: never this log's)."""
         return self._heads.get(head)
 
+    def head_at(self, length: int) -> bytes | None:
+        """The head after the log's first ``length`` entries (None: beyond it, or forgotten)."""
+        return next((head for head, at in self._heads.items() if at == length), None)
+
     def next_seq(self, member: bytes) -> int:
         return self._next_seq.get(member, 0)
 

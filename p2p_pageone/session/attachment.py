@@ -27,6 +27,12 @@ MINORITY = ("could not reach the host, and the rest of the table did not lose it
             "this machine's network (or this machine was stopped while the table went on); "
             "nobody is to blame")
 
+# the seats that lost the host reached us (they handed us their logs), so our network works; what
+# they handed over shows too few of them without the host (some went back to it meanwhile)
+NO_MAJORITY_LEFT = ("could not reach the host; the seats that lost it too reached this machine, "
+                    "but what they handed over shows too few of them still without the host (some "
+                    "went back to it meanwhile): no takeover, and nobody is to blame")
+
 SEAT_GIVEN_UP = ("this user's seat was given up (it did not come back in time): the game went "
                  "on without it")
 
@@ -176,7 +182,7 @@ class AttachedPlayer(PlayerState):
             lost = [] if self.handed_over >= 0 else self.lost_statements()
             # what was handed over changed who listens: no majority now, no takeover
             if majority_refusal(self, lost, self.identity.public) is not None:
-                self.network_stop(MINORITY)
+                self.network_stop(NO_MAJORITY_LEFT)
                 return
             self.notify("takeover", {"seat": old, "window": window, "lost": lost})
         self.flush(now)

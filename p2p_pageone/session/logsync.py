@@ -54,7 +54,7 @@ def serve_laggards(s: PlayerState, now: float) -> None:
     for key, (index, _) in list(mesh.alive.items()):
         seat = s.seat_of(key)
         endpoint = s.endpoints.get(key, "")
-        if seat not in s.active or not endpoint or key == s.host_key or index >= length:
+        if seat not in s.active or not endpoint or key == s.host_key or index > length:
             mesh.lag_since.pop(key, None)
             continue
         since = mesh.lag_since.setdefault(key, (index, now))
@@ -63,9 +63,20 @@ def serve_laggards(s: PlayerState, now: float) -> None:
             continue
         if now - since[1] < SYNC_AFTER or now - mesh.served_at.get(key, -1e9) < BOUNDS.alive_every:
             continue
+        parted = _parted(s, index, mesh.alive_head.get(key, b""))
+        if index == length and not parted:
+            continue
         mesh.served_at[key] = now
+        first = index - 1 if parted else index  # with the receipt of where it parted from us
         s.outbox.direct_out += [(endpoint, entry_frame(i, s.log[i], receipts.get(i + 1, b"")))
-                                for i in range(index, min(length, index + BATCH))]
+                                for i in range(first, min(length, index + BATCH))]
+
+
+def _parted(s: PlayerState, index: int, head: bytes) -> bool:
+    """Does a seat's sign of life name another ``head`` for a log of ``index`` entries than
+    ours: the host showed one of us a history of its own?"""
+    ours = s.chain.head_at(index) if s.chain is not None and index > 0 else None
+    return ours is not None and head != ours
 
 
 def serving(s: PlayerState, now: float) -> bool:
@@ -87,16 +98,18 @@ def from_host(s: PlayerState, index: int, raw: bytes, now: float, receipt: bytes
     at = s.attachment
     checking = at.checked < at.known
     expected = at.checked if checking else len(s.log)
-    if index == expected:
+    if checking and index > expected:  # sent again, it skips entries we hold: no history
+        if index < at.known:  # of its own, so nothing to check there
+            if raw != s.log[index]:
+                raise log_differs(s, raw, f"sent entry {index} of its log again, another "
+                                  "way than before (a fork)")
+            at.checked = index + 1
+            return False
+        at.checked, checking, expected = at.known, False, len(s.log)  # it skipped the rest
+    if index == expected:  # of what we hold: its new entries follow
         if index == len(s.log):
             keep_host_receipt(s, index, raw, receipt, host or s.host_key)
         return True
-    if checking and index > expected:  # sent again, it skips entries we hold: no history
-        if index < at.known and raw == s.log[index]:  # of its own, so nothing to check there
-            at.checked = index + 1
-            return False
-        if index >= at.known:  # it skipped the rest of what we hold: its new entries follow
-            at.checked, checking, expected = at.known, False, len(s.log)
     if index < len(s.log) and (not checking or index < expected):  # sent twice
         if raw != s.log[index]:
             raise log_differs(s, raw, f"sent entry {index} of its log twice, two different "
@@ -179,6 +192,8 @@ def offered(s: PlayerState, index: int, raw: bytes, receipt: bytes = b"",
                 _keep_receipt(s, index + 1, receipt, host or s.host_key, now)
         except ProtocolError:
             pass  # what does not open, or is not the host's receipt, is dropped
+    elif receipt and index < length:
+        _receipt_of_ours(s, index + 1, receipt, host or s.host_key)
     for old in [i for i in mesh.offered if i < length]:
         del mesh.offered[old], mesh.offered_by[old]
 
@@ -203,6 +218,24 @@ def _keep_receipt(s: PlayerState, count: int, receipt: bytes, host: bytes, now: 
         mesh.pending[count] = (receipt, head)
         if count > max(mesh.longest, len(s.log)):
             mesh.longest, mesh.table_moved_at = count, now
+
+
+def _receipt_of_ours(s: PlayerState, count: int, receipt: bytes, host: bytes) -> None:
+    """The host's receipt of its first ``count`` entries, served with one we folded already.
+    Every entry we fold the host receipted (or signed in its place), so a receipt of our own
+    host's that names another head there is its fork: it signed two orders for one length
+    (a seat it showed a history of its own learns so from the others, who serve it the entries
+    where its sign of life parts from their log), and our table ends naming it."""
+    if s.chain is None or host != s.host_key:
+        return
+    ours = s.chain.head_at(count)
+    try:
+        named = receipted_head(receipt, host, s.table_id, count)
+    except ProtocolError:
+        return
+    if ours is not None and named != ours:
+        s._end(f"signed receipts of two different logs of {count} entries, the one it had us "
+               "fold and another the other seats were given (a fork)", s.seat_of(host))
 
 
 def receipted(s: PlayerState) -> list[bytes]:

@@ -123,6 +123,7 @@ def _keep_alive(s: PlayerState, raw: bytes, now: float) -> None:
     known = mesh.alive.get(alive.sender)
     if known is None or alive.data["index"] > known[0]:  # (a longer log in it is that seat's
         mesh.alive[alive.sender] = (alive.data["index"], raw)  # word: logsync.offered counts
+        mesh.alive_head[alive.sender] = alive.data["head"]
         # only the host's receipt of one)
 
 
