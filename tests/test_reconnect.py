@@ -457,7 +457,8 @@ def test_an_entry_the_host_sent_ahead_before_a_drop_is_no_entry_sent_again() -> 
     while len(host.log) < held + 3:
         if not t.step():
             t.advance(t.now + 0.5)
-    assert not joiner.from_host(held + 2, host.log[held + 2], t.now)  # it waits, ahead
+    receipt = t.sequencer.receipts.of(host.log, held + 2)  # (every entry comes with one)
+    assert not joiner.from_host(held + 2, host.log[held + 2], t.now, receipt)  # it waits, ahead
     joiner.attachment.may_resume = True
     joiner.lost_host("the connection to the host closed")
     joiner.resume()

@@ -14,6 +14,7 @@ from ..crypto.statements import seal_statement
 from ..session.client import PING
 from ..session.logsync import entry_frame
 from ..session.peer import PeerSession
+from ..session.receipts import sign_receipt
 from ..wire.codec import ProtocolError, frame, pack
 from .adversary import HOST_ENTRIES, Action
 from .world import HOST, HonestFault, SimTable
@@ -79,12 +80,15 @@ def _claim_hang_up(table: SimTable, victim: int, now: float) -> bool:
 
 
 def _fork(table: SimTable, victim: int) -> bool:
-    """The host signs a second entry at its next place and shows it to ``victim`` alone."""
-    env = sealed_by(table.sequencer.host, "say", {"text": "only you see this"})
-    if env is None or victim <= 0:
+    """The host signs a second entry at its next place, and its receipt there, and shows
+    them to ``victim`` alone."""
+    host = table.sequencer.host
+    env = sealed_by(host, "say", {"text": "only you see this"})
+    if env is None or victim <= 0 or host.chain is None:
         return False
     at = len(table.sequencer.log)  # the place the host's next real entry takes
-    table._enqueue("down", HOST, victim, frame(entry_frame(at, env.raw)), 0.0,
+    receipt = sign_receipt(host.identity, host.table_id, at + 1, extend(host.chain.head, env.raw))
+    table._enqueue("down", HOST, victim, frame(entry_frame(at, env.raw, receipt)), 0.0,
                    table.links.conn_of(victim))
     return True
 

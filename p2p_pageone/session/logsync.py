@@ -67,9 +67,18 @@ def serve_laggards(s: PlayerState, now: float) -> None:
         if index == length and not parted:
             continue
         mesh.served_at[key] = now
-        first = index - 1 if parted else index  # with the receipt of where it parted from us
+        first = _receipted_before(s, index) if parted else index  # with a receipt that
+        # shows where it parted from us
         s.outbox.direct_out += [(endpoint, entry_frame(i, s.log[i], receipts.get(i + 1, b"")))
                                 for i in range(first, min(length, index + BATCH))]
+
+
+def _receipted_before(s: PlayerState, index: int) -> int:
+    """The newest entry before ``index`` whose receipt we hold (the host's, for the log up to
+    and including it), at most ``BATCH`` back; else the entry right before ``index``."""
+    receipts = s.mesh.receipts
+    return next((count - 1 for count in range(index, max(0, index - BATCH), -1)
+                 if count in receipts), index - 1)
 
 
 def _parted(s: PlayerState, index: int, head: bytes) -> bool:
@@ -241,9 +250,10 @@ def _receipt_of_ours(s: PlayerState, count: int, receipt: bytes, host: bytes) ->
 def receipted(s: PlayerState) -> list[bytes]:
     """The run of offered entries from our log's end as far as a receipt of the host's own
     says: a ``receipt`` statement the host signed for a head of the run (it came with an entry),
-    or a later entry of the host's own whose ``prev`` is a head of the run (in its place, it is
-    its own receipt). No peer, nor any number of them, can show us an order the host did not
-    sign (a seat's or many seats' word for a head is no receipt: they could show us one)."""
+    or a later entry of the host's own whose ``prev`` is a head of the run (what comes before
+    that head; never the entry itself, which may belong further on). No peer, nor any number
+    of them, can show us an order the host did not sign (a seat's or many seats' word for a
+    head is no receipt: they could show us one)."""
     if s.chain is None:
         return []
     run, heads, at = [], [s.chain.head], len(s.log)
@@ -267,8 +277,10 @@ def receipted(s: PlayerState) -> list[bytes]:
                 break
             sender, prev = env.sender, env.prev
         if sender == s.host_key and prev in heads[: position + 1]:
-            # it receipts what comes before its prev; in its place, it is its own receipt
-            upto = max(upto, position + 1 if prev == heads[position] else heads.index(prev))
+            # it receipts what comes before its prev, never itself: the host seals its own
+            # entries against its head, but the window for a call may hold one while other
+            # entries go in first, so a seat could offer it at its prev's place
+            upto = max(upto, heads.index(prev))
     for count in range(len(run), upto, -1):
         held = mesh.pending.get(base + count)
         if held is not None and held[1] == heads[count]:

@@ -247,6 +247,8 @@ class PeerSession(AttachedPlayer):
                 code: Refusal | None = None) -> None:
         """The sequencer refused an envelope of ours (``seq``: which, when moves went out behind
         the first); ``code`` is what it means (None: our own sequencer's, from its text)."""
+        if self.ended:  # a refusal that comes after the end changes nothing, its reason first
+            return
         code = Refusal.of(reason) if code is None else code
         if pipeline.refused_behind(self, reason, code, seq, now):
             return
