@@ -25,6 +25,7 @@ from ..session.client import Client
 from ..session.common import parse_endpoint
 from ..session.handover import start_takeover
 from ..session.memory import MemoryTable, make_peer
+from ..session.mesh_gate import Admit, admit
 from ..session.peer import PeerSession
 from ..session.route import Address
 from ..session.sequencer import Sequencer
@@ -282,10 +283,12 @@ class SimTable(MemoryTable):
             self.hosts[self.links.host_of(frame.conn)].receive(frame.conn, frame.data, self.now)
         elif frame.channel == "down":
             self.clients[frame.dst - 1].receive(frame.data, self.now)
-        else:
+        else:  # the mesh: what the listener takes of a connection proven as the sender's
             client = self.clients[frame.dst - 1]
-            client.session.direct(frame.data, self.now)
-            client.collect()
+            if admit(client.session, frame.data,
+                     self.sessions[frame.src].identity.public) is not Admit.DROP:
+                client.session.direct(frame.data, self.now)
+                client.collect()
 
     def _signal(self, frame: Frame) -> None:
         if frame.channel == "down":

@@ -21,8 +21,6 @@ import socket
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..crypto.envelope import open_envelope
-from ..crypto.statements import open_statement
 from ..session.attachment import intro_answer
 from ..session.common import parse_endpoint
 from ..session.handover import take_lost_statement
@@ -36,7 +34,7 @@ from ..session.links import (
     claim_refusal,
     refusal,
 )
-from ..session.logsync import entry_in, in_reach, wanted
+from ..session.mesh_gate import Admit, admit
 from ..session.peer import PeerSession
 from ..wire.codec import FrameDecoder, ProtocolError, unpack
 from ..wire.messages import validate_control
@@ -228,22 +226,10 @@ class Standby:
         digest = hashlib.sha256(payload).digest()
         if digest in seen:
             return False
-        try:
-            value = unpack(payload)
-            if isinstance(value, dict):  # a log entry the host has not sent us (logsync)
-                entry = entry_in(payload)
-                if entry is None or not in_reach(self.session, entry[0]):
-                    return False
-                if not wanted(self.session, entry[0], entry[1]):  # another for a place we
-                    self.session.direct(payload, asyncio.get_running_loop().time())  # hold
-                    return False  # one for: taken, and counted against the flood limit
-            elif len(value) == 4:  # a statement: a sign of life
-                alive = open_statement(payload, "alive")
-                if alive.sender != key or alive.data["table"] != self.session.table_id:
-                    return False
-            elif open_envelope(payload, key).table != self.session.table_id:
-                return False
-        except (ProtocolError, TypeError):
+        verdict = admit(self.session, payload, key)
+        if verdict is not Admit.TAKE:
+            if verdict is Admit.HOLD:  # handed on, counted against the flood limit
+                self.session.direct(payload, asyncio.get_running_loop().time())
             return False
         if len(seen) >= 4 * IDLE_FRAMES:
             seen.clear()

@@ -13,6 +13,7 @@ from ..crypto.identity import Identity
 from ..engine.settings import Settings
 from .client import Client
 from .fold.obligations import BOUNDS
+from .mesh_gate import Admit, admit
 from .peer import PeerSession
 from .sequencer import Sequencer
 from .watch import Watcher
@@ -105,9 +106,11 @@ class MemoryTable:
         moved = False
         for index, client in enumerate(self.clients, start=1):
             sent, client.session.outbox.direct_out = client.session.outbox.direct_out, []
+            key = client.session.identity.public
             for endpoint, raw in sent if index not in self.dead else []:
                 owner = self.by_endpoint.get(endpoint)
-                if owner is not None and self.clients.index(owner) + 1 not in self.dead:
+                if (owner is not None and self.clients.index(owner) + 1 not in self.dead
+                        and admit(owner.session, raw, key) is not Admit.DROP):
                     owner.session.direct(raw, self.now)
                     owner.collect()
                     moved = True
