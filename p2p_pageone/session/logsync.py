@@ -71,6 +71,18 @@ def serve_laggards(s: PlayerState, now: float) -> None:
         # shows where it parted from us
         s.outbox.direct_out += [(endpoint, entry_frame(i, s.log[i], receipts.get(i + 1, b"")))
                                 for i in range(first, min(length, index + BATCH))]
+        s.outbox.direct_out += [(endpoint, frame) for frame in _held_ahead(s, index + BATCH)]
+
+
+def _held_ahead(s: PlayerState, end: int) -> list[bytes]:
+    """The entries we hold ahead of our log, before ``end``, as ``entry`` frames with the
+    receipts we hold for them: a seat we serve takes our log as far as we took it (an entry of
+    the host's own there receipts what comes before its ``prev``), and no further."""
+    frames, at, ahead, mesh = [], len(s.log), _ahead(s), s.mesh
+    while at < end and (raw := ahead.get(at) or mesh.offered.get(at)):
+        frames.append(entry_frame(at, raw, mesh.pending.get(at + 1, (b"", b""))[0]))
+        at += 1
+    return frames
 
 
 def _receipted_before(s: PlayerState, index: int) -> int:
@@ -123,6 +135,7 @@ def from_host(s: PlayerState, index: int, raw: bytes, now: float, receipt: bytes
         if raw != s.log[index]:
             raise log_differs(s, raw, f"sent entry {index} of its log twice, two different "
                               "ways (a fork)")
+        _keep_if_ours(s, index + 1, receipt, host or s.host_key)  # (the mesh brought it first)
         return False
     if index > expected and not checking and index < len(s.log) + OFFERED:
         open_envelope(raw)  # what is no envelope never waits to shadow the mesh's entry there
@@ -130,6 +143,14 @@ def from_host(s: PlayerState, index: int, raw: bytes, now: float, receipt: bytes
         offered(s, index, b"", receipt, host, now)
         return False
     raise ProtocolError(f"the host sent entry {index} where entry {expected} was due")
+
+
+def _keep_if_ours(s: PlayerState, count: int, receipt: bytes, host: bytes) -> None:
+    """The host's receipt of our first ``count`` entries, kept to serve them on (a seat we
+    serve takes an entry only as far as a receipt goes)."""
+    head = s.chain.head_at(count) if s.chain is not None and receipt else None
+    if head is not None and receipt_refusal(receipt, host, s.table_id, count, head) is None:
+        keep_newest(s.mesh.receipts, count, receipt)
 
 
 def log_differs(s: PlayerState, raw: bytes, fork: str) -> TableEnded:

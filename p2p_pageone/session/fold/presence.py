@@ -101,17 +101,19 @@ def check_takeover(s: PublicState, env: Envelope, seat: int) -> None:
     # one entry ahead of it (a seat that had one more of the old host's entries) would else
     # name the takeover's own position, and every fold would refuse an honest takeover
     assert s.chain is not None
-    if s.chain.position(env.prev) != s.chain.length - 1:
+    at = s.chain.position(env.prev)  # (a known head: the chain checked it)
+    short = majority_refusal(s, env.data["lost"], env.sender, s.chain.length - 1 if at is None
+                             else at)
+    if short is not None:  # it signed a takeover no majority of the table asked for
+        raise TableEnded(f"took the table over without a majority of the seats having lost "
+                         f"the host: {short}", seat, refusal=short)
+    if at != s.chain.length - 1:
         # a new host's first entry is sealed against the log it took over, so it sits right
         # after its prev; elsewhere, a host ordered it so (the old one receipting it, or the
         # new one putting an entry before it), and this log alone cannot tell which
         raise TableEnded("the new host's takeover came after entries it was not sealed on (an "
                          "order no honest host makes): this log parts from the new host's, "
                          "and from it alone nobody can be named", -1)
-    short = majority_refusal(s, env.data["lost"], env.sender, s.chain.length - 1)
-    if short is not None:  # it signed a takeover no majority of the table asked for
-        raise TableEnded(f"took the table over without a majority of the seats having lost "
-                         f"the host: {short}", seat, refusal=short)
 
 
 def on_takeover(s: PublicState, env: Envelope, seat: int, now: float) -> None:
