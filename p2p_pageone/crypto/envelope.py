@@ -173,6 +173,7 @@ class ChainVerifier:
         self._heads: dict[bytes, int] = {self.head: 0}
         self._next_seq = dict.fromkeys(members, 0)
         self._last_prev = dict.fromkeys(members, 0)
+        self._last_entry: dict[bytes, int] = {}
         self.length = 0
 
     def admit(self, member: bytes) -> None:
@@ -218,6 +219,7 @@ class ChainVerifier:
         env, at = self.check(raw, env)
         self._next_seq[env.sender] += 1
         self._last_prev[env.sender] = at
+        self._last_entry[env.sender] = self.length
         self.head = extend(self.head, raw)
         self.length += 1
         self._heads[self.head] = self.length
@@ -241,6 +243,10 @@ class ChainVerifier:
     def head_at(self, length: int) -> bytes | None:
         """The head after the log's first ``length`` entries (None: beyond it, or forgotten)."""
         return next((head for head, at in self._heads.items() if at == length), None)
+
+    def last_entry(self, member: bytes) -> int:
+        """The log position of ``member``'s last envelope (-1: none)."""
+        return self._last_entry.get(member, -1)
 
     def next_seq(self, member: bytes) -> int:
         return self._next_seq.get(member, 0)

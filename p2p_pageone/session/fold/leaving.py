@@ -21,7 +21,7 @@ from ..common import Event, MustRefuse, TableClosed, TableEnded
 from . import witness
 from .claims import Claim, awaited
 from .dealing import in_hand
-from .lost import HANDOVER, may_hand_over
+from .lost import HANDOVER, may_hand_over, note_listening
 from .obligations import lapse_witness_duties, timeout_duty
 from .queries import deck_of, reveal_due
 from .rounds import game_over, heads_agree, start_hand
@@ -183,6 +183,7 @@ def leave(s: PublicState, seat: int, why: str, restart: bool = True) -> None:
         raise TableEnded(f"{why}; the table goes on without us", seat)
     if len(s.active) <= 2 and not (game.over and s.hand_end is not None):
         raise TableClosed(why, seat)
+    note_listening(s)
     s.active.remove(seat)
     s.away.pop(seat, None)
     if s.claims:

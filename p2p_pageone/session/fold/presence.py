@@ -26,7 +26,7 @@ from ...wire.codec import ProtocolError
 from ...wire.kinds import EntryKind
 from ..common import Event, TableEnded, checked_endpoint
 from .leaving import leave
-from .lost import listening_seats, majority_refusal
+from .lost import listening_seats, majority_refusal, note_listening
 from .obligations import note_presence
 from .queries import reveal_due
 from .rounds import heads_agree, start_hand
@@ -76,6 +76,7 @@ def check_back(s: PublicState, env: Envelope, seat: int) -> None:
 def on_back(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     note_presence(s, seat, back=True)
     del s.away[seat]
+    note_listening(s)
     s.endpoints[env.sender] = checked_endpoint(env.data["endpoint"])
     s.events.append(Event("back", f"{s.names[seat]} (seat {seat}) returned: the game goes on",
                           {"seat": seat, "position": len(s.log) - 1}))
@@ -101,13 +102,17 @@ def check_takeover(s: PublicState, env: Envelope, seat: int) -> None:
     # one entry ahead of it (a seat that had one more of the old host's entries) would else
     # name the takeover's own position, and every fold would refuse an honest takeover
     assert s.chain is not None
+    before = s.chain.length - 1
     at = s.chain.position(env.prev)  # (a known head: the chain checked it)
-    short = majority_refusal(s, env.data["lost"], env.sender, s.chain.length - 1 if at is None
-                             else at)
+    at = before if at is None else at
+    # out of place, the table is judged as it was at its prev: who listened then, and a
+    # signer's entries after it do not count against its statement (a majority short even so
+    # was short there)
+    short = majority_refusal(s, env.data["lost"], env.sender, at, lenient=at != before)
     if short is not None:  # it signed a takeover no majority of the table asked for
         raise TableEnded(f"took the table over without a majority of the seats having lost "
                          f"the host: {short}", seat, refusal=short)
-    if at != s.chain.length - 1:
+    if at != before:
         # a new host's first entry is sealed against the log it took over, so it sits right
         # after its prev; elsewhere, a host ordered it so (the old one receipting it, or the
         # new one putting an entry before it), and this log alone cannot tell which
@@ -123,6 +128,7 @@ def on_takeover(s: PublicState, env: Envelope, seat: int, now: float) -> None:
             if s.handed_over >= 0 else
             f"{host_name}'s pageone (the host) was lost by {len(env.data['lost'])} of the "
             f"{len(listening_seats(s))} seats that listen, a majority")
+    note_listening(s)
     s.host_key, s.handed_over = env.sender, -1
     # the old host's open claims end with it: each was about a step of the hand the takeover
     # voids (nothing is owed for it now), and one about the new host itself would have the

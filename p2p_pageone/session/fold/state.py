@@ -55,6 +55,9 @@ class PublicState:
         self.keys: list[bytes] = []  # public key per seat
         self.names: list[str] = []
         self.endpoints: dict[bytes, str] = {}  # where each joiner listens for a takeover
+        # (the entry's position, the listening seats before it) for the last entries that
+        # changed who listens (``lost.note_listening``)
+        self.listening_before: list[tuple[int, list[int]]] = []
         self.handed_over = -1  # the log position of the host's bye handing the table over
         self.me = -1
         self.waiting_hellos: list[tuple[bytes, str]] = []
