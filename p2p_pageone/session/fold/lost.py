@@ -44,7 +44,15 @@ def note_listening(s: PublicState) -> None:
     after)."""
     if s.chain is not None and s.game is not None:
         s.listening_before.append((s.chain.length - 1, listening_seats(s)))
+        for index, _ in s.listening_before[:-KEPT_CHANGES]:
+            s.listening_dropped = max(s.listening_dropped, index)
         del s.listening_before[:-KEPT_CHANGES]
+
+
+def known_at(s: PublicState, length: int) -> bool:
+    """Can this fold still tell the table as it was at its first ``length`` entries: the same
+    host, no handover since, and who listened then kept?"""
+    return s.host_since < length and s.handed_over < length and s.listening_dropped < length
 
 
 def listening_at(s: PublicState, length: int) -> list[int]:

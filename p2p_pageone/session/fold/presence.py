@@ -26,7 +26,7 @@ from ...wire.codec import ProtocolError
 from ...wire.kinds import EntryKind
 from ..common import Event, TableEnded, checked_endpoint
 from .leaving import leave
-from .lost import listening_seats, majority_refusal, note_listening
+from .lost import known_at, listening_seats, majority_refusal, note_listening
 from .obligations import note_presence
 from .queries import reveal_due
 from .rounds import heads_agree, start_hand
@@ -94,17 +94,24 @@ def takeover_refusal(s: PublicState, sender: bytes, old_host: int) -> str | None
     return None
 
 
+OUT_OF_PLACE = ("the new host's takeover came after entries it was not sealed on (an order no "
+                "honest host makes): this log parts from the new host's, and from it alone "
+                "nobody can be named")
+
+
 def check_takeover(s: PublicState, env: Envelope, seat: int) -> None:
+    assert s.chain is not None
+    before = s.chain.length - 1
+    at = s.chain.position(env.prev)  # (a known head: the chain checked it)
+    at = before if at is None else at
+    if at != before and not known_at(s, at):  # its author sealed it on a table this fold can
+        raise TableEnded(OUT_OF_PLACE, -1)  # no longer tell (another host, a handover since)
     refusal = takeover_refusal(s, env.sender, env.data["seat"])
     if refusal is not None:
         raise ProtocolError(refusal, fingerprint(env.sender))
     # judged against the log before the takeover, as its sequencer judged them: a statement
     # one entry ahead of it (a seat that had one more of the old host's entries) would else
     # name the takeover's own position, and every fold would refuse an honest takeover
-    assert s.chain is not None
-    before = s.chain.length - 1
-    at = s.chain.position(env.prev)  # (a known head: the chain checked it)
-    at = before if at is None else at
     # out of place, the table is judged as it was at its prev: who listened then, and a
     # signer's entries after it do not count against its statement (a majority short even so
     # was short there)
@@ -116,9 +123,7 @@ def check_takeover(s: PublicState, env: Envelope, seat: int) -> None:
         # a new host's first entry is sealed against the log it took over, so it sits right
         # after its prev; elsewhere, a host ordered it so (the old one receipting it, or the
         # new one putting an entry before it), and this log alone cannot tell which
-        raise TableEnded("the new host's takeover came after entries it was not sealed on (an "
-                         "order no honest host makes): this log parts from the new host's, "
-                         "and from it alone nobody can be named", -1)
+        raise TableEnded(OUT_OF_PLACE, -1)
 
 
 def on_takeover(s: PublicState, env: Envelope, seat: int, now: float) -> None:
@@ -130,6 +135,7 @@ def on_takeover(s: PublicState, env: Envelope, seat: int, now: float) -> None:
             f"{len(listening_seats(s))} seats that listen, a majority")
     note_listening(s)
     s.host_key, s.handed_over = env.sender, -1
+    s.host_since = s.chain.length - 1 if s.chain is not None else -1
     # the old host's open claims end with it: each was about a step of the hand the takeover
     # voids (nothing is owed for it now), and one about the new host itself would have the
     # table judge its new host on its old host's word

@@ -58,6 +58,8 @@ class PublicState:
         # (the entry's position, the listening seats before it) for the last entries that
         # changed who listens (``lost.note_listening``)
         self.listening_before: list[tuple[int, list[int]]] = []
+        self.listening_dropped = -1  # the newest such entry no longer kept
+        self.host_since = -1  # the position of the takeover that made the present host
         self.handed_over = -1  # the log position of the host's bye handing the table over
         self.me = -1
         self.waiting_hellos: list[tuple[bytes, str]] = []
