@@ -19,7 +19,9 @@ fills it like any entry ahead.
 from __future__ import annotations
 
 from ..crypto.envelope import extend, open_envelope
+from ..crypto.statements import open_statement
 from ..wire.codec import ProtocolError, pack, unpack
+from ..wire.kinds import EntryKind
 from ..wire.messages import validate_control
 from .common import TableEnded
 from .fold.obligations import BOUNDS
@@ -305,8 +307,20 @@ def receipted(s: PlayerState) -> list[bytes]:
     for count in range(len(run), upto, -1):
         held = mesh.pending.get(base + count)
         if held is not None and held[1] == heads[count]:
-            return run[:count]
-    return run[:upto]
+            return _unless_anothers_takeover(s, run[:count], held[0])
+    return _unless_anothers_takeover(s, run[:upto])
+
+
+def _unless_anothers_takeover(s: PlayerState, taken: list[bytes],
+                              receipt: bytes = b"") -> list[bytes]:
+    """``taken``, receipted by ``receipt`` (b"": by a later entry of our host's own)."""
+    if not any(b"takeover" in raw for raw in taken):
+        return taken
+    signer = open_statement(receipt, "receipt").sender if receipt else s.host_key
+    if anothers_takeover(s, taken, signer):
+        s._end(ANOTHERS_TAKEOVER, s.seat_of(signer))
+        return []
+    return taken
 
 
 def settle(s: PlayerState) -> None:
@@ -331,7 +345,32 @@ def keep_host_receipt(s: PlayerState, index: int, raw: bytes, receipt: bytes,
     refusal = receipt_refusal(receipt, host, s.table_id, index + 1, extend(s.chain.head, raw))
     if refusal is not None:
         raise NotServing(f"did not sign the place of what it sent us ({refusal})")
+    if anothers_takeover(s, [raw], host):
+        raise TableEnded(ANOTHERS_TAKEOVER, s.seat_of(host))
     keep_newest(s.mesh.receipts, index + 1, receipt)
+
+
+ANOTHERS_TAKEOVER = ("signed its receipt of a log that holds another seat's takeover of the "
+                     "table (a host never appends one: a new host appends its own)")
+
+
+def anothers_takeover(s: PlayerState, taken: list[bytes], signer: bytes) -> bool:
+    """Does our present host ``signer`` receipt, among ``taken``, another seat's takeover? An
+    honest host never does, so it is the host putting a takeover where it likes (before or
+    after entries of its own), and we name it with its receipt; a new host's takeover comes
+    with the new host's receipts."""
+    if signer != s.host_key:
+        return False
+    for raw in taken:
+        if b"takeover" not in raw:  # (no envelope opened twice on the way to the fold)
+            continue
+        try:
+            env = open_envelope(raw)
+        except ProtocolError:
+            continue
+        if env.kind == EntryKind.TAKEOVER and env.sender != signer:
+            return True
+    return False
 
 
 def taken_from_host(s: PlayerState, raw: bytes, now: float) -> bool:
