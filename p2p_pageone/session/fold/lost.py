@@ -30,9 +30,10 @@ def listening_seats(s: PublicState) -> list[int]:
             or s.endpoints.get(s.keys[seat])]
 
 
-def needed(s: PublicState) -> int:
-    """How many ``lost`` statements make a majority of the listening seats."""
-    return len(listening_seats(s)) // 2 + 1
+def needed(s: PublicState, length: int = -1) -> int:
+    """How many ``lost`` statements make a majority of the listening seats (when the log had
+    its first ``length`` entries; -1: now)."""
+    return len(listening_at(s, length)) // 2 + 1
 
 
 KEPT_CHANGES = 8  # who listened before each of the last changes, for a takeover out of place
@@ -119,8 +120,7 @@ def majority_refusal(s: PublicState, lost: list[bytes], taker: bytes,
             return f"it carries a lost statement that does not count ({error.reason})"
     if len(signers) != len(lost):
         return "it carries two lost statements of one seat"
-    listening = listening_at(s, length)
-    if len(signers) < len(listening) // 2 + 1:
+    if len(signers) < needed(s, length):
         return (f"it carries lost statements of {len(signers)} seats; a takeover needs "
-                f"{len(listening) // 2 + 1} of the {len(listening)} listening seats")
+                f"{needed(s, length)} of the {len(listening_at(s, length))} listening seats")
     return None

@@ -104,7 +104,8 @@ def check_takeover(s: PublicState, env: Envelope, seat: int) -> None:
     before = s.chain.length - 1
     at = s.chain.position(env.prev)  # (a known head: the chain checked it)
     at = before if at is None else at
-    if at != before and not known_at(s, at):  # its author sealed it on a table this fold can
+    placed = at == before
+    if not placed and not known_at(s, at):  # its author sealed it on a table this fold can
         raise TableEnded(OUT_OF_PLACE, -1)  # no longer tell (another host, a handover since)
     refusal = takeover_refusal(s, env.sender, env.data["seat"])
     if refusal is not None:
@@ -115,11 +116,11 @@ def check_takeover(s: PublicState, env: Envelope, seat: int) -> None:
     # out of place, the table is judged as it was at its prev: who listened then, and a
     # signer's entries after it do not count against its statement (a majority short even so
     # was short there)
-    short = majority_refusal(s, env.data["lost"], env.sender, at, lenient=at != before)
+    short = majority_refusal(s, env.data["lost"], env.sender, at, lenient=not placed)
     if short is not None:  # it signed a takeover no majority of the table asked for
         raise TableEnded(f"took the table over without a majority of the seats having lost "
                          f"the host: {short}", seat, refusal=short)
-    if at != before:
+    if not placed:
         # a new host's first entry is sealed against the log it took over, so it sits right
         # after its prev; elsewhere, a host ordered it so (the old one receipting it, or the
         # new one putting an entry before it), and this log alone cannot tell which
