@@ -248,14 +248,20 @@ SOAKED = {
 }
 
 
-def test_a_table_waiting_for_a_dishonest_seats_move_is_out_of_scope() -> None:
-    # (56144) a host withholds its own move from every seat: they cannot tell it from a host
-    # whose player is thinking, and no clock times a move at a table of people (SPEC §8,
-    # "Open"). The run is counted apart, not as a violation of I4
-    seed = 56144
-    result = run(make(seed), _from_plan(seed, ("withhold", 1), ("slow", 2)))
+# (56144) a host withholds its own move from every seat: they cannot tell it from a host whose
+# player is thinking, and no clock times a move at a table of people (SPEC §8, "Open").
+# (20536) a seat delays its moves to the host by 35 s: once it has dropped and come back, what
+# it sends after its move waits behind it, the host drops it for silence before the move comes,
+# and it comes back and sends it again, for good. The run is counted apart, not as I4
+@pytest.mark.parametrize(("seed", "picked", "seat"), [
+    (56144, (("withhold", 1), ("slow", 2)), 0),
+    (20536, (("delay", 0), ("flap", 8)), 2),
+])
+def test_a_table_waiting_for_a_dishonest_seats_move_is_out_of_scope(
+        seed: int, picked: tuple[tuple[str, int], ...], seat: int) -> None:
+    result = run(make(seed), _from_plan(seed, *picked))
     assert result.verdicts == [], [v.text for v in result.verdicts]
-    assert "wait for the move of dishonest seat 0" in result.stalled
+    assert f"wait for the move of dishonest seat {seat}" in result.stalled
 
 
 def test_a_stall_no_action_explains_is_a_violation(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,6 +16,7 @@ from .adversary import FRAME_RULES, Action, Adversary, Rule
 from .deeds import do, fake_tail
 from .frames import matches
 from .invariants import STUCK, Outcome, Verdict, Watchful, check, stalled_by_a_move, watch
+from .rejoin import SILENT_AFTER
 from .scenario import Scenario
 from .world import Frame, SimTable
 
@@ -233,10 +234,14 @@ def _corrupt_seats(table: SimTable, scenario: Scenario) -> set[int]:
 
 
 def _moves_withheld(table: SimTable, scenario: Scenario, fired: list[Action]) -> set[int]:
-    """The dishonest seats an action that fired keeps a move of from some peer."""
+    """The dishonest seats an action that fired keeps a move of from some peer. A delay longer
+    than the host waits on a silent seat keeps the move back too: the frames behind it on the
+    stream wait with it, the host drops the seat before the move arrives, and the seat's return
+    sends it again behind the same delay (seed 20536)."""
     ref = next(s for i, s in enumerate(table.sessions) if i not in scenario.corrupt)
     return {ref.seat_of(table.sessions[a.actor].identity.public) for a in fired
-            if a.kind in ("withhold", "stall", "friend_only")
+            if (a.kind in ("withhold", "stall", "friend_only")
+                or (a.kind == "delay" and a.value >= SILENT_AFTER))
             and any(matches(cls, a.pattern) for cls in ("entry:move", "relay:move", "mesh:move"))}
 
 
