@@ -346,6 +346,18 @@ def test_the_planted_catch_on_the_hosts_word_is_found() -> None:
         assert [v.invariant for v in run(scenario).verdicts] == ["I1"]
 
 
+def test_the_planted_own_entry_receipting_itself_is_found() -> None:
+    # seed 110: the host honest, one dishonest seat of three that serves the victim (slow to
+    # the host) entries at their prev's place, and makes a call it forgot late. The window for
+    # that call held the host's next move while the call went in first; served at its prev's
+    # place, it receipted itself up to protocol 17, and the victim named the honest host
+    scenario = make(110)
+    assert 0 not in scenario.corrupt and "misplace" in [a.kind for a in scenario.plan]
+    assert run(scenario).verdicts == []
+    with planted("own-entry-receipts-itself"):
+        assert "I1" in [v.invariant for v in run(scenario).verdicts]
+
+
 def test_the_planted_others_word_for_the_log_is_found() -> None:
     # seed 4: the host honest, two dishonest seats of four, one slow to the host; when the
     # victim has had nothing from the host for 5.5 s they show it a chat line the host never

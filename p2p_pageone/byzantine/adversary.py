@@ -6,7 +6,8 @@ Rules on frames (``withhold``, ``delay``, ``duplicate``, ``reorder``, ``ignore``
 they fire (``flap``: a coalition seat withholds every frame of its step ``pattern``, an entry
 kind, and drops its connection and comes back every ``value`` seconds);
 one-shot actions (``false_timeout``, ``false_away``, ``false_expel``, ``wrong_moment``,
-``fork``, ``catch``, ``takeover``, ``flood``, ``replay``, ``claim_hang_up``) happen once.
+``fork``, ``catch``, ``takeover``, ``flood``, ``replay``, ``claim_hang_up``) happen once;
+``misplace`` serves the victim an entry at its ``prev``'s place whenever it can.
 Honest faults (``stop``, ``link_stall``, ``slow``) strike honest parties. An action fires when
 the host's log has grown ``at`` entries past the game's start (or at the end of the run's time,
 if it never does).
@@ -26,8 +27,9 @@ SEAT_DEEDS = ("catch", "takeover", "flood", "replay")
 HONEST_FAULTS = ("stop", "link_stall", "slow")
 # only in an aimed plan (``scenario``), drawn apart so that no other seed's plan changes: the
 # host claims a seat and hangs up on it at once; the host reads what the targets send it late;
-# a coalition seat slow to the host shows the victim a log entry the host never had
-AIMED = ("claim_hang_up", "hold_in", "flap", "fake_tail")
+# a coalition seat slow to the host shows the victim a log entry the host never had; a
+# coalition seat serves the victim an entry at its ``prev``'s place
+AIMED = ("claim_hang_up", "hold_in", "flap", "fake_tail", "misplace")
 KINDS = FRAME_RULES + HOST_ENTRIES + SEAT_DEEDS + HONEST_FAULTS + AIMED
 
 
@@ -64,7 +66,7 @@ class Rule:
         if a.kind == "hold_in":  # the host reads the target's frames (-1: anyone's) late
             return (a.actor == HOST and frame.dst == HOST and a.target in (-1, frame.src)
                     and self._pattern(frame))
-        if frame.src != a.actor:
+        if frame.src != a.actor or a.kind == "misplace":  # a deed (``deeds.misplace``)
             return False
         if a.kind == "fake_tail":  # its frames reach the host late: the host goes quiet
             return frame.dst == HOST

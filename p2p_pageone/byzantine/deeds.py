@@ -168,6 +168,35 @@ def fake_tail(table: SimTable, action: Action) -> bool:
     return True
 
 
+def misplace(table: SimTable, action: Action) -> bool:
+    """A coalition seat serves its victim over the mesh the log from the victim's end, with
+    the host's receipts it holds, up to an entry that does not sit right after its ``prev``
+    (the window for a call held the host's own move while other entries went in first, or two
+    seats sealed against one head), and serves that entry at its ``prev``'s place; ``value``
+    1: then the real entry of that place too, with the host's receipt of it (review helper-36).
+    False if the victim is not behind such an entry."""
+    victim, actor = table.sessions[action.target], table.sessions[action.actor]
+    chain, log = actor.chain, list(actor.log)
+    if chain is None or victim.chain is None or victim.ended or actor.table_id != victim.table_id:
+        return False
+    behind = len(victim.log)
+    if log[:behind] != list(victim.log):
+        return False
+    for index in range(behind + 1, len(log)):
+        place = chain.position(open_envelope(log[index]).prev)
+        if place is None or not behind <= place < index:
+            continue
+        receipts = actor.mesh.receipts
+        frames = [entry_frame(i, log[i], receipts.get(i + 1, b"")) for i in range(behind, place)]
+        frames.append(entry_frame(place, log[index]))
+        if action.value:
+            frames.append(entry_frame(place, log[place], receipts.get(place + 1, b"")))
+        for data in frames:
+            table.send("mesh", action.actor, action.target, data)
+        return True
+    return False
+
+
 def honest_fault(table: SimTable, action: Action, now: float) -> bool:
     parties = (action.actor,) if action.target < 0 else (action.actor, action.target)
     kind = {"link_stall": "stall"}.get(action.kind, action.kind)

@@ -111,4 +111,26 @@ def _others_word_for_the_log() -> list[Patch]:
     return everywhere(original, receipted)
 
 
+@plant("own-entry-receipts-itself", "an entry of the host's own whose prev is the head of "
+       "the place it is offered at receipts itself, as up to protocol 17: a friend serves a "
+       "seat the host's move the window for a call held, at its prev's place")
+def _own_entry_receipts_itself() -> list[Patch]:
+    original = logsync.receipted
+
+    def receipted(s: PlayerState) -> list[bytes]:
+        taken = original(s)
+        if s.chain is None:
+            return taken
+        run, head, at = [], s.chain.head, len(s.log)
+        while at in s.mesh.offered:
+            sender, prev = s.mesh.offered_by.get(at, (b"", b""))
+            if sender != s.host_key or prev != head:
+                break
+            run.append(s.mesh.offered[at])
+            head, at = extend(head, run[-1]), at + 1
+        return run if len(run) > len(taken) else taken
+
+    return everywhere(original, receipted)
+
+
 _ = presence  # the fold's modules are all loaded before a plant looks for names

@@ -13,7 +13,7 @@ from ..wire.codec import FrameDecoder, ProtocolError, frame
 from ..wire.kinds import EntryKind
 from . import memo
 from .adversary import FRAME_RULES, Action, Adversary, Rule
-from .deeds import do, fake_tail
+from .deeds import do, fake_tail, misplace
 from .frames import matches
 from .invariants import STUCK, Outcome, Verdict, Watchful, check, stalled_by_a_move, watch
 from .rejoin import SILENT_AFTER
@@ -73,9 +73,8 @@ def run(scenario: Scenario, plan: tuple[Action, ...] | None = None) -> Result:
 
 def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
     adversary = Adversary(scenario.corrupt, list(plan))
-    window = CALL_WINDOW if scenario.strategy == "call" else 0.0
     table = SimTable(scenario.settings(), scenario.players, scenario.table_seed,
-                     route=adversary.route, window=window)
+                     route=adversary.route, window=_window(scenario, plan))
     table.corrupt = set(scenario.corrupt)
     adversary.rewrite = _lying_witness(table)
     honest = [p for p in range(scenario.players) if p not in scenario.corrupt]
@@ -95,11 +94,12 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
             _catch_when_owed(table, adversary, tried)
             _flap_when_due(table, adversary, flapped)
             _forge_when_quiet(table, adversary, tried)
-            _call_late(table, honest, tried)
+            _misplace_when_behind(table, adversary, tried)
+            _call_late(table, honest + _misplacing(plan), tried)
             for action in [a for a in pending if start >= 0 and len(host.log) - start >= a.at]:
                 pending.remove(action)
                 if action.kind in FRAME_RULES or action.kind in ("catch", "hold_in", "flap",
-                                                                 "fake_tail"):
+                                                                 "fake_tail", "misplace"):
                     adversary.rules.append(Rule(action, table.now))
                 elif not do(table, action, table.now):
                     continue
@@ -185,6 +185,34 @@ def _forge_when_quiet(table: SimTable, adversary: Adversary,
                 and moment not in tried):
             tried.add(moment)
             fake_tail(table, action)
+
+
+def _misplace_when_behind(table: SimTable, adversary: Adversary,
+                          tried: set[tuple[int, int, int]]) -> None:
+    """A live ``misplace`` rule: while its victim is behind an entry that does not sit right
+    after its ``prev``, the coalition seat serves it that entry at its ``prev``'s place (once
+    for each length of the victim's log)."""
+    for rule in adversary.rules:
+        action = rule.action
+        victim = table.sessions[action.target] if action.kind == "misplace" else None
+        if victim is None or not rule.live(table.now) or victim.ended:
+            continue
+        moment = (victim.hand, len(victim.log), -200 - action.target)
+        if moment not in tried and misplace(table, action):
+            tried.add(moment)
+
+
+def _window(scenario: Scenario, plan: tuple[Action, ...]) -> float:
+    """The Page One window the host keeps: in a run aimed at a call, and in one where a seat
+    serves entries out of place (the window holds moves while other entries go in first)."""
+    aimed = scenario.strategy == "call" or any(a.kind == "misplace" for a in plan)
+    return CALL_WINDOW if aimed else 0.0
+
+
+def _misplacing(plan: tuple[Action, ...]) -> list[int]:
+    """Coalition seats that serve entries out of place: they make a call they forgot late, so
+    that the window for it holds the next move while the call goes in first."""
+    return sorted({a.actor for a in plan if a.kind == "misplace"})
 
 
 def _call_late(table: SimTable, honest: list[int], tried: set[tuple[int, int, int]]) -> None:

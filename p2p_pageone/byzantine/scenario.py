@@ -80,6 +80,9 @@ def make(seed: int) -> Scenario:
     forger = random.Random(f"byzantine/{seed}/fake-tail")  # its own draws, as above
     if corrupt - {0} and 0 not in corrupt and forger.random() < 0.6:
         actions.append(_forging(forger, corrupt, victim))
+    served = random.Random(f"byzantine/{seed}/misplace")  # its own draws, as above
+    if corrupt - {0} and served.random() < 0.25:
+        actions += _misplacing(served, corrupt, victim)
     gone = random.Random(f"byzantine/{seed}/failover")  # its own draws: other plans unchanged
     if gone.random() < FAILOVERS:
         actions += _host_gone(gone, players, corrupt)
@@ -146,6 +149,16 @@ def _forging(rng: random.Random, corrupt: frozenset[int], victim: int) -> Action
     that the whole coalition vouches for (``deeds.fake_tail``)."""
     return Action("fake_tail", rng.choice((0, 4, 8, 16, 32)), rng.choice(sorted(corrupt - {0})),
                   victim, "*", 1e9, rng.choice((7.0, 9.0)))
+
+
+def _misplacing(rng: random.Random, corrupt: frozenset[int], victim: int) -> list[Action]:
+    """A coalition seat serves the victim, whose link to the host is slow (nobody's fault), an
+    entry at its ``prev``'s place where that is not its own (``deeds.misplace``). The run has
+    a window for a call, and the seat makes a call it forgot late, as a person would: the
+    window holds the next move, the host's own maybe, while the call goes in first."""
+    at, friend = rng.choice((0, 4, 8, 16)), rng.choice(sorted(corrupt - {0}))
+    return [Action("misplace", at, friend, victim, "*", 1e9, rng.choice((0.0, 1.0))),
+            Action("slow", at, victim, 0, span=1e9, value=rng.choice((1.5, 3.0)))]
 
 
 def _held_call(rng: random.Random, corrupt: frozenset[int], victim: int) -> tuple[Action, ...]:
