@@ -358,6 +358,18 @@ def test_the_planted_own_entry_receipting_itself_is_found() -> None:
         assert "I1" in [v.invariant for v in run(scenario).verdicts]
 
 
+def test_the_planted_takeover_anywhere_is_found() -> None:
+    # seed 177: a dishonest host of four goes silent to all but p3 and reads nothing from the
+    # others; once p1 has taken the table over, it appends that takeover for p3 behind a line
+    # of its own. Now p3 leaves naming the old host (its receipt covers another seat's
+    # takeover); folded where the log put it, as up to protocol 17, p3 named the honest p1
+    scenario = make(177)
+    assert 0 in scenario.corrupt and "misorder" in [a.kind for a in scenario.plan]
+    assert run(scenario).verdicts == []
+    with planted("takeover-anywhere"):
+        assert "I1" in [v.invariant for v in run(scenario).verdicts]
+
+
 def test_the_planted_others_word_for_the_log_is_found() -> None:
     # seed 4: the host honest, two dishonest seats of four, one slow to the host; when the
     # victim has had nothing from the host for 5.5 s they show it a chat line the host never

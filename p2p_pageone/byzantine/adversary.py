@@ -7,7 +7,8 @@ they fire (``flap``: a coalition seat withholds every frame of its step ``patter
 kind, and drops its connection and comes back every ``value`` seconds);
 one-shot actions (``false_timeout``, ``false_away``, ``false_expel``, ``wrong_moment``,
 ``fork``, ``catch``, ``takeover``, ``flood``, ``replay``, ``claim_hang_up``) happen once;
-``misplace`` serves the victim an entry at its ``prev``'s place whenever it can.
+``misplace`` serves the victim an entry at its ``prev``'s place whenever it can; ``misorder``
+appends the new host's takeover out of place once there is one.
 Honest faults (``stop``, ``link_stall``, ``slow``) strike honest parties. An action fires when
 the host's log has grown ``at`` entries past the game's start (or at the end of the run's time,
 if it never does).
@@ -28,8 +29,9 @@ HONEST_FAULTS = ("stop", "link_stall", "slow")
 # only in an aimed plan (``scenario``), drawn apart so that no other seed's plan changes: the
 # host claims a seat and hangs up on it at once; the host reads what the targets send it late;
 # a coalition seat slow to the host shows the victim a log entry the host never had; a
-# coalition seat serves the victim an entry at its ``prev``'s place
-AIMED = ("claim_hang_up", "hold_in", "flap", "fake_tail", "misplace")
+# coalition seat serves the victim an entry at its ``prev``'s place; a host that keeps serving
+# one seat appends the new host's takeover out of place
+AIMED = ("claim_hang_up", "hold_in", "flap", "fake_tail", "misplace", "misorder")
 KINDS = FRAME_RULES + HOST_ENTRIES + SEAT_DEEDS + HONEST_FAULTS + AIMED
 
 
@@ -66,7 +68,7 @@ class Rule:
         if a.kind == "hold_in":  # the host reads the target's frames (-1: anyone's) late
             return (a.actor == HOST and frame.dst == HOST and a.target in (-1, frame.src)
                     and self._pattern(frame))
-        if frame.src != a.actor or a.kind == "misplace":  # a deed (``deeds.misplace``)
+        if frame.src != a.actor or a.kind in ("misplace", "misorder"):  # deeds, not rules
             return False
         if a.kind == "fake_tail":  # its frames reach the host late: the host goes quiet
             return frame.dst == HOST

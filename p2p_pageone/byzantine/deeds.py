@@ -197,6 +197,24 @@ def misplace(table: SimTable, action: Action) -> bool:
     return False
 
 
+def misorder_takeover(table: SimTable, now: float) -> bool:
+    """A dishonest old host that still serves some seats appends the new host's ``takeover``
+    (its friends pass it the bytes) behind a line of its own, with its receipt, out of place
+    (review helper-37). False until an honest seat has taken the table over."""
+    host = table.sequencer.host
+    if HOST in table.crashed or host.chain is None:
+        return False
+    taken = [raw for party in sorted(table.links.takeovers) for raw in table.sessions[party].log
+             if open_envelope(raw).kind == "takeover"]
+    if not taken or taken[-1] in host.log:
+        return False
+    if not host_appends(table, "say", {"text": "a line before the new host's takeover"}, now):
+        return False
+    env = open_envelope(taken[-1])
+    table.guarded(HOST, lambda: table.sequencer._append(env, now))
+    return True
+
+
 def honest_fault(table: SimTable, action: Action, now: float) -> bool:
     parties = (action.actor,) if action.target < 0 else (action.actor, action.target)
     kind = {"link_stall": "stall"}.get(action.kind, action.kind)

@@ -10,8 +10,10 @@ from typing import Any
 from ..crypto.envelope import extend
 from ..crypto.statements import open_statement
 from ..session import logsync
+from ..session.common import TableEnded
 from ..session.fold import apply, leaving, presence, witness
 from ..session.fold.claims import Claim
+from ..session.fold.lost import majority_refusal
 from ..session.fold.state import PublicState
 from ..session.player import PlayerState
 from ..wire.codec import ProtocolError
@@ -131,6 +133,29 @@ def _own_entry_receipts_itself() -> list[Patch]:
         return run if len(run) > len(taken) else taken
 
     return everywhere(original, receipted)
+
+
+@plant("takeover-anywhere", "as up to protocol 17, a takeover is folded wherever the log puts "
+       "it, judged on the table as it stood right before it, and a host's receipt of a log "
+       "holding another seat's takeover counts like any receipt: an old host that still serves "
+       "one seat orders the new host's takeover behind a line of its own")
+def _takeover_anywhere() -> list[Patch]:
+    def check_takeover(s: PublicState, env: Any, seat: int) -> None:
+        refusal = presence.takeover_refusal(s, env.sender, env.data["seat"])
+        if refusal is not None:
+            raise ProtocolError(refusal, "")
+        assert s.chain is not None
+        short = majority_refusal(s, env.data["lost"], env.sender, s.chain.length - 1)
+        if short is not None:
+            raise TableEnded(f"took the table over without a majority: {short}", seat,
+                                      refusal=short)
+
+    def anothers_takeover(*_: Any) -> bool:
+        return False
+
+    return [(apply.ENTRIES, EntryKind.TAKEOVER,
+             (check_takeover, apply.ENTRIES[EntryKind.TAKEOVER][1])),
+            *everywhere(logsync.anothers_takeover, anothers_takeover)]
 
 
 _ = presence  # the fold's modules are all loaded before a plant looks for names

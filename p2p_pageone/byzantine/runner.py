@@ -13,7 +13,7 @@ from ..wire.codec import FrameDecoder, ProtocolError, frame
 from ..wire.kinds import EntryKind
 from . import memo
 from .adversary import FRAME_RULES, Action, Adversary, Rule
-from .deeds import do, fake_tail, misplace
+from .deeds import do, fake_tail, misorder_takeover, misplace
 from .frames import matches
 from .invariants import STUCK, Outcome, Verdict, Watchful, check, stalled_by_a_move, watch
 from .rejoin import SILENT_AFTER
@@ -95,11 +95,13 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
             _flap_when_due(table, adversary, flapped)
             _forge_when_quiet(table, adversary, tried)
             _misplace_when_behind(table, adversary, tried)
+            _misorder_when_taken_over(table, adversary, tried)
             _call_late(table, honest + _misplacing(plan), tried)
             for action in [a for a in pending if start >= 0 and len(host.log) - start >= a.at]:
                 pending.remove(action)
                 if action.kind in FRAME_RULES or action.kind in ("catch", "hold_in", "flap",
-                                                                 "fake_tail", "misplace"):
+                                                                 "fake_tail", "misplace",
+                                                                 "misorder"):
                     adversary.rules.append(Rule(action, table.now))
                 elif not do(table, action, table.now):
                     continue
@@ -199,6 +201,17 @@ def _misplace_when_behind(table: SimTable, adversary: Adversary,
             continue
         moment = (victim.hand, len(victim.log), -200 - action.target)
         if moment not in tried and misplace(table, action):
+            tried.add(moment)
+
+
+def _misorder_when_taken_over(table: SimTable, adversary: Adversary,
+                              tried: set[tuple[int, int, int]]) -> None:
+    """A live ``misorder`` rule: once an honest seat has taken the table over, the old host
+    appends its takeover out of place (once)."""
+    for rule in adversary.rules:
+        moment = (-1, -1, -300)
+        if (rule.action.kind == "misorder" and moment not in tried
+                and misorder_takeover(table, table.now)):
             tried.add(moment)
 
 

@@ -86,6 +86,8 @@ def make(seed: int) -> Scenario:
     gone = random.Random(f"byzantine/{seed}/failover")  # its own draws: other plans unchanged
     if gone.random() < FAILOVERS:
         actions += _host_gone(gone, players, corrupt)
+        actions = _misordering(random.Random(f"byzantine/{seed}/misorder"), players, corrupt,
+                               actions)
     plan = tuple(sorted(actions, key=lambda a: a.at))
     return Scenario(seed, family, players, corrupt, victim, strategy, plan)
 
@@ -109,6 +111,24 @@ def _host_gone(rng: random.Random, players: int, corrupt: frozenset[int]) -> lis
                           rng.choice(honest), -1, span=rng.choice((5.0, 20.0, 40.0)),
                           value=rng.choice((0.5, 2.0))))
     return out
+
+
+def _misordering(rng: random.Random, players: int, corrupt: frozenset[int],
+                 actions: list[Action]) -> list[Action]:
+    """Now and then a dishonest host that goes silent keeps serving one honest seat (it talks
+    to no other, and reads nothing the kept seat relays), and once another has taken the table
+    over, appends that takeover out of place behind a line of its own
+    (``deeds.misorder_takeover``) for the seat it kept."""
+    silent = [a for a in actions if a.kind == "withhold" and a.actor == 0 and a.target < 0
+              and a.pattern == "*" and a.span >= 1e8]
+    honest = [p for p in range(1, players) if p not in corrupt]
+    if 0 not in corrupt or not silent or len(honest) < 3 or rng.random() >= 0.5:
+        return actions
+    at, kept = silent[0].at, rng.choice(honest)
+    cut = [Action(kind, at, 0, seat, "*", 1e9) for seat in range(1, players) if seat != kept
+           for kind in ("withhold", "ignore")]
+    return [a for a in actions if a is not silent[0]] + cut + [
+        Action("ignore", at, 0, kept, "relay:", 1e9), Action("misorder", at, 0, kept)]
 
 
 def _at_the_witnesses(rng: random.Random, players: int, corrupt: frozenset[int],
