@@ -91,11 +91,7 @@ def _run(scenario: Scenario, plan: tuple[Action, ...]) -> Result:
             host = table.sequencer.host
             if start < 0 and host.game is not None:
                 start = len(host.log)
-            _catch_when_owed(table, adversary, tried)
-            _flap_when_due(table, adversary, flapped)
-            _forge_when_quiet(table, adversary, tried)
-            _misplace_when_behind(table, adversary, tried)
-            _misorder_when_taken_over(table, adversary, tried)
+            _deeds_when_due(table, adversary, tried, flapped)
             _call_late(table, honest + _misplacing(plan), tried)
             for action in [a for a in pending if start >= 0 and len(host.log) - start >= a.at]:
                 pending.remove(action)
@@ -140,6 +136,16 @@ def _catches_that_stood(table: SimTable, honest: list[int]) -> list[tuple[float,
     counted instead, in every honest fold)."""
     void = {raw for party in honest for raw in table.sessions[party].void_catches}
     return [catch for raw, catch in table.catches.items() if raw not in void]
+
+
+def _deeds_when_due(table: SimTable, adversary: Adversary, tried: set[tuple[int, int, int]],
+                    flapped: dict[int, float]) -> None:
+    """The live rules that do something when the moment comes (not rules on frames)."""
+    _catch_when_owed(table, adversary, tried)
+    _flap_when_due(table, adversary, flapped)
+    _forge_when_quiet(table, adversary, tried)
+    _misplace_when_behind(table, adversary, tried)
+    _misorder_when_taken_over(table, adversary, tried)
 
 
 def _catch_when_owed(table: SimTable, adversary: Adversary,
