@@ -26,7 +26,7 @@ from ..wire.messages import validate_control
 from .common import TableEnded
 from .fold.obligations import BOUNDS
 from .player import PlayerState
-from .receipts import keep_newest, receipt_refusal, receipted_head
+from .receipts import keep_highest, receipt_refusal, receipted_head
 
 SYNC_AFTER = 2.0  # a seat whose sign of life stays this long behind ours gets our entries
 BATCH = 24  # entries sent to one seat at a time (once per sign of life)
@@ -152,7 +152,7 @@ def _keep_if_ours(s: PlayerState, count: int, receipt: bytes, host: bytes) -> No
     serve takes an entry only as far as a receipt goes)."""
     head = s.chain.head_at(count) if s.chain is not None and receipt else None
     if head is not None and receipt_refusal(receipt, host, s.table_id, count, head) is None:
-        keep_newest(s.mesh.receipts, count, receipt)
+        keep_highest(s.mesh.receipts, count, receipt)
 
 
 def log_differs(s: PlayerState, raw: bytes, fork: str) -> TableEnded:
@@ -332,7 +332,7 @@ def settle(s: PlayerState) -> None:
     for old in [count for count in pending if count < length]:
         del pending[old]
     if held is not None and s.chain is not None and held[1] == s.chain.head:
-        keep_newest(s.mesh.receipts, length, held[0])
+        keep_highest(s.mesh.receipts, length, held[0])
 
 
 def keep_host_receipt(s: PlayerState, index: int, raw: bytes, receipt: bytes,
@@ -347,7 +347,7 @@ def keep_host_receipt(s: PlayerState, index: int, raw: bytes, receipt: bytes,
         raise NotServing(f"did not sign the place of what it sent us ({refusal})")
     if anothers_takeover(s, [raw], host):
         raise TableEnded(ANOTHERS_TAKEOVER, s.seat_of(host))
-    keep_newest(s.mesh.receipts, index + 1, receipt)
+    keep_highest(s.mesh.receipts, index + 1, receipt)
 
 
 ANOTHERS_TAKEOVER = ("signed its receipt of a log that holds another seat's takeover of the "

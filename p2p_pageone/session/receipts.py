@@ -26,6 +26,18 @@ def keep_newest(kept: dict[int, bytes], count: int, receipt: bytes) -> None:
         del kept[next(iter(kept))]
 
 
+def keep_highest(kept: dict[int, bytes], count: int, receipt: bytes) -> None:
+    """``receipt`` kept by ``count``, with at most ``KEPT`` kept: the lowest counts go, and
+    once ``KEPT`` are kept, none lower than them comes in. A joiner's receipts are what it
+    serves a seat behind and what shows a fork: a host sending old entries again must not push
+    out the receipts of the log's end (review helper-42)."""
+    if len(kept) >= KEPT and count not in kept and count < min(kept):
+        return
+    kept[count] = receipt
+    while len(kept) > KEPT:
+        del kept[min(kept)]
+
+
 def sign_receipt(identity: Identity, table: bytes, index: int, head: bytes) -> bytes:
     return seal_statement(identity, "receipt", {"table": table, "index": index, "head": head})
 

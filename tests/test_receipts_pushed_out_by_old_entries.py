@@ -1,0 +1,114 @@
+"""A host sending old entries again cannot push a witness's receipt of its claim out of memory
+(review helper-42, I2: three seats, the host dishonest and alone).
+
+A joiner keeps at most ``receipts.KEPT`` (512) of the host's receipts, to serve a seat behind
+and to show a fork. It evicted the oldest put in, and the host's stream re-inserts the receipt
+of an entry it sends again (same bytes, dropped without a fault). So a host that had logged 600
+chat lines of its own, cut one seat's stream (V, owing nothing) and timed it out, then sent the
+witness W 512 old entries again with their true receipts, pushed W's receipt of the claim out:
+W served V the claim with no receipt, V could never fold it, its sign of life stayed before it,
+W's witness disproved nothing, and V was removed with nobody named. Now the lowest counts go,
+and none lower than those kept comes in (``receipts.keep_highest``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from p2p_pageone.byzantine import memo
+from p2p_pageone.byzantine.deeds import host_appends
+from p2p_pageone.byzantine.frames import without
+from p2p_pageone.byzantine.invariants import Outcome, removed_honest, watch
+from p2p_pageone.byzantine.world import Frame, SimTable
+from p2p_pageone.engine import make_settings
+from p2p_pageone.session.fold.obligations import Duty, owed
+from p2p_pageone.session.logsync import entry_frame
+from p2p_pageone.session.receipts import KEPT, keep_highest, sign_receipt
+from p2p_pageone.wire.codec import frame
+
+W, V = 1, 2
+CHAT = 600  # chat lines the host logs first, so that its log is longer than KEPT receipts
+
+
+def _flush(t: SimTable, keep_below: int) -> bytes:
+    """Old entries sent to W again, each with the host's (true) receipt, chosen so that W's
+    receipts of counts >= ``keep_below`` are all pushed out (a model of keep_newest)."""
+    host, w = t.sequencer.host, t.sessions[W]
+    assert host.chain is not None
+    model = list(w.mesh.receipts)
+    out = []
+    while any(c >= keep_below for c in model):
+        present = set(model)
+        c = next(c for c in range(1, keep_below) if c not in present)
+        model.append(c)
+        while len(model) > KEPT:
+            model.pop(0)
+        receipt = sign_receipt(host.identity, host.table_id, c, host.chain.head_at(c))
+        out.append(frame(entry_frame(c - 1, host.log[c - 1], receipt)))
+    return b"".join(out)
+
+
+@pytest.mark.parametrize("mode", ["control", "attack"])
+@pytest.mark.parametrize("seed", [0])
+def test_a_host_evicts_the_witness_receipt_of_its_claim(seed: int, mode: str) -> None:
+    state = {"attack": False}
+
+    def route(fr: Frame, now: float) -> list[tuple[float, bytes]]:
+        if state["attack"] and fr.src == 0 and fr.channel == "down" and fr.dst == V:
+            data = without(fr.data, "down", "entry:")  # V's stream: no entries, pings go on
+            return [(0.0, data)] if data else []
+        return [(0.0, fr.data)]
+
+    with memo.installed():
+        t = SimTable(make_settings("classic", {"deals": 2}), 3, seed, route=route)
+        t.corrupt = {0}
+        t.connect_honest([W, V])
+        notes = {p: watch(t.sessions[p]) for p in (W, V)}
+        host, w, v = t.sequencer.host, t.sessions[W], t.sessions[V]
+        start = claim_at = -1
+        inflated = False
+        while t.now < 400 and not (w.game_over or w.ended):
+            t.advance(t.now + 0.25)
+            if host.game is None:
+                continue
+            start = len(host.log) if start < 0 else start
+            if not inflated:
+                for i in range(CHAT):  # the host's own chat lines: no clock counts them
+                    assert host_appends(t, "say", {"text": f"line {i}"}, t.now)
+                inflated = True
+                continue
+            if not state["attack"]:
+                if (len(host.log) - start >= CHAT + 20 and not host.claims
+                        and not host.game_over and V in host.active
+                        and [(o.seat, o.duty) for o in owed(host)] == [(W, Duty.MOVE)]
+                        and not v.in_flight and not v.outbox.pipe
+                        and len(w.log) == len(v.log) == len(host.log)):
+                    state["attack"] = True
+                    claim_at = len(host.log)
+                    assert host_appends(t, "timeout", {"seat": V, "waited_for": "nothing"},
+                                        t.now)
+                continue
+            # while the claim is open, W never keeps a receipt for it (or anything later)
+            if mode == "attack" and host.claims and len(w.log) > claim_at:
+                data = _flush(t, claim_at + 1)
+                if data:
+                    t.send("down", 0, W, data)
+        assert state["attack"], "no moment where V owed nothing"
+        assert len(host.log) > KEPT + 1
+        outcome = Outcome(t.sessions, [W, V], notes, {0}, set(), False, 0.0)
+        removed = removed_honest(outcome)
+        assert V in w.active and not removed, (
+            f"honest V (seat 2) removed, nobody named, host not replaced: "
+            f"{[r.text for r in removed]}; V's log {len(v.log)} vs W's {len(w.log)}")
+
+
+def test_old_receipts_never_push_out_newer_ones() -> None:
+    kept: dict[int, bytes] = {}
+    for count in range(1, KEPT + 101):
+        keep_highest(kept, count, b"r%d" % count)
+    assert min(kept) == 101 and max(kept) == KEPT + 100 and len(kept) == KEPT
+    for count in range(1, 101):  # sent again: none of these comes back in
+        keep_highest(kept, count, b"old")
+    assert min(kept) == 101 and len(kept) == KEPT
+    keep_highest(kept, KEPT + 101, b"new")
+    assert min(kept) == 102 and max(kept) == KEPT + 101
