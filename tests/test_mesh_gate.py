@@ -13,6 +13,7 @@ from p2p_pageone.session.logsync import entry_frame
 from p2p_pageone.session.memory import MemoryTable
 from p2p_pageone.session.mesh_gate import Admit, admit
 from p2p_pageone.session.peer import PeerSession
+from p2p_pageone.session.receipts import sign_receipt
 from p2p_pageone.wire.codec import pack
 
 from .test_reconnect import mid_hand
@@ -51,7 +52,11 @@ def test_entries_within_reach_are_taken_and_one_we_hold_only_with_the_hosts_rece
     behind = at - 1
     receipt = t.sequencer.receipts.of(host.log, behind)
     assert admit(reader, entry_frame(behind, host.log[behind]), key) is Admit.DROP
-    assert admit(reader, entry_frame(behind, host.log[behind], receipt), key) is Admit.HOLD
+    # a copy of what we hold, with a receipt naming our head: an honest server's stale batch,
+    # neither handed on nor counted; a receipt of another head for that place may be a fork
+    assert admit(reader, entry_frame(behind, host.log[behind], receipt), key) is Admit.KNOWN
+    other = sign_receipt(host.identity, host.table_id, behind + 1, b"\1" * 32)
+    assert admit(reader, entry_frame(behind, host.log[behind], other), key) is Admit.HOLD
     far = entry_frame(at + 500, host.log[behind])
     assert admit(reader, far, key) is Admit.DROP  # out of reach
     first, second = entry_frame(at, _chat(t.sessions[1])), entry_frame(at, _chat(host))

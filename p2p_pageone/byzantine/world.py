@@ -286,7 +286,7 @@ class SimTable(MemoryTable):
         else:  # the mesh: what the listener takes of a connection proven as the sender's
             client = self.clients[frame.dst - 1]
             if admit(client.session, frame.data,
-                     self.sessions[frame.src].identity.public) is not Admit.DROP:
+                     self.sessions[frame.src].identity.public) in (Admit.TAKE, Admit.HOLD):
                 client.session.direct(frame.data, self.now)
                 client.collect()
 

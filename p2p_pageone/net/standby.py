@@ -222,11 +222,15 @@ class Standby:
 
     def _direct(self, payload: bytes, key: bytes, seen: set[bytes]) -> bool:
         """Hand a frame of ``key`` for this table to the session (an envelope, or a sign of
-        life): True if it is one we had not had on this connection (what the session uses)."""
+        life): True if it is one we had not had on this connection (what the session uses), or
+        a copy of an entry we hold with its receipt (an honest server's, the host's stream
+        first); False counts toward the flood limit."""
+        verdict = admit(self.session, payload, key)
+        if verdict is Admit.KNOWN:  # a copy of what we hold: nothing to do, nothing counted
+            return True
         digest = hashlib.sha256(payload).digest()
         if digest in seen:
             return False
-        verdict = admit(self.session, payload, key)
         if verdict is not Admit.TAKE:
             if verdict is Admit.HOLD:  # handed on, counted against the flood limit
                 self.session.direct(payload, asyncio.get_running_loop().time())

@@ -110,7 +110,7 @@ class MemoryTable:
             for endpoint, raw in sent if index not in self.dead else []:
                 owner = self.by_endpoint.get(endpoint)
                 if (owner is not None and self.clients.index(owner) + 1 not in self.dead
-                        and admit(owner.session, raw, key) is not Admit.DROP):
+                        and admit(owner.session, raw, key) in (Admit.TAKE, Admit.HOLD)):
                     owner.session.direct(raw, self.now)
                     owner.collect()
                     moved = True

@@ -7,7 +7,12 @@ A connection speaks for the key it proved: an envelope under another key, or a s
 of another seat's, is dropped unread. An ``entry`` frame is taken within reach of our log's end;
 another one for a place we hold one for, or one for a place our log has, with the host's
 receipt (it may show the host's fork, ``logsync``), is handed on but counts toward the
-connection's flood limit, as do frames dropped.
+connection's flood limit, as do frames dropped. A copy of an entry our log has, with a receipt
+that names our own head after it (its signature unread: it could show nothing), is what an
+honest seat serving us sends when the host's stream came first: it is neither handed on nor
+counted (else a host that holds our stream back and then lets it through at once could get an
+honest server's batches counted until we refuse its key, and with it the signs of life a
+witness needs; review helper-42).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ class Admit(Enum):
     TAKE = "take"  # handed to the session, and new to it
     HOLD = "hold"  # handed to the session, counted toward the flood limit
     DROP = "drop"  # never handed; counted toward the flood limit
+    KNOWN = "known"  # never handed, never counted: a copy of what we hold, and its receipt
 
 
 def admit(s: PlayerState, payload: bytes, key: bytes) -> Admit:
@@ -49,7 +55,21 @@ def _entry(s: PlayerState, payload: bytes) -> Admit:
         return Admit.DROP
     index, raw, receipt = entry
     if index < len(s.log):
+        if receipt and raw == s.log[index] and _names_our_head(s, index + 1, receipt):
+            return Admit.KNOWN
         return Admit.HOLD if receipt else Admit.DROP
     if not in_reach(s, index):
         return Admit.DROP
     return Admit.TAKE if wanted(s, index, raw) else Admit.HOLD
+
+
+def _names_our_head(s: PlayerState, count: int, receipt: bytes) -> bool:
+    """Does ``receipt`` (unverified) name our head after our first ``count`` entries?"""
+    if receipt == s.mesh.receipts.get(count):
+        return True
+    try:
+        _, _, body, _ = unpack(receipt)
+        head = unpack(body)["head"]
+    except (ProtocolError, TypeError, KeyError, ValueError):
+        return False
+    return s.chain is not None and head == s.chain.head_at(count)
