@@ -51,7 +51,8 @@ def test_entries_within_reach_are_taken_and_one_we_hold_only_with_the_hosts_rece
     at = len(reader.log)
     behind = at - 1
     receipt = t.sequencer.receipts.of(host.log, behind)
-    assert admit(reader, entry_frame(behind, host.log[behind]), key) is Admit.DROP
+    assert admit(reader, entry_frame(behind, host.log[behind]), key) is Admit.KNOWN
+    assert admit(reader, entry_frame(behind, host.log[behind - 1]), key) is Admit.DROP
     # a copy of what we hold, with a receipt naming our head: an honest server's stale batch,
     # neither handed on nor counted; a receipt of another head for that place may be a fork
     assert admit(reader, entry_frame(behind, host.log[behind], receipt), key) is Admit.KNOWN

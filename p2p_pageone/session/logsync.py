@@ -47,12 +47,14 @@ def entry_frame(index: int, raw: bytes, receipt: bytes = b"") -> bytes:
 
 
 def serve_laggards(s: PlayerState, now: float) -> None:
-    """Our entries to each listening seat whose sign of life lags ours for ``SYNC_AFTER`` s."""
+    """Our entries to each listening seat whose sign of life lags ours for ``SYNC_AFTER`` s; to
+    one a claim is about, at once and as far as it keeps entries ahead (it must read the claim)."""
     mesh = s.mesh
     if (s.chain is None or s.game is None or s.ended or s.is_host or not s.attachment.log_read
             or not s.attachment.endpoint):
         return
     length, receipts = len(s.log), mesh.receipts
+    claimed = {s.keys[c.seat] for c in s.claims if c.kind != "catch" and c.seat < len(s.keys)}
     for key, (index, _) in list(mesh.alive.items()):
         seat = s.seat_of(key)
         endpoint = s.endpoints.get(key, "")
@@ -61,9 +63,9 @@ def serve_laggards(s: PlayerState, now: float) -> None:
             continue
         since = mesh.lag_since.setdefault(key, (index, now))
         if since[0] != index:
-            mesh.lag_since[key] = (index, now)
-            continue
-        if now - since[1] < SYNC_AFTER or now - mesh.served_at.get(key, -1e9) < BOUNDS.alive_every:
+            mesh.lag_since[key] = since = (index, now)
+        wait = 0.0 if key in claimed else SYNC_AFTER
+        if now - since[1] < wait or now - mesh.served_at.get(key, -1e9) < BOUNDS.alive_every:
             continue
         parted = _parted(s, index, mesh.alive_head.get(key, b""))
         if index == length and not parted:
@@ -71,9 +73,10 @@ def serve_laggards(s: PlayerState, now: float) -> None:
         mesh.served_at[key] = now
         first = _receipted_before(s, index) if parted else index  # with a receipt that
         # shows where it parted from us
+        end = index + (OFFERED if key in claimed else BATCH)
         s.outbox.direct_out += [(endpoint, entry_frame(i, s.log[i], receipts.get(i + 1, b"")))
-                                for i in range(first, min(length, index + BATCH))]
-        s.outbox.direct_out += [(endpoint, frame) for frame in _held_ahead(s, index + BATCH)]
+                                for i in range(first, min(length, end))]
+        s.outbox.direct_out += [(endpoint, frame) for frame in _held_ahead(s, end)]
 
 
 def _held_ahead(s: PlayerState, end: int) -> list[bytes]:

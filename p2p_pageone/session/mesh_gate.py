@@ -7,8 +7,9 @@ A connection speaks for the key it proved: an envelope under another key, or a s
 of another seat's, is dropped unread. An ``entry`` frame is taken within reach of our log's end;
 another one for a place we hold one for, or one for a place our log has, with the host's
 receipt (it may show the host's fork, ``logsync``), is handed on but counts toward the
-connection's flood limit, as do frames dropped. A copy of an entry our log has, with a receipt
-that names our own head after it (its signature unread: it could show nothing), is what an
+connection's flood limit, as do frames dropped. A copy of an entry our log has, with no
+receipt or one that names our own head after it (its signature unread: it could show nothing),
+is what an
 honest seat serving us sends when the host's stream came first: it is neither handed on nor
 counted (else a host that holds our stream back and then lets it through at once could get an
 honest server's batches counted until we refuse its key, and with it the signs of life a
@@ -55,7 +56,7 @@ def _entry(s: PlayerState, payload: bytes) -> Admit:
         return Admit.DROP
     index, raw, receipt = entry
     if index < len(s.log):
-        if receipt and raw == s.log[index] and _names_our_head(s, index + 1, receipt):
+        if raw == s.log[index] and (not receipt or _names_our_head(s, index + 1, receipt)):
             return Admit.KNOWN
         return Admit.HOLD if receipt else Admit.DROP
     if not in_reach(s, index):

@@ -159,6 +159,8 @@ class MeshMemory:
     host_entry_at: float = -1e9  # when the host's own stream last brought us an entry
     table_moved_at: float = -1e9  # when a host's receipt last showed a log longer than any before
     heard_from: dict[bytes, float] = field(default_factory=dict)  # key -> its last sign of life
+    grew_at: dict[bytes, float] = field(default_factory=dict)  # key -> when its sign of life
+    # last named a longer log
     longest: int = 0  # the longest log a receipt of the host's showed
 
 

@@ -17,6 +17,7 @@ from ..wire.codec import ProtocolError
 from .fold.entrylog import EntryLog
 
 KEPT = 512  # receipts kept by count, here and by a joiner (to serve a seat behind)
+SPARSE = 16  # a joiner keeps the receipt of every 16th count besides (fewer than a batch)
 
 
 def keep_newest(kept: dict[int, bytes], count: int, receipt: bytes) -> None:
@@ -27,15 +28,19 @@ def keep_newest(kept: dict[int, bytes], count: int, receipt: bytes) -> None:
 
 
 def keep_highest(kept: dict[int, bytes], count: int, receipt: bytes) -> None:
-    """``receipt`` kept by ``count``, with at most ``KEPT`` kept: the lowest counts go, and
-    once ``KEPT`` are kept, none lower than them comes in. A joiner's receipts are what it
-    serves a seat behind and what shows a fork: a host sending old entries again must not push
-    out the receipts of the log's end (review helper-42)."""
-    if len(kept) >= KEPT and count not in kept and count < min(kept):
+    """``receipt`` kept by ``count``: those of the ``KEPT`` highest counts (once ``KEPT`` are
+    kept, none lower comes in), and every ``SPARSE``-th. A joiner's receipts are what it serves
+    a seat behind and what shows a fork: a host sending old entries again must not push out
+    the receipts of the log's end (review helper-42), nor can a host that logs a flood of lines
+    sealed against an old head leave a seat far behind with nothing it can be served (every
+    batch it is served holds a receipt; review helper-43)."""
+    sparse = count % SPARSE == 0
+    dense = [c for c in kept if c % SPARSE]
+    if not sparse and len(dense) >= KEPT and count not in kept and count < min(dense):
         return
     kept[count] = receipt
-    while len(kept) > KEPT:
-        del kept[min(kept)]
+    if not sparse and len(dense) + (count not in dense) > KEPT:
+        del kept[min(c for c in kept if c % SPARSE)]
 
 
 def sign_receipt(identity: Identity, table: bytes, index: int, head: bytes) -> bytes:

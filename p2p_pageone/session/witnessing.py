@@ -24,6 +24,7 @@ from .player import MeshMemory, PlayerState
 
 ALIVE_EVERY = BOUNDS.alive_every  # seconds between two signs of life on the mesh
 RELAY_AFTER = BOUNDS.relay_after  # an envelope the host has not logged this long: the mesh
+CATCH_UP = BOUNDS.catch_up  # how long a witness waits at most for a claimed seat catching up
 GRACE = BOUNDS.witness_grace  # how long a witness waits for what disproves a claim before it
 # answers (the seat may first have to reconnect, or share its step after RELAY_AFTER)
 KEPT = 8  # envelopes kept per peer
@@ -123,8 +124,8 @@ def _keep_alive(s: PlayerState, raw: bytes, now: float) -> None:
     known = mesh.alive.get(alive.sender)
     if known is None or alive.data["index"] > known[0]:  # (a longer log in it is that seat's
         mesh.alive[alive.sender] = (alive.data["index"], raw)  # word: logsync.offered counts
-        mesh.alive_head[alive.sender] = alive.data["head"]
-        # only the host's receipt of one)
+        mesh.alive_head[alive.sender] = alive.data["head"]  # only the host's receipt of one)
+        mesh.grew_at[alive.sender] = now
 
 
 def claimed(s: PlayerState, claim: Claim, now: float) -> None:
@@ -159,12 +160,28 @@ def witness_intent(s: PlayerState, now: float) -> tuple[EntryKind, dict[str, Any
         else:
             heard = _disproving(s, claim, mesh)
             if (not heard and claim.discharged < 0  # the log shows its step: at once
-                    and now - mesh.read_at.get(claim.position, now) < GRACE):
+                    and _waiting(s, claim, now - mesh.read_at.get(claim.position, now), now)):
                 return None
             if not heard and claim.reveal:  # its newest sign of life: did it know?
                 heard = mesh.alive.get(s.keys[claim.seat], (0, b""))[1]
         return EntryKind.WITNESS, {"seat": claim.seat, "at": claim.position, "heard": heard}
     return None
+
+
+def _waiting(s: PlayerState, claim: Claim, read_for: float, now: float) -> bool:
+    """Do we wait before we answer a claim with nothing? ``GRACE`` for what disproves it, and
+    up to ``CATCH_UP`` while the claimed seat, still talking to us, catches up with the log
+    toward the claim (we serve it: ``logsync.serve_laggards``). Else a host that withheld a
+    seat's log, then logged a few hundred lines of chat of its own before a claim about it, had
+    the seat read the claim too late (review helper-43)."""
+    if read_for < GRACE:
+        return True
+    key = s.keys[claim.seat]
+    index = s.mesh.alive.get(key, (0, b""))[0]
+    recent = BOUNDS.relay_after  # a sign of life every second; a served batch takes a moment
+    return (read_for < CATCH_UP and index <= claim.position
+            and now - s.mesh.heard_from.get(key, -1e9) < recent
+            and now - s.mesh.grew_at.get(key, -1e9) < recent)
 
 
 def witness_owed_since(s: PlayerState, seat: int) -> float | None:

@@ -62,17 +62,19 @@ class Bounds:
     alive_every: float = 1.0
     relay_after: float = 5.0
     witness_grace: float = 8.0
+    catch_up: float = 20.0  # a witness waits at most this long for a claimed seat it serves the
+    # log while that seat's sign of life still grows toward the claim
     step: float = 30.0
     give_up: float = 45.0
     return_window: int = 60  # a seat whose connection dropped is kept this long (whole seconds:
     # the ``away`` entry says it)
 
     def __post_init__(self) -> None:
-        order = (self.alive_every, self.relay_after, self.witness_grace, self.step,
-                 self.give_up, self.return_window)
+        order = (self.alive_every, self.relay_after, self.witness_grace, self.catch_up,
+                 self.step, self.give_up, self.return_window)
         if any(a >= b for a, b in itertools.pairwise(order)):
             raise ValueError("the bounds must grow: alive_every < relay_after < witness_grace "
-                             f"< step < give_up < return_window, not {order}")
+                             f"< catch_up < step < give_up < return_window, not {order}")
 
     @property
     def claims_at_most(self) -> float:

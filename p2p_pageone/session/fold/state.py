@@ -97,6 +97,7 @@ class PublicState:
         self.game_moved_at = -1
         self.last_entry_at: dict[int, int] = {}  # seat -> where its newest entry is in the log
         self.game_seen: tuple[int, int, int] = (0, 0, 0)
+        self.chat_in_a_row = 0  # chat lines since the log's last entry that is not one
 
     # --- hooks for what only one viewer knows -----------------------------------------------------
 
