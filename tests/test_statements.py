@@ -55,3 +55,14 @@ def test_a_forged_or_misshapen_statement_is_refused() -> None:
 def test_garbage_is_a_protocol_error_never_a_crash(raw: bytes) -> None:
     with contextlib.suppress(ProtocolError):
         open_statement(raw, "alive")
+
+
+def test_a_sign_of_life_names_what_it_read_with_both_fields_or_neither() -> None:
+    me = Identity(bytes(range(32)))
+    base = {"table": b"t" * 16, "index": 3, "head": b"h" * 32}
+    read = {**base, "read": 9, "read_head": b"r" * 32}
+    assert open_statement(seal_statement(me, "alive", read), "alive").data["read"] == 9
+    assert "read" not in open_statement(seal_statement(me, "alive", base), "alive").data
+    for half in ({**base, "read": 9}, {**base, "read_head": b"r" * 32}):
+        with pytest.raises(ProtocolError, match="together"):
+            seal_statement(me, "alive", half)

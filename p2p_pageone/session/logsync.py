@@ -3,12 +3,9 @@ stops sending the log to is still served by the listening seats.
 
 Every listening seat reads the others' signs of life (their log length and head). One whose
 length stays behind ours for ``SYNC_AFTER`` s gets our entries from there, as ``entry`` frames
-on the mesh, a few at a time. A seat takes such entries only as far as the host has receipted
-them: up to the head that a later entry of the host's own (in the same run) names as its
-``prev``, that entry included when its ``prev`` is the head right before it. The host signed
-that order, so no peer can show it an order the host did not choose;
-an order the host signed two ways is the host's fork. The host's own stream, when it comes, is
-the same entries again: they are skipped.
+on the mesh, a few at a time. A seat takes such entries only as far as the host receipted them
+(its ``receipt``, or the ``prev`` of a later entry of its own): no peer can show it an order the
+host did not sign; one signed two ways is the host's fork. The host's stream then skips them.
 
 The host's own stream numbers its entries too (``entry`` frames): an entry beyond our log's end
 (the host left a gap, as a host that withholds entries from one seat does) is not folded out of
@@ -76,6 +73,8 @@ def serve_laggards(s: PlayerState, now: float) -> None:
         end = index + (OFFERED if key in claimed else BATCH)
         s.outbox.direct_out += [(endpoint, entry_frame(i, s.log[i], receipts.get(i + 1, b"")))
                                 for i in range(first, min(length, end))]
+        if key in claimed and length in receipts:  # it may read the claim before it folds it
+            s.outbox.direct_out.append((endpoint, receipts[length]))
         s.outbox.direct_out += [(endpoint, frame) for frame in _held_ahead(s, end)]
 
 

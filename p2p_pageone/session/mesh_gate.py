@@ -40,6 +40,8 @@ def admit(s: PlayerState, payload: bytes, key: bytes) -> Admit:
         value = unpack(payload)
         if isinstance(value, dict):
             return _entry(s, payload)
+        if len(value) == 4 and value[0] == "receipt":  # the host's, handed on alone
+            return _receipt(s, payload)
         if len(value) == 4:  # a statement: a sign of life (an envelope has another length)
             alive = open_statement(payload, "alive")
             ours = alive.sender == key and alive.data["table"] == s.table_id
@@ -74,3 +76,13 @@ def _names_our_head(s: PlayerState, count: int, receipt: bytes) -> bool:
     except (ProtocolError, TypeError, KeyError, ValueError):
         return False
     return s.chain is not None and head == s.chain.head_at(count)
+
+
+def _receipt(s: PlayerState, payload: bytes) -> Admit:
+    """A receipt of our host's, handed on alone by a seat serving us: taken if it goes further
+    than our log and any such before it; the same again is nothing new."""
+    receipt = open_statement(payload, "receipt")
+    if receipt.sender != s.host_key or receipt.data["table"] != s.table_id:
+        return Admit.DROP
+    further = receipt.data["index"] > max(len(s.log), s.mesh.read[0])
+    return Admit.TAKE if further else Admit.KNOWN

@@ -161,6 +161,8 @@ class MeshMemory:
     heard_from: dict[bytes, float] = field(default_factory=dict)  # key -> its last sign of life
     grew_at: dict[bytes, float] = field(default_factory=dict)  # key -> when its sign of life
     # last named a longer log
+    read: tuple[int, bytes] = (0, b"")  # the newest (count, head) a receipt of our host's we
+    # were handed names, beyond our log: what our signs of life say we read
     longest: int = 0  # the longest log a receipt of the host's showed
 
 

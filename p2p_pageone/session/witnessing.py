@@ -52,9 +52,38 @@ def send_alive(s: PlayerState, now: float, at_once: bool = False) -> None:
     if not endpoints:
         return
     mesh.alive_sent = now
-    raw = seal_statement(s.identity, "alive", {"table": s.table_id, "index": len(s.log),
-                                               "head": s.chain.head})
+    data: dict[str, Any] = {"table": s.table_id, "index": len(s.log), "head": s.chain.head}
+    read = read_ahead(s)
+    if read is not None:
+        data["read"], data["read_head"] = read
+    raw = seal_statement(s.identity, "alive", data)
     s.outbox.direct_out += [(endpoint, raw) for endpoint in endpoints]
+
+
+def read_ahead(s: PlayerState) -> tuple[int, bytes] | None:
+    """The newest (count, head) beyond our log that a receipt of our host's we hold names: a
+    seat the host cut off from its stream, served the log by the others, shows with it that it
+    read a claim about it before it could fold that far (review helper-44)."""
+    best = s.mesh.read
+    if s.mesh.pending:
+        count = max(s.mesh.pending)
+        if count > best[0]:
+            best = (count, s.mesh.pending[count][1])
+    return best if best[0] > len(s.log) else None
+
+
+def keep_read(s: PlayerState, raw: bytes, now: float) -> None:
+    """A receipt of our host's a peer hands us alone: how far its log goes, kept to say we
+    read that far (``read_ahead``), and said at once."""
+    try:
+        receipt = open_statement(raw, "receipt")
+    except ProtocolError:
+        return
+    count = receipt.data["index"]
+    if (receipt.sender == s.host_key and receipt.data["table"] == s.table_id
+            and count > max(len(s.log), s.mesh.read[0])):
+        s.mesh.read = (count, receipt.data["head"])
+        send_alive(s, now, at_once=True)
 
 
 def to_mesh(s: PlayerState, raw: bytes, kind: EntryKind, data: dict[str, Any]) -> None:
@@ -73,7 +102,10 @@ def receive(s: PlayerState, raw: bytes, now: float) -> Envelope | None:
     except ProtocolError:
         return None
     if isinstance(value, list) and len(value) == 4:
-        _keep_alive(s, raw, now)
+        if value[0] == "receipt":
+            keep_read(s, raw, now)
+        else:
+            _keep_alive(s, raw, now)
         return None
     try:
         env = open_envelope(raw)
@@ -122,10 +154,22 @@ def _keep_alive(s: PlayerState, raw: bytes, now: float) -> None:
     if alive.sender != s.identity.public:
         mesh.heard_from[alive.sender] = now
     known = mesh.alive.get(alive.sender)
-    if known is None or alive.data["index"] > known[0]:  # (a longer log in it is that seat's
-        mesh.alive[alive.sender] = (alive.data["index"], raw)  # word: logsync.offered counts
-        mesh.alive_head[alive.sender] = alive.data["head"]  # only the host's receipt of one)
-        mesh.grew_at[alive.sender] = now
+    index = alive.data["index"]
+    read_more = known is not None and index == known[0] and (
+        alive.data.get("read", 0) > _read_of(known[1]))
+    if known is None or index > known[0] or read_more:  # (a longer log in it is that seat's
+        mesh.alive[alive.sender] = (index, raw)  # word: logsync.offered counts only the
+        mesh.alive_head[alive.sender] = alive.data["head"]  # host's receipt of one)
+        if known is None or index > known[0]:
+            mesh.grew_at[alive.sender] = now
+
+
+def _read_of(raw: bytes) -> int:
+    try:
+        read: int = open_statement(raw, "alive").data.get("read", 0)
+    except ProtocolError:
+        return 0
+    return read
 
 
 def claimed(s: PlayerState, claim: Claim, now: float) -> None:

@@ -106,6 +106,10 @@ STATEMENTS: dict[str, dict[str, Check]] = {
     # the host's signature on its log's head after the entry an ``entry`` frame carries
     "receipt": {"table": blob(16), "index": integer(0, 2**32 - 1), "head": blob(32)},
 }
+# a sign of life may also name the newest head of the host's log it holds the host's receipt
+# for, beyond the entries it folded: it read that much of the log (it answers a claim with it)
+STATEMENT_OPTIONAL: dict[str, dict[str, Check]] = {
+    "alive": {"read": integer(0, 2**32 - 1), "read_head": blob(32)}}
 OPTIONAL: dict[str, dict[str, Check]] = {
     "ping": {"n": integer(0, 2**32 - 1)}, "chat": {"from": blob(32)},
     "entry": {"receipt": blob_upto(MAX_STATEMENT)},  # the host's, for the head after it
@@ -135,9 +139,13 @@ def validate_statement(kind: str, data: dict[str, Any]) -> None:
     schema = STATEMENTS.get(kind)
     if schema is None:
         raise ProtocolError(f"unknown statement {shown(kind)}")
-    if set(data) != set(schema):
-        raise ProtocolError(f"a {kind} statement has exactly the fields {', '.join(schema)}")
-    for name, check in schema.items():
-        if not check(data[name]):
+    optional = STATEMENT_OPTIONAL.get(kind, {})
+    extra = set(data) - set(schema)
+    if not set(schema) <= set(data) or extra not in (set(), set(optional)):
+        also = f" (and may carry {', '.join(optional)} together)" if optional else ""
+        raise ProtocolError(f"a {kind} statement has exactly the fields {', '.join(schema)}"
+                            f"{also}")
+    for name, check in {**schema, **optional}.items():
+        if name in data and not check(data[name]):
             raise ProtocolError(f"field {name!r} of a {kind} statement must be {check.what}, "
                                 f"not {shown(data[name])}")

@@ -95,11 +95,15 @@ def disproof(s: PublicState, claim: Claim, raw: bytes) -> str:
     except ProtocolError:
         alive = None
     if alive is not None:
-        index = alive.data["index"]
-        if (alive.sender == key and alive.data["table"] == s.table_id
-                and index > claim.position and s.chain is not None
-                and s.chain.position(alive.data["head"]) == index and not claim.owed):
-            return f"signed sign of life from after it read that entry (at entry {index})"
+        if alive.sender != key or alive.data["table"] != s.table_id or claim.owed:
+            return ""
+        for index, head in ((alive.data["index"], alive.data["head"]),
+                            (alive.data.get("read", -1), alive.data.get("read_head", b""))):
+            # what it folded, or what a receipt of the host's it was handed names (the head
+            # after the claim could not be known before it, wherever the seat read it)
+            if (index > claim.position and s.chain is not None
+                    and s.chain.position(head) == index):
+                return f"signed sign of life from after it read that entry (at entry {index})"
         return ""
     env = unlogged_envelope(s, raw, key) or _step_since_the_claim(s, claim, raw, key)
     if env is None:
