@@ -131,7 +131,6 @@ class MeshMemory:
 
     alive: dict[bytes, tuple[int, bytes]] = field(default_factory=dict)  # key -> (index, raw)
     alive_head: dict[bytes, bytes] = field(default_factory=dict)  # key -> the head it names
-    alive_read: dict[bytes, int] = field(default_factory=dict)  # key -> the ``read`` it names
     held: dict[bytes, list[tuple[float, Envelope]]] = field(default_factory=dict)  # opened
     alive_sent: float = -1e9
     read_at: dict[int, float] = field(default_factory=dict)  # claim position -> when we read it

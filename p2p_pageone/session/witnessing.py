@@ -155,15 +155,21 @@ def _keep_alive(s: PlayerState, raw: bytes, now: float) -> None:
         mesh.heard_from[alive.sender] = now
     known = mesh.alive.get(alive.sender)
     index = alive.data["index"]
-    read = alive.data.get("read", 0)
-    read_more = known is not None and index == known[0] and read > mesh.alive_read.get(
-        alive.sender, 0)
+    read_more = known is not None and index == known[0] and (
+        alive.data.get("read", 0) > _read_of(known[1]))
     if known is None or index > known[0] or read_more:  # (a longer log in it is that seat's
         mesh.alive[alive.sender] = (index, raw)  # word: logsync.offered counts only the
         mesh.alive_head[alive.sender] = alive.data["head"]  # host's receipt of one)
-        mesh.alive_read[alive.sender] = read
         if known is None or index > known[0]:
             mesh.grew_at[alive.sender] = now
+
+
+def _read_of(raw: bytes) -> int:
+    try:
+        read: int = open_statement(raw, "alive").data.get("read", 0)
+    except ProtocolError:
+        return 0
+    return read
 
 
 def claimed(s: PlayerState, claim: Claim, now: float) -> None:
