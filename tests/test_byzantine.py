@@ -245,6 +245,10 @@ SOAKED = {
     # the host kept its own call and play from the other, then waited for that seat's move
     # while the seat, an entry behind with the host's later one held, waited for the host's
     "gap-and-nobody-to-fill-it": (86603, (("fork", 0), ("withhold", 4))),
+    # (seeds 23312-25712) a dishonest seat sealed a back while it was not away, which the host
+    # refused; shown to the witnesses, it disproved every claim about its seed reveal as a
+    # message the host held, and the table waited for that reveal for good
+    "a-refused-back-against-every-reveal-claim": (23504, (("fake_tail", 8), ("flap", 16))),
 }
 
 

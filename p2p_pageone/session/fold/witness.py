@@ -140,6 +140,12 @@ def _reveal_disproof(s: PublicState, claim: Claim, env: Envelope) -> str:
     sealed_at = s.chain.position(env.prev)
     if sealed_at is None or not 0 <= sealed_at <= s.reveals_due_at:
         return ""
+    if env.kind == EntryKind.BACK and s.step_refusal(env) is not None:
+        # a back the log would refuse (its seat is not away) was never the host's to log: a
+        # seat that showed one would disprove every claim about its reveal, and the table would
+        # wait for good. Only the seat's own back ends its away, so an honest seat's held back
+        # is one the log would still take.
+        return ""
     return (f"signed {env.kind} message, sealed before the hand ended, which the host never "
             "logged (held, it kept that seat from revealing)")
 
