@@ -8,7 +8,7 @@ put for 2 s and answered with nothing after 8 s: V, hundreds of entries short of
 removed with nobody named. With 600 lines sealed against the head at the cut, no batch W could
 serve held a receipt (it kept the 512 highest), so V could fold nothing more at all.
 
-Now a running game's log holds at most ``CHAT_BURST`` chat lines in a row (the next names the
+Now a running game's log holds at most ``IDLE_RUN`` chat lines in a row (the next names the
 host); and, that limit lifted here to show it, a witness serves a claimed seat at each of its
 signs of life as far ahead as it keeps entries, waits while it catches up (``catch_up``), and
 keeps every 16th receipt, so V reads the claim and disproves it.
@@ -25,7 +25,7 @@ from p2p_pageone.byzantine.invariants import Outcome, removed_honest, watch
 from p2p_pageone.byzantine.world import Frame, SimTable
 from p2p_pageone.crypto.envelope import open_envelope, seal
 from p2p_pageone.engine import make_settings
-from p2p_pageone.session.fold import apply
+from p2p_pageone.session.fold import state
 from p2p_pageone.session.fold.obligations import Duty, owed
 
 W, V = 1, 2
@@ -45,10 +45,10 @@ def _chat(t: SimTable, prev: bytes | None, text: str) -> None:
 
 
 def _flood_then_claim(lines: int, old_prev: bool) -> tuple[SimTable, dict, int]:
-    state = {"cut": False}
+    cut = {"on": False}
 
     def route(fr: Frame, now: float) -> list[tuple[float, bytes]]:
-        if state["cut"] and fr.src == 0 and fr.channel == "down" and fr.dst == V:
+        if cut["on"] and fr.src == 0 and fr.channel == "down" and fr.dst == V:
             data = without(fr.data, "down", "entry:")  # V's stream: no entries, pings go on
             return [(0.0, data)] if data else []
         return [(0.0, fr.data)]
@@ -65,7 +65,7 @@ def _flood_then_claim(lines: int, old_prev: bool) -> tuple[SimTable, dict, int]:
                 and V in host.active and [(o.seat, o.duty) for o in owed(host)] == [(W, Duty.MOVE)]
                 and not v.in_flight and not v.outbox.pipe
                 and len(w.log) == len(v.log) == len(host.log)):
-            state["cut"] = True
+            cut["on"] = True
             assert host.chain is not None
             head = host.chain.head if old_prev else None
             for i in range(lines):
@@ -89,7 +89,7 @@ def test_a_flood_of_the_hosts_chat_names_the_host() -> None:
 @pytest.mark.parametrize("old_prev", [False, True])
 def test_a_witness_brings_the_claimed_seat_through_a_long_log(
         old_prev: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(apply, "CHAT_BURST", 10_000)  # lifted: the witness alone must hold
+    monkeypatch.setattr(state, "IDLE_RUN", 10_000)  # lifted: the witness alone must hold
     with memo.installed():
         t, notes, claim_at = _flood_then_claim(600, old_prev)
     w, v = t.sessions[W], t.sessions[V]
@@ -109,7 +109,7 @@ def test_an_honest_host_refuses_the_line_past_the_limit_until_the_game_moves_on(
         while host.game is None or len(host.log) < 40:
             t.advance(t.now + 0.25)
         assert host.chain is not None and seat.chain is not None
-        for i in range(apply.CHAT_BURST):
+        for i in range(state.IDLE_RUN):
             assert host.admissible(open_envelope(seal(
                 host.identity, host.table_id, host.hand, host.chain.next_seq(
                     host.identity.public), host.chain.head, "say", {"text": "x"}))) is None

@@ -15,24 +15,27 @@ disproves the claim as a sign of life from after it does (``fold/witness.disproo
 
 from __future__ import annotations
 
+import pytest
+
 from p2p_pageone.byzantine import memo
 from p2p_pageone.byzantine.deeds import host_appends
 from p2p_pageone.byzantine.frames import without
 from p2p_pageone.byzantine.world import Frame, SimTable
 from p2p_pageone.crypto.envelope import open_envelope
 from p2p_pageone.engine import make_settings
-from p2p_pageone.session.fold import apply
+from p2p_pageone.session.fold import state
 from p2p_pageone.session.fold.obligations import Duty, owed
 
 W, V = 1, 2
 GROWN = 4000  # entries the host adds before its claim: far more than a seat folds in 20 s
+LINES = 60  # chat lines between two aways (protocol 19's limit of chat in a row)
 
 
 def _inflate(t: SimTable) -> None:
     host = t.sequencer.host
     start, n = len(host.log), 0
     while len(host.log) - start < GROWN:
-        for _ in range(apply.CHAT_BURST):
+        for _ in range(LINES):
             assert host_appends(t, "say", {"text": f"line {n}"}, t.now)
             n += 1
         assert host_appends(t, "away", {"seat": W, "why": "its connection closed",
@@ -43,11 +46,15 @@ def _inflate(t: SimTable) -> None:
         assert W not in host.away, "W did not come back"
 
 
-def test_a_seat_far_behind_disproves_a_claim_with_the_receipt_it_was_handed() -> None:
-    state = {"cut": False}
+def test_a_seat_far_behind_disproves_a_claim_with_the_receipt_it_was_handed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # lifted: the receipt alone must hold (since protocol 20 an away or a back no longer ends
+    # the run of idle entries, so this flood names the host at its 61st entry)
+    monkeypatch.setattr(state, "IDLE_RUN", 10_000)
+    cut = {"on": False}
 
     def route(fr: Frame, now: float) -> list[tuple[float, bytes]]:
-        if state["cut"] and fr.src == 0 and fr.channel == "down" and fr.dst == V:
+        if cut["on"] and fr.src == 0 and fr.channel == "down" and fr.dst == V:
             data = without(fr.data, "down", "entry:")  # V's stream: no entries, pings go on
             return [(0.0, data)] if data else []
         return [(0.0, fr.data)]
@@ -64,7 +71,7 @@ def test_a_seat_far_behind_disproves_a_claim_with_the_receipt_it_was_handed() ->
                     and [(o.seat, o.duty) for o in owed(host)] == [(W, Duty.MOVE)]
                     and not v.in_flight and not v.outbox.pipe
                     and len(w.log) == len(v.log) == len(host.log)):
-                state["cut"] = True
+                cut["on"] = True
                 _inflate(t)
                 claim_at = len(host.log)
                 assert host_appends(t, "timeout", {"seat": V, "waited_for": "nothing"}, t.now)

@@ -39,7 +39,7 @@ class Refusal(enum.IntEnum):
         """A code from the wire; one this pageone does not know is ``OTHER``."""
         return cls(code) if code in cls._value2member_map_ else cls.OTHER
 
-PROTOCOL_VERSION = 19
+PROTOCOL_VERSION = 20
 
 
 def parse_endpoint(endpoint: str) -> tuple[str, int] | None:

@@ -10,7 +10,7 @@ from ..wire.kinds import EntryKind
 from .client import STALL
 from .common import Event
 from .fold.lost import listening_seats, needed
-from .fold.presence import away_refusal
+from .fold.presence import away_refusal, seat_refusal
 from .links import Link
 from .sequencing import SequencerCore
 
@@ -59,11 +59,12 @@ class SeatKeeper(SequencerCore):
         if seat in host.away or host.expelling(seat):
             return True  # kept already; or being expelled, with evidence, which goes first
         if (not self.reconnect_window or host.game is None or host.keys[seat] in self.cpu_keys
-                or away_refusal(host, EntryKind.AWAY, seat)):
+                or seat_refusal(host, EntryKind.AWAY, seat)):
             return False
         self.away_since[seat] = (now, why[:100])
-        # a pending notice (an expel, a timeout) goes first; the tick says
-        if not host.outbox.notices:
+        # a pending notice (an expel, a timeout) goes first; the tick says, as it does once the
+        # game moves on when the log holds as many idle entries in a row as it may
+        if not host.outbox.notices and away_refusal(host, EntryKind.AWAY, seat) is None:
             self._say_away(seat, now)  # this away once it is out
         return True
 
@@ -148,7 +149,8 @@ class SeatKeeper(SequencerCore):
                                               for link in self.links.values()):
                 del self.away_since[seat]  # gone, or back
             elif seat not in host.away:  # its away is not in the log yet: the host's own
-                if not host.outbox.notices:  # envelope was held, and another notice came first
+                # envelope was held, another notice came first, or the idle run is full
+                if not host.outbox.notices and away_refusal(host, EntryKind.AWAY, seat) is None:
                     self._say_away(seat, now)
             elif now - since > self.reconnect_window and not quiet:
                 del self.away_since[seat]

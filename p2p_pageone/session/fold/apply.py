@@ -16,12 +16,11 @@ from ...wire.codec import ProtocolError
 from ...wire.kinds import KIND_RULES, EntryKind, Signer
 from ..common import MustRefuse, TableEnded
 from . import dealing, leaving, lobby, obligations, presence, witness
-from .state import Check, Effect, Entries, PublicState, no_effect, nothing
+from .state import IDLE_RUN, Check, Effect, Entries, PublicState, no_effect, nothing
 
-__all__ = ["CHAT_BURST", "ENTRIES", "FOLD_ERRORS", "Check", "Effect", "apply_entry", "check_common",
+__all__ = ["ENTRIES", "FOLD_ERRORS", "Check", "Effect", "apply_entry", "check_common",
            "entry_refusal", "kind_refusal", "order_refusal", "refusal_text"]
 
-CHAT_BURST = 60  # chat lines in a row a running game's log may hold (SPEC §7, "Chat")
 FOLD_ERRORS = (TableEnded, DeckError, ProtocolError, IllegalMove, ChanceError, SettingError)
 # Each entry module's kinds, and the kinds of earlier versions (refused by ``check_common``).
 ENTRIES: Entries = {**lobby.ENTRIES, **dealing.ENTRIES, **leaving.ENTRIES, **presence.ENTRIES,
@@ -44,10 +43,8 @@ def check_common(s: PublicState, env: Envelope, seat: int) -> None:
         raise ProtocolError(f"a {kind} message from someone not seated", author)
     if s.game is None or seat < 0 or row.signer is Signer.SUCCESSOR:
         return
-    if row.chat and s.chat_in_a_row >= CHAT_BURST and not s.game_over:
-        # a flood of lines a seat the host cut off would have to be served before it could
-        # read a claim about it (its witnesses wait only so long)
-        raise MustRefuse(f"the chat is full: at most {CHAT_BURST} lines in a row while the game "
+    if row.chat and s.idle_run_full():  # (state.IDLE_RUN says why)
+        raise MustRefuse(f"the chat is full: at most {IDLE_RUN} lines in a row while the game "
                          "runs; say it again once the game moves on", kind, s.host_seat)
     witness.check_during_round(s, kind)
     if row.in_hand:  # the hand's own kinds check that the seat is still in the game
@@ -84,7 +81,7 @@ def apply_entry(s: PublicState, raw: bytes, now: float, env: Envelope | None = N
     witness.note_discharge(s, env, s.author)
     s.last_entry_at[s.author] = len(s.log) - 1
     effect(s, env, s.author, now)
-    s.chat_in_a_row = s.chat_in_a_row + 1 if KIND_RULES[env.kind].chat else 0
+    s.count_idle(env.kind)
     obligations.forget_returns_discharged(s)
 
 

@@ -16,13 +16,20 @@ from ...engine.deal import Deal
 from ...engine.game import Game
 from ...engine.moves import Move
 from ...engine.settings import Settings
-from ...wire.kinds import EntryKind
+from ...wire.kinds import KIND_RULES, EntryKind
 from ..common import Event
 from ..deckcheck import Unproven
 from ..hand import HandDeck
 from .claims import Claim
 from .entrylog import EntryLog
 from .records import HandRecord
+
+# Entries that do not move the game (chat lines, away, back) a running game's log may hold in
+# a row (SPEC §7, "Strangers and floods"): past it, a chat line or an away names the host. A
+# flood of them is what a seat the host cut off would have to be served before it could read a
+# claim about it, and its witnesses wait only so long. A back is never refused for it: only a
+# seat the log keeps away sends one, so at most one per seat comes past the limit.
+IDLE_RUN = 60
 
 
 class PublicState:
@@ -97,7 +104,7 @@ class PublicState:
         self.game_moved_at = -1
         self.last_entry_at: dict[int, int] = {}  # seat -> where its newest entry is in the log
         self.game_seen: tuple[int, int, int] = (0, 0, 0)
-        self.chat_in_a_row = 0  # chat lines since the log's last entry that is not one
+        self.idle_in_a_row = 0  # entries since the log's last one that moved the game
 
     # --- hooks for what only one viewer knows -----------------------------------------------------
 
@@ -139,6 +146,15 @@ class PublicState:
         """Why the log would refuse ``env``, a seat's step, by its kind's own check at this
         point (None: it would take it); the fold that knows every kind says (``TableState``)."""
         return None
+
+    def idle_run_full(self) -> bool:
+        """Is the run of entries that do not move the game at ``IDLE_RUN``, in a running game?"""
+        return self.idle_in_a_row >= IDLE_RUN and self.game is not None and not self.game_over
+
+    def count_idle(self, kind: EntryKind) -> None:
+        """The entry just folded, of ``kind``, goes on the run of idle entries or ends it."""
+        idle = KIND_RULES[kind].chat or kind in (EntryKind.AWAY, EntryKind.BACK)
+        self.idle_in_a_row = self.idle_in_a_row + 1 if idle else 0
 
     # --- queries on the seats ---------------------------------------------------------------------
 
