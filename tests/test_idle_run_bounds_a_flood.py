@@ -6,12 +6,17 @@ and that seat's ``back`` ended the run: 60 lines, away, back, again and again, g
 thousands of entries between two steps of the game, more than a witness can serve the seat the
 host cut off before it must answer a claim about it (a claim about a step it owes, which only
 the step disproves, stood). Now away and back count toward the run like chat (``IDLE_RUN``):
-past it a chat line or an ``away`` names the host; a ``back`` is never refused for it. An
-honest host whose seat drops with the run full keeps the seat for its return and logs the
-``away`` once the game moves on.
+past it a chat line names the host, and so does an ``away`` of a seat that had
+``AWAYS_PAST_RUN`` (2) aways past it already; a ``back`` is never refused for it. A seat whose
+link blips with the run full is still kept away and taken back (review helper-46: with every
+away refused past the run, its ``back`` was refused on every try, and a dishonest seat that
+filled the run and relayed nothing of the seat's kept the table waiting for good).
 """
 
 from __future__ import annotations
+
+import random
+from typing import Any
 
 from p2p_pageone.byzantine import memo
 from p2p_pageone.byzantine.deeds import host_appends, sealed_by
@@ -25,6 +30,7 @@ from p2p_pageone.session.fold.obligations import Duty, owed
 from p2p_pageone.wire.kinds import EntryKind
 
 W, V = 1, 2
+REFUSED = "aways of one seat after 60 entries in a row"
 
 
 def _table(honest: bool) -> SimTable:
@@ -40,12 +46,12 @@ def _table(honest: bool) -> SimTable:
     return t
 
 
-def _away_and_back(t: SimTable) -> None:
+def _away_and_back(t: SimTable, seat: int = W) -> None:
     host = t.sequencer.host
-    assert host_appends(t, "away", {"seat": W, "why": "its connection closed", "window": 60},
+    assert host_appends(t, "away", {"seat": seat, "why": "its connection closed", "window": 60},
                         t.now)
     stop = t.now + 2.0
-    while W in host.away and t.now < stop:  # honest W says back at once
+    while seat in host.away and t.now < stop:  # the honest seat says back at once
         t.advance(t.now + 0.05)
 
 
@@ -65,36 +71,88 @@ def _named_by_w(t: SimTable, lines: int, pairs: int) -> tuple[set[int], str]:
 def test_sixty_lines_then_an_away_names_the_host() -> None:
     with memo.installed():
         t = _table(honest=False)
-        named, ended = _named_by_w(t, state.IDLE_RUN, 1)
-    assert named == {0} and "away after 60 entries in a row" in ended, ended
-    assert "away after 60 entries in a row" in t.sessions[V].ended  # V names the host too
+        named, ended = _named_by_w(t, state.IDLE_RUN, state.AWAYS_PAST_RUN + 1)
+    assert named == {0} and REFUSED in ended, ended
+    assert REFUSED in t.sessions[V].ended  # V names the host too
 
 
 def test_aways_and_backs_alone_are_a_run_too() -> None:
     with memo.installed():
         t = _table(honest=False)
-        named, ended = _named_by_w(t, 0, state.IDLE_RUN // 2 + 1)
-    assert named == {0} and "away after 60 entries in a row" in ended, ended
+        named, ended = _named_by_w(t, 0, state.IDLE_RUN // 2 + state.AWAYS_PAST_RUN + 1)
+    assert named == {0} and REFUSED in ended, ended
 
 
-def test_an_honest_host_keeps_a_seat_that_drops_with_the_run_full_and_says_so_later() -> None:
+def test_an_honest_host_keeps_a_seat_past_its_aways_and_says_so_once_the_game_moves() -> None:
     with memo.installed():
         t = _table(honest=True)
         sequencer, host = t.sequencer, t.sequencer.host
+        thinker = _Thinker(t.sessions[W].bot)  # W thinks over its move meanwhile
+        t.sessions[W].bot = thinker  # type: ignore[assignment]
         for i in range(state.IDLE_RUN):
             assert host_appends(t, "say", {"text": f"line {i}"}, t.now)
-        assert host.idle_run_full()
-        t.dead.add(V)  # V's machine goes; the host sees its connection close
+        for _ in range(state.AWAYS_PAST_RUN):  # V's link blips: kept away, and back at once
+            _away_and_back(t, V)
+        assert host.idle_run_full() and host.away_past_run_refused(V)
+        t.dead.add(V)  # then V's machine goes; the host sees its connection close
         conn = next(c for c, link in sequencer.links.items() if link.key == host.keys[V])
         sequencer.disconnect(conn, t.now)
         assert V in sequencer.away_since and V not in host.away and V in host.active
-        full_until = len(host.log)
+        full_until, thinker.hold = len(host.log), False
         while V not in host.away and t.now < 120:
             t.advance(t.now + 0.25)
         away_at = len(host.log) - 1  # (the away is the newest entry once folded)
         kinds = [open_envelope(raw).kind for raw in host.log[full_until:away_at + 1]]
     assert kinds[-1] == EntryKind.AWAY and EntryKind.MOVE in kinds, kinds
     assert not any(k == EntryKind.TIMEOUT for k in kinds), kinds  # kept, not timed out
+
+
+class _Thinker:
+    """A person who thinks over a move: plays as its CPU would once ``hold`` is off."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.hold = inner, True
+
+    def choose(self, view: Any, rng: random.Random) -> Any:
+        return None if self.hold else self.inner.choose(view, rng)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_a_seat_whose_link_blips_with_the_run_full_is_taken_back() -> None:
+    """Review helper-46, with nobody dishonest: two people chat while one thinks over a move
+    (5 lines per 10 s each), the run fills, and the thinker's link blips once. With every away
+    refused past the run its back was refused on every try and it left the table."""
+    with memo.installed():
+        t = SimTable(make_settings("classic", {"deals": 2}), 2, 0)
+        t.connect_honest([0, 1])
+        thinker = _Thinker(t.sessions[1].bot)
+        t.sessions[1].bot = thinker  # type: ignore[assignment]
+        host = t.sequencer.host
+        while not (host.game is not None and not host.claims and len(host.log) > 10
+                   and [(o.seat, o.duty) for o in owed(host)] == [(1, Duty.MOVE)]):
+            t.advance(t.now + 0.1)
+            assert t.now < 400, "the table never waited on seat 1's move"
+        n, last = 0, -10.0
+        while not host.idle_run_full():
+            if t.now - last >= 2.0:
+                last, n = t.now, n + 1
+                for p in (0, 1):
+                    t.sessions[p].outbox.chat.append(f"chat {p}/{n}")
+                    t.sessions[p].flush(t.now)
+            t.advance(t.now + 0.1)
+            assert t.now < 900, "the run did not fill"
+        full_at, conn = len(host.log), t.links.conn_of(1)
+        t._enqueue("up", 1, 0, b"", 0.0, conn, "close")  # a reset both ways
+        t._enqueue("down", 0, 1, b"", 0.0, conn, "close")
+        decide, stop = t.now + 5.0, t.now + 120.0
+        while t.now < stop and not t.sessions[1].ended and len(host.log) < full_at + 5:
+            thinker.hold = t.now < decide
+            t.advance(t.now + 0.25)
+        kinds = [open_envelope(raw).kind for raw in host.log[full_at:]]
+    assert not t.sessions[1].ended and EntryKind.MOVE in kinds, (t.sessions[1].ended, kinds)
+    assert kinds[:2] == [EntryKind.AWAY, EntryKind.BACK], kinds
 
 
 def test_a_step_claim_after_the_most_the_run_allows_leaves_the_seat_in() -> None:
@@ -133,7 +191,7 @@ def test_a_step_claim_after_the_most_the_run_allows_leaves_the_seat_in() -> None
         stop = t.now + 90  # past the catch-up bound and the step's
         while t.now < stop and V in w.active and not w.ended:
             t.advance(t.now + 0.25)
-    assert grown <= state.IDLE_RUN + 3, grown
+    assert grown <= state.IDLE_RUN + 2 * state.AWAYS_PAST_RUN + 1, grown
     assert V in w.active and not notes[W].named and not notes[V].named, (
         w.ended, [e.text for e in w.events if e.kind in ("left", "refuted")][-3:])
 

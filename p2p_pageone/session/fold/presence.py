@@ -30,15 +30,16 @@ from .lost import known_at, listening_seats, majority_refusal, note_listening
 from .obligations import note_presence
 from .queries import reveal_due
 from .rounds import heads_agree, start_hand
-from .state import IDLE_RUN, Entries, PublicState
+from .state import AWAYS_PAST_RUN, IDLE_RUN, Entries, PublicState
 
 
 def away_refusal(s: PublicState, kind: EntryKind, seat: int) -> str | None:
     """Why an ``away`` for ``seat`` (or a ``back`` from it) cannot be in the log now."""
     refusal = seat_refusal(s, kind, seat)
-    if refusal is None and kind == EntryKind.AWAY and s.idle_run_full():
-        return (f"away after {IDLE_RUN} entries in a row that did not move the game: the host "
-                "waits for the seat's step, or its return")
+    if refusal is None and kind == EntryKind.AWAY and s.away_past_run_refused(seat):
+        return (f"more than {AWAYS_PAST_RUN} aways of one seat after {IDLE_RUN} entries in a "
+                "row that did not move the game: the host waits for the seat's step, or its "
+                "return")
     return refusal
 
 

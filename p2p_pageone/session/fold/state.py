@@ -28,8 +28,12 @@ from .records import HandRecord
 # a row (SPEC §7, "Strangers and floods"): past it, a chat line or an away names the host. A
 # flood of them is what a seat the host cut off would have to be served before it could read a
 # claim about it, and its witnesses wait only so long. A back is never refused for it: only a
-# seat the log keeps away sends one, so at most one per seat comes past the limit.
+# seat the log keeps away sends one, so at most one per seat comes past the limit. Nor is the
+# first ``AWAYS_PAST_RUN`` aways of each seat past it: a seat whose link blips while the run is
+# full must be kept away to come back (a return the log refuses is no return), and the host's
+# away and back of a connected seat so add at most a few entries per seat.
 IDLE_RUN = 60
+AWAYS_PAST_RUN = 2
 
 
 class PublicState:
@@ -105,6 +109,7 @@ class PublicState:
         self.last_entry_at: dict[int, int] = {}  # seat -> where its newest entry is in the log
         self.game_seen: tuple[int, int, int] = (0, 0, 0)
         self.idle_in_a_row = 0  # entries since the log's last one that moved the game
+        self.aways_past_run: dict[int, int] = {}  # seat -> aways logged past the full run
 
     # --- hooks for what only one viewer knows -----------------------------------------------------
 
@@ -151,10 +156,20 @@ class PublicState:
         """Is the run of entries that do not move the game at ``IDLE_RUN``, in a running game?"""
         return self.idle_in_a_row >= IDLE_RUN and self.game is not None and not self.game_over
 
-    def count_idle(self, kind: EntryKind) -> None:
-        """The entry just folded, of ``kind``, goes on the run of idle entries or ends it."""
-        idle = KIND_RULES[kind].chat or kind in (EntryKind.AWAY, EntryKind.BACK)
-        self.idle_in_a_row = self.idle_in_a_row + 1 if idle else 0
+    def away_past_run_refused(self, seat: int) -> bool:
+        """With the run full, has ``seat`` had all the aways it may have until the game moves?"""
+        return self.idle_run_full() and self.aways_past_run.get(seat, 0) >= AWAYS_PAST_RUN
+
+    def count_idle(self, kind: EntryKind, away: int = -1) -> None:
+        """The entry just folded, of ``kind`` (an away: of seat ``away``), goes on the run of
+        idle entries or ends it."""
+        if kind == EntryKind.AWAY and self.idle_run_full():
+            self.aways_past_run[away] = self.aways_past_run.get(away, 0) + 1
+        if KIND_RULES[kind].chat or kind in (EntryKind.AWAY, EntryKind.BACK):
+            self.idle_in_a_row += 1
+        else:
+            self.idle_in_a_row = 0
+            self.aways_past_run.clear()
 
     # --- queries on the seats ---------------------------------------------------------------------
 
