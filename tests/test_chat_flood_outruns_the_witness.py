@@ -20,13 +20,13 @@ import pytest
 
 from p2p_pageone.byzantine import memo
 from p2p_pageone.byzantine.deeds import host_appends
-from p2p_pageone.byzantine.frames import without
 from p2p_pageone.byzantine.invariants import Outcome, removed_honest, watch
-from p2p_pageone.byzantine.world import Frame, SimTable
+from p2p_pageone.byzantine.world import SimTable
 from p2p_pageone.crypto.envelope import open_envelope, seal
 from p2p_pageone.engine import make_settings
 from p2p_pageone.session.fold import state
 from p2p_pageone.session.fold.obligations import Duty, owed
+from tests.stream_cut import StreamCut
 
 W, V = 1, 2
 
@@ -45,15 +45,9 @@ def _chat(t: SimTable, prev: bytes | None, text: str) -> None:
 
 
 def _flood_then_claim(lines: int, old_prev: bool) -> tuple[SimTable, dict, int]:
-    cut = {"on": False}
+    cut = StreamCut(V)  # V's stream: no entries, pings go on
 
-    def route(fr: Frame, now: float) -> list[tuple[float, bytes]]:
-        if cut["on"] and fr.src == 0 and fr.channel == "down" and fr.dst == V:
-            data = without(fr.data, "down", "entry:")  # V's stream: no entries, pings go on
-            return [(0.0, data)] if data else []
-        return [(0.0, fr.data)]
-
-    t = SimTable(make_settings("classic", {"deals": 2}), 3, 0, route=route)
+    t = SimTable(make_settings("classic", {"deals": 2}), 3, 0, route=cut)
     t.corrupt = {0}
     t.connect_honest([W, V])
     notes = {p: watch(t.sessions[p]) for p in (W, V)}
@@ -65,7 +59,7 @@ def _flood_then_claim(lines: int, old_prev: bool) -> tuple[SimTable, dict, int]:
                 and V in host.active and [(o.seat, o.duty) for o in owed(host)] == [(W, Duty.MOVE)]
                 and not v.in_flight and not v.outbox.pipe
                 and len(w.log) == len(v.log) == len(host.log)):
-            cut["on"] = True
+            cut.on = True
             assert host.chain is not None
             head = host.chain.head if old_prev else None
             for i in range(lines):

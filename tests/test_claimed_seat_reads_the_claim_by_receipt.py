@@ -19,12 +19,12 @@ import pytest
 
 from p2p_pageone.byzantine import memo
 from p2p_pageone.byzantine.deeds import host_appends
-from p2p_pageone.byzantine.frames import without
-from p2p_pageone.byzantine.world import Frame, SimTable
+from p2p_pageone.byzantine.world import SimTable
 from p2p_pageone.crypto.envelope import open_envelope
 from p2p_pageone.engine import make_settings
 from p2p_pageone.session.fold import state
 from p2p_pageone.session.fold.obligations import Duty, owed
+from tests.stream_cut import StreamCut
 
 W, V = 1, 2
 GROWN = 4000  # entries the host adds before its claim: far more than a seat folds in 20 s
@@ -51,16 +51,10 @@ def test_a_seat_far_behind_disproves_a_claim_with_the_receipt_it_was_handed(
     # lifted: the receipt alone must hold (since protocol 20 an away or a back no longer ends
     # the run of idle entries, so this flood names the host at its 61st entry)
     monkeypatch.setattr(state, "IDLE_RUN", 10_000)
-    cut = {"on": False}
-
-    def route(fr: Frame, now: float) -> list[tuple[float, bytes]]:
-        if cut["on"] and fr.src == 0 and fr.channel == "down" and fr.dst == V:
-            data = without(fr.data, "down", "entry:")  # V's stream: no entries, pings go on
-            return [(0.0, data)] if data else []
-        return [(0.0, fr.data)]
+    cut = StreamCut(V)  # V's stream: no entries, pings go on
 
     with memo.installed():
-        t = SimTable(make_settings("classic", {"deals": 2}), 3, 0, route=route)
+        t = SimTable(make_settings("classic", {"deals": 2}), 3, 0, route=cut)
         t.corrupt = {0}
         t.connect_honest([W, V])
         host, w, v = t.sequencer.host, t.sessions[W], t.sessions[V]
@@ -71,7 +65,7 @@ def test_a_seat_far_behind_disproves_a_claim_with_the_receipt_it_was_handed(
                     and [(o.seat, o.duty) for o in owed(host)] == [(W, Duty.MOVE)]
                     and not v.in_flight and not v.outbox.pipe
                     and len(w.log) == len(v.log) == len(host.log)):
-                cut["on"] = True
+                cut.on = True
                 _inflate(t)
                 claim_at = len(host.log)
                 assert host_appends(t, "timeout", {"seat": V, "waited_for": "nothing"}, t.now)

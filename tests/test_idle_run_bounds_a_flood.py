@@ -20,14 +20,14 @@ from typing import Any
 
 from p2p_pageone.byzantine import memo
 from p2p_pageone.byzantine.deeds import host_appends, sealed_by
-from p2p_pageone.byzantine.frames import without
 from p2p_pageone.byzantine.invariants import watch
-from p2p_pageone.byzantine.world import Frame, SimTable
+from p2p_pageone.byzantine.world import SimTable
 from p2p_pageone.crypto.envelope import open_envelope
 from p2p_pageone.engine import make_settings
 from p2p_pageone.session.fold import state
 from p2p_pageone.session.fold.obligations import Duty, owed
 from p2p_pageone.wire.kinds import EntryKind
+from tests.stream_cut import StreamCut
 
 W, V = 1, 2
 REFUSED = "aways of one seat after 60 entries in a row"
@@ -162,17 +162,11 @@ def test_a_step_claim_after_the_most_the_run_allows_leaves_the_seat_in() -> None
     such a claim, and V can seal it only once it has folded the log up to W's pass: protocol 19
     took thousands of such entries, and V was removed; now the run ends at 60 and W brings V
     through in a moment."""
-    cut = {"on": False}
-
-    def route(fr: Frame, now: float) -> list[tuple[float, bytes]]:
-        if cut["on"] and fr.src == 0 and fr.channel == "down" and fr.dst == V:
-            data = without(fr.data, "down", "entry:")  # V's stream: no entries, pings go on
-            return [(0.0, data)] if data else []
-        return [(0.0, fr.data)]
+    cut = StreamCut(V)  # V's stream: no entries, pings go on
 
     passes = (Duty.SHUFFLE, Duty.LOCK)
     with memo.installed():
-        t = SimTable(make_settings("classic", {"deals": 2}), 3, 0, route=route)
+        t = SimTable(make_settings("classic", {"deals": 2}), 3, 0, route=cut)
         t.corrupt = {0}
         t.connect_honest([W, V])
         notes = {p: watch(t.sessions[p]) for p in (W, V)}
@@ -181,7 +175,7 @@ def test_a_step_claim_after_the_most_the_run_allows_leaves_the_seat_in() -> None
                    and [(o.seat, o.duty in passes) for o in owed(host)] == [(W, True)]):
             t.advance(t.now + 0.05)
             assert t.now < 400, "no moment where W owes a pass of the deck"
-        cut["on"] = True
+        cut.on = True
         while not any(o.seat == V and o.duty in passes for o in owed(host)):
             t.advance(t.now + 0.05)
             assert t.now < 400, "V never came to owe its pass"

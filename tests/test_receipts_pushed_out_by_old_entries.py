@@ -17,15 +17,15 @@ import pytest
 
 from p2p_pageone.byzantine import memo
 from p2p_pageone.byzantine.deeds import host_appends
-from p2p_pageone.byzantine.frames import without
 from p2p_pageone.byzantine.invariants import Outcome, removed_honest, watch
-from p2p_pageone.byzantine.world import Frame, SimTable
+from p2p_pageone.byzantine.world import SimTable
 from p2p_pageone.engine import make_settings
 from p2p_pageone.session.fold import state
 from p2p_pageone.session.fold.obligations import Duty, owed
 from p2p_pageone.session.logsync import entry_frame
 from p2p_pageone.session.receipts import KEPT, SPARSE, keep_highest, sign_receipt
 from p2p_pageone.wire.codec import frame
+from tests.stream_cut import StreamCut
 
 W, V = 1, 2
 CHAT = 600  # chat lines the host logs first, so that its log is longer than KEPT receipts
@@ -56,16 +56,10 @@ def test_a_host_evicts_the_witness_receipt_of_its_claim(
     # the host's 600 lines in a row name it since protocol 19 (tests/
     # test_chat_flood_outruns_the_witness.py); lifted here, the receipts must hold alone
     monkeypatch.setattr(state, "IDLE_RUN", 10_000)
-    attack = {"on": False}
-
-    def route(fr: Frame, now: float) -> list[tuple[float, bytes]]:
-        if attack["on"] and fr.src == 0 and fr.channel == "down" and fr.dst == V:
-            data = without(fr.data, "down", "entry:")  # V's stream: no entries, pings go on
-            return [(0.0, data)] if data else []
-        return [(0.0, fr.data)]
+    attack = StreamCut(V)  # V's stream: no entries, pings go on
 
     with memo.installed():
-        t = SimTable(make_settings("classic", {"deals": 2}), 3, seed, route=route)
+        t = SimTable(make_settings("classic", {"deals": 2}), 3, seed, route=attack)
         t.corrupt = {0}
         t.connect_honest([W, V])
         notes = {p: watch(t.sessions[p]) for p in (W, V)}
@@ -82,13 +76,13 @@ def test_a_host_evicts_the_witness_receipt_of_its_claim(
                     assert host_appends(t, "say", {"text": f"line {i}"}, t.now)
                 inflated = True
                 continue
-            if not attack["on"]:
+            if not attack.on:
                 if (len(host.log) - start >= CHAT + 20 and not host.claims
                         and not host.game_over and V in host.active
                         and [(o.seat, o.duty) for o in owed(host)] == [(W, Duty.MOVE)]
                         and not v.in_flight and not v.outbox.pipe
                         and len(w.log) == len(v.log) == len(host.log)):
-                    attack["on"] = True
+                    attack.on = True
                     claim_at = len(host.log)
                     assert host_appends(t, "timeout", {"seat": V, "waited_for": "nothing"},
                                         t.now)
@@ -98,7 +92,7 @@ def test_a_host_evicts_the_witness_receipt_of_its_claim(
                 data = _flush(t, claim_at + 1)
                 if data:
                     t.send("down", 0, W, data)
-        assert attack["on"], "no moment where V owed nothing"
+        assert attack.on, "no moment where V owed nothing"
         assert len(host.log) > KEPT + 1
         outcome = Outcome(t.sessions, [W, V], notes, {0}, set(), False, 0.0)
         removed = removed_honest(outcome)
