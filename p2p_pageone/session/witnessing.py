@@ -280,18 +280,14 @@ def hand_over(s: PlayerState, now: float) -> None:
     if not _may_relay(s):
         return
     assert s.chain is not None
-    for key, kept in mesh.held.items():
-        # one envelope of each author per window, its newest: an honest author has one step
-        # out at a time, and a dishonest one that signs many at its next number would have the
-        # host drop us for flooding it with its refusals (review helper-46)
+    for key, kept in mesh.held.items():  # one of each author a window, its newest (SPEC §7)
         if any(now - mesh.relayed.get(env.raw, -1e9) < RELAY_AFTER for _, env in kept):
             continue
-        for at, env in reversed(kept):
-            if (now - at >= RELAY_AFTER and env.hand == s.hand
-                    and env.seq == s.chain.next_seq(key) and KIND_RULES[env.kind].relayed):
-                mesh.relayed[env.raw] = now
-                s.outbox.relay_out.append(env.raw)
-                break
+        due = [env for at, env in kept if now - at >= RELAY_AFTER and env.hand == s.hand
+               and env.seq == s.chain.next_seq(key) and KIND_RULES[env.kind].relayed]
+        if due:
+            mesh.relayed[due[-1].raw] = now
+            s.outbox.relay_out.append(due[-1].raw)
     if len(mesh.relayed) > 4 * KEPT:  # forget what is no longer kept
         kept_now = {env.raw for kept in mesh.held.values() for _, env in kept}
         mesh.relayed = {raw: at for raw, at in mesh.relayed.items() if raw in kept_now}
