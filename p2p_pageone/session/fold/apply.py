@@ -81,7 +81,7 @@ def apply_entry(s: PublicState, raw: bytes, now: float, env: Envelope | None = N
     witness.note_discharge(s, env, s.author)
     s.last_entry_at[s.author] = len(s.log) - 1
     effect(s, env, s.author, now)
-    s.count_idle(env.kind, env.data["seat"] if env.kind == EntryKind.AWAY else -1)
+    s.count_idle(env.kind)
     obligations.forget_returns_discharged(s)
 
 

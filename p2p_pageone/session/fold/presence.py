@@ -67,6 +67,8 @@ def on_away(s: PublicState, env: Envelope, seat: int, now: float) -> None:
     window = env.data["window"]
     note_presence(s, away, back=False)
     s.away[away] = window
+    if s.idle_run_full():  # (the run counts this entry only once it is folded)
+        s.aways_past_run[away] = s.aways_past_run.get(away, 0) + 1
     name = s.names[away]
     s.events.append(Event("away", f"{name} (seat {away}) left ({env.data['why']}): the seat "
                           f"is kept for {window} s for {name} to return; the table waits",

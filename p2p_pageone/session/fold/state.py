@@ -160,11 +160,8 @@ class PublicState:
         """With the run full, has ``seat`` had all the aways it may have until the game moves?"""
         return self.idle_run_full() and self.aways_past_run.get(seat, 0) >= AWAYS_PAST_RUN
 
-    def count_idle(self, kind: EntryKind, away: int = -1) -> None:
-        """The entry just folded, of ``kind`` (an away: of seat ``away``), goes on the run of
-        idle entries or ends it."""
-        if kind == EntryKind.AWAY and self.idle_run_full():
-            self.aways_past_run[away] = self.aways_past_run.get(away, 0) + 1
+    def count_idle(self, kind: EntryKind) -> None:
+        """The entry just folded, of ``kind``, goes on the run of idle entries or ends it."""
         if KIND_RULES[kind].chat or kind in (EntryKind.AWAY, EntryKind.BACK):
             self.idle_in_a_row += 1
         else:
